@@ -1,0 +1,23 @@
+#ifndef STRATA_CONVERSION_LOOPIRTOTILEIR_H
+#define STRATA_CONVERSION_LOOPIRTOTILEIR_H
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace strata {
+
+/// A schedule request: empty / zero fields are chosen per kernel.
+struct TileScheduleOptions {
+  std::vector<int64_t> tileSizes;
+  int64_t threads = 0;
+  int64_t tileElements = 512;
+};
+
+/// Patterns that schedule loopir kernels as tileir block programs.
+void populateLoopIRToTileIRPatterns(mlir::RewritePatternSet &patterns,
+                                    const TileScheduleOptions &options);
+} // namespace strata
+
+#endif

@@ -1,0 +1,86 @@
+#ifndef STRATA_CONVERSION_PASSES
+#define STRATA_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTensorIRToLoopIRPass
+    : Pass<"convert-tensorir-to-loopir", "::mlir::ModuleOp"> {
+  let summary = "Lower every atomic tensorir op to one loopir.kernel.";
+  let description = [{
+    Each elementwise or layout op becomes a kernel with one parallel loop
+    nest over its result. Splat constants feeding an elementwise op become
+    scalar constants inside its kernel; other uses of a splat constant get a
+    fill kernel. Non-splat constants stay tensors of the host program (kernel
+    inputs, like weights). Fusion of the resulting kernels is `loopir-fuse`'s
+    job.
+  }];
+  let dependentDialects = ["::strata::loopir::LoopIRDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def ConvertLoopIRToTileIRPass
+    : Pass<"convert-loopir-to-tileir", "::mlir::ModuleOp"> {
+  let summary = "Schedule each loop kernel as a block program over tiles.";
+  let description = [{
+    A kernel made of one parallel loop nest becomes a `tileir.kernel` whose
+    domain is the loop nest. The tile shape covers the innermost dimensions
+    first (about 512 elements, powers of two) and each of `threads` threads
+    handles tile/threads elements. The options force a schedule, for tests
+    and tuning; a schedule the hardware cannot run is a diagnostic.
+  }];
+  let options = [
+    ListOption<"tileSizes", "tile-sizes", "int64_t",
+               "Tile size per loop dimension (default: chosen per kernel)">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Threads per block (default: chosen per kernel)">,
+    Option<"tileElements", "tile-elements", "int64_t", /*default=*/"512",
+           "Elements per tile the default schedule aims for">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def ConvertTileIRToKernelIRPass
+    : Pass<"convert-tileir-to-kernelir", "::mlir::ModuleOp"> {
+  let summary = "Materialize tile programs as kernels and buffers.";
+  let description = [{
+    Every `tileir.kernel` becomes a `kernelir.func` (one block per tile, each
+    thread handling tile/threads elements, guarded by the domain) and a
+    `kernelir.launch` on buffers. The host program is bufferized at the same
+    time: tensors become memrefs, kernel results become allocations and
+    constant tensors become read-only globals.
+  }];
+  let dependentDialects = ["::strata::kernelir::KernelIRDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ConvertKernelIRToGPUPass
+    : Pass<"convert-kernelir-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower kernelir to the upstream gpu dialect.";
+  let description = [{
+    Kernels move into one `gpu.module @strata_kernels` as `gpu.func` kernels
+    with known block sizes; launches become `gpu.launch_func`; guarded
+    accesses become `scf.if` around `memref` accesses. The result is ready
+    for `convert-gpu-to-nvvm`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ConvertKernelIRToCPUPass
+    : Pass<"convert-kernelir-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Run kernels on the CPU: blocks and threads become loops.";
+  let description = [{
+    Each `kernelir.func` becomes a `func.func` whose body runs inside loops
+    over the grid and the block; launches become calls. This gives every
+    generated kernel a CPU reference execution.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // STRATA_CONVERSION_PASSES

@@ -1,0 +1,23 @@
+#ifndef STRATA_CONVERSION_TILEIRTOKERNELIR_H
+#define STRATA_CONVERSION_TILEIRTOKERNELIR_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace strata {
+/// Converts statically shaped tensors to identity-layout memrefs.
+class HostBufferTypeConverter : public mlir::TypeConverter {
+public:
+  HostBufferTypeConverter();
+};
+
+/// Patterns that turn tileir kernels into kernelir funcs and launches.
+void populateTileIRToKernelIRPatterns(mlir::TypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
+
+/// Patterns that bufferize the host program around the kernels: function
+/// signatures, calls, returns, constant tensors and tensor/buffer casts.
+void populateHostBufferizationPatterns(mlir::TypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
+} // namespace strata
+
+#endif

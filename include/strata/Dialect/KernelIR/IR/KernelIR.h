@@ -1,0 +1,22 @@
+#ifndef STRATA_DIALECT_KERNELIR_IR_KERNELIR_H
+#define STRATA_DIALECT_KERNELIR_IR_KERNELIR_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "strata/Dialect/KernelIR/IR/KernelIRDialect.h.inc"
+#include "strata/Dialect/KernelIR/IR/KernelIREnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "strata/Dialect/KernelIR/IR/KernelIROps.h.inc"
+
+#endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -1,0 +1,187 @@
+#ifndef STRATA_KERNELIR_OPS
+#define STRATA_KERNELIR_OPS
+
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def KernelIR_Dialect : Dialect {
+  let name = "kernelir";
+  let cppNamespace = "::strata::kernelir";
+  let summary = "Abstract CUDA: kernels, launches, threads and buffers.";
+  let description = [{
+    The last Strata stage before a target. Threads and blocks are explicit:
+    a `kernelir.func` is a `__global__` function with its launch
+    configuration, its body runs once per thread, and the host program
+    launches it on buffers with `kernelir.launch`. Hardware-specific choices
+    (vector width, tensor-core shapes, shared-memory staging) are made at this
+    level, as late as possible. Two lowerings leave it: to `gpu` + `nvvm`, and
+    to the CPU, where blocks and threads become loops.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+class KernelIR_Op<string mnemonic, list<Trait> traits = []>
+    : Op<KernelIR_Dialect, mnemonic, traits>;
+
+def KernelIR_Dim : I32EnumAttr<"Dim", "a dimension of the launch grid", [
+    I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>
+  ]> {
+  let cppNamespace = "::strata::kernelir";
+}
+
+def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
+    IsolatedFromAbove, AutomaticAllocationScope]> {
+  let summary = "A GPU kernel (a `__global__` function) and its launch shape.";
+  let description = [{
+    The body runs once per thread of a `grid` of blocks of `block` threads
+    (both given as x, y, z). Arguments are buffers (and later scalars); a
+    kernel returns nothing.
+
+    ```mlir
+    kernelir.func @exp_kernel(%in: memref<1000xf32>, %out: memref<1000xf32>)
+        attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 8, 1, 1>} {
+      %c128 = arith.constant 128 : index
+      %c1000 = arith.constant 1000 : index
+      %b = kernelir.block_id x
+      %t = kernelir.thread_id x
+      %base = arith.muli %b, %c128 : index
+      %i = arith.addi %base, %t : index
+      %ok = arith.cmpi ult, %i, %c1000 : index
+      %x = kernelir.load %in[%i] if %ok : memref<1000xf32>
+      %y = math.exp %x : f32
+      kernelir.store %y, %out[%i] if %ok : memref<1000xf32>
+      kernelir.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       DenseI64ArrayAttr:$grid,
+                       DenseI64ArrayAttr:$block);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name,
+                                 "::mlir::TypeRange":$argTypes,
+                                 "::llvm::ArrayRef<int64_t>":$grid,
+                                 "::llvm::ArrayRef<int64_t>":$block)>];
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// Threads in one block.
+    int64_t getNumThreadsPerBlock() {
+      return getBlock()[0] * getBlock()[1] * getBlock()[2];
+    }
+  }];
+}
+
+def KernelIR_ReturnOp : KernelIR_Op<"return", [Pure, Terminator, ReturnLike,
+    HasParent<"FuncOp">]> {
+  let summary = "Ends a thread's execution of a kernel.";
+  let description = "```mlir\nkernelir.return\n```";
+  let assemblyFormat = "attr-dict";
+}
+
+def KernelIR_LaunchOp : KernelIR_Op<"launch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Launches a kernel on buffers (host side).";
+  let description = [{
+    Runs every thread of `kernel`'s grid on `args`, then returns. Launches in
+    one host function run in program order.
+
+    ```mlir
+    kernelir.launch @exp_kernel(%a, %r) : memref<1000xf32>, memref<1000xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<AnyType>:$args);
+  let assemblyFormat = [{
+    $kernel `(` $args `)` attr-dict (`:` type($args)^)?
+  }];
+}
+
+class KernelIR_IdOp<string mnemonic, string what>
+    : KernelIR_Op<mnemonic, [Pure]> {
+  let summary = "The " # what # " along one grid dimension.";
+  let description = "```mlir\n%i = kernelir." # mnemonic # " x\n```";
+  let arguments = (ins KernelIR_Dim:$dim);
+  let results = (outs Index:$result);
+  let builders = [OpBuilder<(ins "Dim":$dim), [{
+    build($_builder, $_state, $_builder.getIndexType(), dim);
+  }]>];
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def KernelIR_BlockIdOp : KernelIR_IdOp<"block_id", "index of this block">;
+def KernelIR_ThreadIdOp : KernelIR_IdOp<"thread_id",
+    "index of this thread within its block">;
+
+def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments,
+    TypesMatchWith<"result type matches the buffer's element type",
+                   "memref", "result",
+                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">
+  ]> {
+  let summary = "Reads one element of a global buffer, optionally guarded.";
+  let description = [{
+    Reads `memref[indices]`. With a guard, the read happens only where
+    `pred` is true and the result is zero elsewhere, so out-of-range threads
+    never touch memory.
+
+    ```mlir
+    %x = kernelir.load %in[%i, %j] if %inside : memref<1000x37xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
+                       Variadic<Index>:$indices,
+                       Optional<I1>:$pred);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $memref `[` $indices `]` (`if` $pred^)? attr-dict `:` type($memref)
+  }];
+  let builders = [OpBuilder<(ins "::mlir::Value":$memref,
+      "::mlir::ValueRange":$indices, "::mlir::Value":$pred), [{
+    build($_builder, $_state,
+          ::llvm::cast<::mlir::MemRefType>(memref.getType()).getElementType(),
+          memref, indices, pred);
+  }]>];
+  let hasVerifier = 1;
+}
+
+def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments,
+    TypesMatchWith<"stored value matches the buffer's element type",
+                   "memref", "value",
+                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">
+  ]> {
+  let summary = "Writes one element of a global buffer, optionally guarded.";
+  let description = [{
+    Writes `value` to `memref[indices]` where `pred` is true (always without
+    a guard).
+
+    ```mlir
+    kernelir.store %y, %out[%i, %j] if %inside : memref<1000x37xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$value,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$memref,
+                       Variadic<Index>:$indices,
+                       Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $value `,` $memref `[` $indices `]` (`if` $pred^)? attr-dict `:`
+    type($memref)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_KERNELIR_OPS

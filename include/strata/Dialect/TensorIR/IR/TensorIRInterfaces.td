@@ -1,0 +1,36 @@
+#ifndef STRATA_TENSORIR_INTERFACES
+#define STRATA_TENSORIR_INTERFACES
+
+include "mlir/IR/OpBase.td"
+
+def TensorIR_ScalarizableOpInterface : OpInterface<"ScalarizableOpInterface"> {
+  let cppNamespace = "::strata::tensorir";
+  let description = [{
+    An elementwise tensor op whose per-element computation can be written as
+    scalar `arith`/`math` ops. Lowering to loops asks each op for its scalar
+    body, so one conversion pattern serves every elementwise op.
+  }];
+  let methods = [
+    InterfaceMethod<"Builds the scalar computation of one element from one "
+                    "scalar per operand and returns the element's value.",
+      "::mlir::Value", "buildScalarOp",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Location":$loc,
+           "::mlir::ValueRange":$operands)>
+  ];
+}
+
+def TensorIR_LayoutOpInterface : OpInterface<"LayoutOpInterface"> {
+  let cppNamespace = "::strata::tensorir";
+  let description = [{
+    An op that only moves data: each output element is one input element. The
+    index map sends output coordinates to input coordinates, so later stages
+    compose layout ops into loads instead of copying data.
+  }];
+  let methods = [
+    InterfaceMethod<"Returns the map from output coordinates to input "
+                    "coordinates.",
+      "::mlir::AffineMap", "getIndexMap">
+  ];
+}
+
+#endif // STRATA_TENSORIR_INTERFACES

@@ -1,0 +1,22 @@
+#ifndef STRATA_DIALECT_TILEIR_IR_TILEIR_H
+#define STRATA_DIALECT_TILEIR_IR_TILEIR_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "strata/Dialect/TileIR/IR/TileIRDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "strata/Dialect/TileIR/IR/TileIRTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "strata/Dialect/TileIR/IR/TileIROps.h.inc"
+
+#endif // STRATA_DIALECT_TILEIR_IR_TILEIR_H

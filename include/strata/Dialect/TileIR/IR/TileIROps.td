@@ -1,0 +1,214 @@
+#ifndef STRATA_TILEIR_OPS
+#define STRATA_TILEIR_OPS
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def TileIR_Dialect : Dialect {
+  let name = "tileir";
+  let cppNamespace = "::strata::tileir";
+  let summary = "How a kernel maps onto the GPU: block programs over tiles.";
+  let description = [{
+    A `tileir.kernel` is a block-level program: every program instance
+    (future thread block) handles one tile of the kernel's iteration domain.
+    The schedule is explicit on the kernel: the domain, the tile shape and the
+    threads per block. Tile loads and stores are masked by the domain, so
+    ragged sizes need no special cases. Scalar math stays in `arith`/`math`
+    inside `tileir.map`. Folds over monoids come next.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+class TileIR_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TileIR_Dialect, mnemonic, traits>;
+
+def TileIR_TileType : TypeDef<TileIR_Dialect, "Tile"> {
+  let mnemonic = "tile";
+  let summary = "A block-level value of fixed shape.";
+  let description = [{
+    A tile is distributed over the threads of one program instance; how is
+    decided when lowering to kernelir. Example: `!tileir.tile<4x64xf32>`.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumElements() const;
+  }];
+}
+
+def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A scheduled kernel: one program instance per tile.";
+  let description = [{
+    Like `loopir.kernel`, it takes and returns tensors and its entry block
+    has one buffer per input then one per result. The schedule:
+    - `domain`: the iteration space (the parallel loop bounds);
+    - `tile`: the part of the domain one program instance handles; the grid
+      is `ceil(domain / tile)` in every dimension;
+    - `threads`: the threads of one program instance. They divide the tile's
+      elements evenly.
+
+    ```mlir
+    %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32>
+        domain [1000, 37] tile [4, 64] threads 128 {
+    ^bb0(%in: memref<1000x37xf32>, %out: memref<1000x37xf32>):
+      %c4 = arith.constant 4 : index
+      %c64 = arith.constant 64 : index
+      %p0 = tileir.program_id 0
+      %p1 = tileir.program_id 1
+      %o0 = arith.muli %p0, %c4 : index
+      %o1 = arith.muli %p1, %c64 : index
+      %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<4x64xf32>
+      %y = tileir.map ins(%x : !tileir.tile<4x64xf32>) -> !tileir.tile<4x64xf32> {
+      ^bb0(%e: f32):
+        %v = math.exp %e : f32
+        tileir.yield %v : f32
+      }
+      tileir.store %y, %out[%o0, %o1] : !tileir.tile<4x64xf32>, memref<1000x37xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs,
+                       DenseI64ArrayAttr:$domain,
+                       DenseI64ArrayAttr:$tile,
+                       I64Attr:$threads);
+  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)? `->` type($results)
+    `domain` $domain `tile` $tile `threads` $threads
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Program instances per domain dimension: ceil(domain / tile).
+    ::llvm::SmallVector<int64_t> getGrid();
+    /// The type every tile of this kernel has, for an element type.
+    TileType getTileType(::mlir::Type elementType);
+    ::mlir::Block::BlockArgListType getInputBuffers() {
+      return getBody().getArguments().take_front(getInputs().size());
+    }
+    ::mlir::Block::BlockArgListType getOutputBuffers() {
+      return getBody().getArguments().drop_front(getInputs().size());
+    }
+  }];
+}
+
+def TileIR_ProgramIdOp : TileIR_Op<"program_id", [Pure,
+    HasParent<"KernelOp">]> {
+  let summary = "The tile coordinate of this program instance.";
+  let description = [{
+    The index of this program instance's tile along domain dimension `dim`.
+
+    ```mlir
+    %p = tileir.program_id 0
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Index:$result);
+  let builders = [OpBuilder<(ins "int64_t":$dim), [{
+    build($_builder, $_state, $_builder.getIndexType(), dim);
+  }]>];
+  let assemblyFormat = "$dim attr-dict";
+  let hasVerifier = 1;
+}
+
+def TileIR_LoadOp : TileIR_Op<"load", []> {
+  let summary = "Loads a tile, masked by the kernel's domain.";
+  let description = [{
+    Element `e` of the tile is read from `memref[map(origin + e)]` when
+    `origin + e` lies inside the kernel's domain; elements outside it are
+    undefined and never stored. `origin` is in domain coordinates.
+
+    ```mlir
+    %b = tileir.load %bias[%o0, %o1] map affine_map<(d0, d1) -> (d1)>
+        : memref<37xf32> -> !tileir.tile<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
+                       Variadic<Index>:$origin,
+                       OptionalAttr<AffineMapAttr>:$map);
+  let results = (outs TileIR_TileType:$result);
+  let assemblyFormat = [{
+    $memref `[` $origin `]` (`map` $map^)? attr-dict `:` type($memref) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::AffineMap getIndexMap();
+  }];
+}
+
+def TileIR_StoreOp : TileIR_Op<"store", []> {
+  let summary = "Stores a tile, masked by the kernel's domain.";
+  let description = [{
+    Element `e` of the tile is written to `memref[map(origin + e)]` when
+    `origin + e` lies inside the kernel's domain.
+
+    ```mlir
+    tileir.store %y, %out[%o0, %o1] : !tileir.tile<4x64xf32>, memref<1000x37xf32>
+    ```
+  }];
+  let arguments = (ins TileIR_TileType:$value,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$memref,
+                       Variadic<Index>:$origin,
+                       OptionalAttr<AffineMapAttr>:$map);
+  let assemblyFormat = [{
+    $value `,` $memref `[` $origin `]` (`map` $map^)? attr-dict `:`
+    type($value) `,` type($memref)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::AffineMap getIndexMap();
+  }];
+}
+
+def TileIR_MapOp : TileIR_Op<"map", [RecursiveMemoryEffects]> {
+  let summary = "Applies a scalar body to every element of some tiles.";
+  let description = [{
+    The body takes one scalar per input tile and yields one scalar per result
+    tile; all tiles have the same shape.
+
+    ```mlir
+    %r = tileir.map ins(%a, %b : !tileir.tile<4x64xf32>, !tileir.tile<4x64xf32>)
+        -> !tileir.tile<4x64xf32> {
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %y : f32
+      tileir.yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<TileIR_TileType>:$inputs);
+  let results = (outs Variadic<TileIR_TileType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)? `->` type($results)
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["KernelOp", "MapOp"]>]> {
+  let summary = "Ends a kernel or a map body.";
+  let description = [{
+    In a `tileir.map` it yields the scalars of one element; in a kernel it
+    takes no values and is implicit in the printed form.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{
+    build($_builder, $_state, ::mlir::ValueRange());
+  }]>];
+}
+
+#endif // STRATA_TILEIR_OPS

@@ -1,0 +1,65 @@
+#ifndef STRATA_PIPELINES_PIPELINES_H
+#define STRATA_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace strata {
+
+/// Options of the pipelines that schedule kernels (tile and below).
+struct ScheduleOptions : public mlir::PassPipelineOptions<ScheduleOptions> {
+  ListOption<int64_t> tileSizes{
+      *this, "tile-sizes",
+      llvm::cl::desc("Tile size per loop dimension (default: per kernel)")};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads per block (default: per kernel)"),
+      llvm::cl::init(0)};
+};
+
+/// Options of strata-lower-to-nvvm.
+struct NVVMOptions : public mlir::PassPipelineOptions<NVVMOptions> {
+  ListOption<int64_t> tileSizes{
+      *this, "tile-sizes",
+      llvm::cl::desc("Tile size per loop dimension (default: per kernel)")};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads per block (default: per kernel)"),
+      llvm::cl::init(0)};
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target GPU (sm_80, sm_90, ...)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX version as an LLVM feature (+ptx80, ...)"),
+      llvm::cl::init("+ptx80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu.binary holds: isa (PTX), bin (cubin) or "
+                     "fatbin"),
+      llvm::cl::init("isa")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("LLVM optimization level of kernels"),
+                       llvm::cl::init(3)};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit (ptxas and libdevice)"),
+      llvm::cl::init("/usr/local/cuda")};
+};
+
+void buildLowerToLoopPipeline(mlir::OpPassManager &pm);
+void buildLowerToTilePipeline(mlir::OpPassManager &pm,
+                              const ScheduleOptions &options);
+void buildLowerToKernelPipeline(mlir::OpPassManager &pm,
+                                const ScheduleOptions &options);
+void buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
+                              const NVVMOptions &options);
+void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
+                             const ScheduleOptions &options);
+
+/// Registers strata-lower-to-{loop,tile,kernel,nvvm,cpu}.
+void registerPipelines();
+
+} // namespace strata
+
+#endif // STRATA_PIPELINES_PIPELINES_H

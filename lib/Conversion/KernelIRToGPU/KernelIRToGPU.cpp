@@ -1,0 +1,148 @@
+// Lowers kernelir to the upstream gpu dialect: kernels become gpu.func
+// kernels in one gpu.module, launches become gpu.launch_func.
+
+#include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
+#include "strata/Conversion/Passes.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace strata {
+#define GEN_PASS_DEF_CONVERTKERNELIRTOGPUPASS
+#include "strata/Conversion/Passes.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+gpu::Dimension toGpu(kernelir::Dim dim) {
+  switch (dim) {
+  case kernelir::Dim::x:
+    return gpu::Dimension::x;
+  case kernelir::Dim::y:
+    return gpu::Dimension::y;
+  case kernelir::Dim::z:
+    return gpu::Dimension::z;
+  }
+  llvm_unreachable("unknown dimension");
+}
+
+struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto gpuFunc = gpu::GPUFuncOp::create(rewriter, op.getLoc(), op.getName(),
+                                          op.getFunctionType());
+    gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                     rewriter.getUnitAttr());
+    auto toI32 = [&](ArrayRef<int64_t> v) {
+      return rewriter.getDenseI32ArrayAttr(
+          {(int32_t)v[0], (int32_t)v[1], (int32_t)v[2]});
+    };
+    gpuFunc.setKnownBlockSizeAttr(toI32(op.getBlock()));
+    gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
+    // Replace the default entry block with the kernel's body.
+    rewriter.eraseBlock(&gpuFunc.getBody().front());
+    rewriter.inlineRegionBefore(op.getBody(), gpuFunc.getBody(),
+                                gpuFunc.getBody().end());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ReturnToGpuReturn : OpConversionPattern<kernelir::ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::ReturnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
+    return success();
+  }
+};
+
+template <typename FromOp, typename ToOp>
+struct IdToGpuId : OpConversionPattern<FromOp> {
+  using OpConversionPattern<FromOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FromOp op, typename FromOp::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<ToOp>(op, toGpu(op.getDim()));
+    return success();
+  }
+};
+
+struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kernelir::LaunchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
+        op, StringAttr::get(getContext(), kGpuModuleName));
+    auto func = kernel ? kernel.lookupSymbol<kernelir::FuncOp>(op.getKernel())
+                       : kernelir::FuncOp();
+    if (!func)
+      return op.emitError("launches '")
+             << op.getKernel() << "', which is not a kernel of this module";
+    Location loc = op.getLoc();
+    auto dim3 = [&](ArrayRef<int64_t> v) {
+      return gpu::KernelDim3{
+          arith::ConstantIndexOp::create(rewriter, loc, v[0]),
+          arith::ConstantIndexOp::create(rewriter, loc, v[1]),
+          arith::ConstantIndexOp::create(rewriter, loc, v[2])};
+    };
+    auto symbol = SymbolRefAttr::get(
+        getContext(), kGpuModuleName,
+        {FlatSymbolRefAttr::get(getContext(), op.getKernel())});
+    gpu::LaunchFuncOp::create(rewriter, loc, symbol, dim3(func.getGrid()),
+                              dim3(func.getBlock()), Value(),
+                              adaptor.getArgs());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ConvertKernelIRToGPUPass
+    : strata::impl::ConvertKernelIRToGPUPassBase<ConvertKernelIRToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto kernels = llvm::to_vector(module.getOps<kernelir::FuncOp>());
+    if (!kernels.empty()) {
+      // Structural step: all kernels move into one gpu.module.
+      OpBuilder b(ctx);
+      b.setInsertionPointToEnd(module.getBody());
+      auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(),
+                                                kGpuModuleName);
+      SymbolTable(module).insert(gpuModule);
+      if (gpuModule.getName() != kGpuModuleName) {
+        module.emitError("the symbol '")
+            << kGpuModuleName << "' is already taken";
+        return signalPassFailure();
+      }
+      module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                      b.getUnitAttr());
+      for (kernelir::FuncOp kernel : kernels)
+        kernel->moveBefore(gpuModule.getBody(),
+                           gpuModule.getBody()->end());
+    }
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<kernelir::KernelIRDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateKernelIRToGPUPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<FuncToGpuFunc, ReturnToGpuReturn, LaunchToLaunchFunc,
+               IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
+               IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
+  populateGuardedAccessPatterns(patterns);
+}

@@ -1,0 +1,280 @@
+// Schedules loop kernels as tile programs: the parallel loop nest becomes the
+// kernel's domain, loads and stores become masked tile accesses, and the
+// scalar computation between them becomes one tileir.map.
+
+#include "strata/Conversion/Passes.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace strata {
+#define GEN_PASS_DEF_CONVERTLOOPIRTOTILEIRPASS
+#include "strata/Conversion/Passes.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+
+/// The largest thread count the default schedule gives a block.
+constexpr int64_t kDefaultThreads = 128;
+
+struct Schedule {
+  SmallVector<int64_t> tile;
+  int64_t threads;
+};
+
+/// Picks the tile and thread count of a kernel over `domain`, or reports why
+/// the requested schedule is impossible.
+FailureOr<Schedule> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
+                                   const TileScheduleOptions &options) {
+  Schedule s;
+  if (!options.tileSizes.empty()) {
+    if (options.tileSizes.size() != domain.size())
+      return op->emitError("tile-sizes has ")
+             << options.tileSizes.size() << " entries but the kernel's loop "
+             << "nest has " << domain.size() << " dimensions";
+    for (int64_t t : options.tileSizes)
+      if (t <= 0)
+        return op->emitError("tile sizes must be positive, got ") << t;
+    s.tile.assign(options.tileSizes.begin(), options.tileSizes.end());
+  } else {
+    // Innermost dimensions first, so consecutive threads touch consecutive
+    // addresses; powers of two keep the thread split even.
+    if (options.tileElements <= 0 || !llvm::isPowerOf2_64(options.tileElements))
+      return op->emitError("tile-elements must be a positive power of two, "
+                           "got ")
+             << options.tileElements;
+    int64_t remaining = options.tileElements;
+    s.tile.assign(domain.size(), 1);
+    for (int64_t d = domain.size() - 1; d >= 0; --d) {
+      s.tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]), remaining);
+      remaining /= s.tile[d];
+    }
+  }
+  int64_t elements = 1;
+  for (int64_t t : s.tile)
+    elements *= t;
+  s.threads = options.threads ? options.threads
+                              : std::min<int64_t>(kDefaultThreads, elements);
+  if (s.threads <= 0 || s.threads > 1024)
+    return op->emitError("threads must be in [1, 1024], got ") << s.threads;
+  if (elements % s.threads != 0)
+    return op->emitError("a tile of ")
+           << elements << " elements cannot be split evenly among "
+           << s.threads << " threads";
+  return s;
+}
+
+/// Rewrites an access map over `indices` as a map over the loop indices:
+/// each index must be one of the loop indices.
+FailureOr<AffineMap> mapOverLoopIndices(Operation *access, AffineMap map,
+                                        ValueRange indices, ValueRange ivs,
+                                        unsigned domainRank) {
+  MLIRContext *ctx = access->getContext();
+  SmallVector<AffineExpr> select;
+  for (Value index : indices) {
+    auto it = llvm::find(ivs, index);
+    if (it == ivs.end())
+      return access->emitError("only loop indices can address a buffer here");
+    select.push_back(getAffineDimExpr(it - ivs.begin(), ctx));
+  }
+  auto selection = AffineMap::get(domainRank, 0, select, ctx);
+  return map.compose(selection);
+}
+
+/// The op classes a schedulable loop body may contain besides loads/stores.
+bool isScalarComputation(Operation *op) {
+  return op->getNumRegions() == 0 && isPure(op) &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); });
+}
+
+struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
+  KernelToTileProgram(MLIRContext *ctx, const TileScheduleOptions &options)
+      : OpConversionPattern(ctx), options(options) {}
+
+  LogicalResult
+  matchAndRewrite(loopir::KernelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // The body is a preamble of scalar values shared by all iterations
+    // (constants hoisted by canonicalization) and one parallel loop nest.
+    Block &kernelBody = op.getBody().front();
+    SmallVector<Operation *> preamble;
+    loopir::ParallelOp loop;
+    for (Operation &inner : kernelBody.without_terminator()) {
+      if (!loop && isScalarComputation(&inner)) {
+        preamble.push_back(&inner);
+        continue;
+      }
+      if (loop || !isa<loopir::ParallelOp>(inner))
+        return inner.emitError("can only schedule a kernel whose body is one "
+                               "loopir.parallel nest after scalar values");
+      loop = cast<loopir::ParallelOp>(inner);
+    }
+    if (!loop)
+      return op.emitError("kernel has no loopir.parallel nest to schedule");
+    // A 0-d loop nest runs once: give it a one-element domain.
+    SmallVector<int64_t> domain(loop.getBounds());
+    unsigned rank = std::max<size_t>(domain.size(), 1);
+    if (domain.empty())
+      domain.push_back(1);
+    FailureOr<Schedule> schedule = chooseSchedule(op, domain, options);
+    if (failed(schedule))
+      return failure();
+
+    // Check the loop body, and express every access over the domain,
+    // before building anything.
+    ValueRange ivs = loop.getInductionVars();
+    auto accessMap = [&](auto access) -> FailureOr<AffineMap> {
+      AffineMap map = access.getIndexMap();
+      if (ivs.empty()) // 0-d loop nest: the map ignores the unit domain.
+        return AffineMap::get(1, 0, map.getResults(), getContext());
+      return mapOverLoopIndices(access, map, access.getIndices(), ivs, rank);
+    };
+    DenseMap<Operation *, AffineMap> domainMaps;
+    for (Operation &inner : loop.getBody().front().without_terminator()) {
+      if (isa<loopir::LoadOp, loopir::StoreOp>(inner)) {
+        FailureOr<AffineMap> map =
+            isa<loopir::LoadOp>(inner)
+                ? accessMap(cast<loopir::LoadOp>(inner))
+                : accessMap(cast<loopir::StoreOp>(inner));
+        if (failed(map))
+          return failure();
+        domainMaps[&inner] = *map;
+        continue;
+      }
+      if (!isScalarComputation(&inner))
+        return inner.emitError("cannot schedule this op in a loop kernel");
+      for (Value operand : inner.getOperands()) {
+        if (llvm::is_contained(ivs, operand))
+          return inner.emitError("computing with loop indices is not "
+                                 "supported yet");
+        if (operand.getParentRegion() != &loop.getBody() &&
+            !llvm::is_contained(preamble, operand.getDefiningOp()))
+          return inner.emitError("uses a value defined outside the loop");
+      }
+    }
+
+    Location loc = op.getLoc();
+    auto tileKernel = tileir::KernelOp::create(
+        rewriter, loc, op.getResultTypes(), adaptor.getInputs(),
+        rewriter.getDenseI64ArrayAttr(domain),
+        rewriter.getDenseI64ArrayAttr(schedule->tile),
+        rewriter.getI64IntegerAttr(schedule->threads));
+    Block *body = rewriter.createBlock(
+        &tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
+        SmallVector<Location>(kernelBody.getNumArguments(), loc));
+    IRMapping buffers;
+    buffers.map(kernelBody.getArguments(), body->getArguments());
+    for (Operation *scalarOp : preamble)
+      rewriter.clone(*scalarOp, buffers);
+
+    // The origin of this program's tile, in domain coordinates.
+    SmallVector<Value> origin;
+    for (unsigned d = 0; d < rank; ++d) {
+      Value pid = tileir::ProgramIdOp::create(rewriter, loc, (int64_t)d);
+      Value size =
+          arith::ConstantIndexOp::create(rewriter, loc, schedule->tile[d]);
+      origin.push_back(arith::MulIOp::create(rewriter, loc, pid, size));
+    }
+    auto mapAttr = [&](Operation *access) {
+      AffineMap map = domainMaps.lookup(access);
+      return map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map);
+    };
+
+    // Loads become tile loads; the scalar ops between loads and stores
+    // become one tileir.map over the loaded tiles.
+    llvm::MapVector<Value, Value> loadedTiles; // loaded scalar -> its tile
+    SmallVector<Operation *> computation;
+    SmallVector<loopir::StoreOp> stores;
+    for (Operation &inner : loop.getBody().front().without_terminator()) {
+      if (auto load = dyn_cast<loopir::LoadOp>(inner)) {
+        auto type = tileKernel.getTileType(load.getType());
+        Value tile = tileir::LoadOp::create(rewriter, load.getLoc(), type,
+                                            buffers.lookup(load.getMemref()),
+                                            origin, mapAttr(load));
+        loadedTiles[load.getResult()] = tile;
+      } else if (auto store = dyn_cast<loopir::StoreOp>(inner)) {
+        stores.push_back(store);
+      } else {
+        computation.push_back(&inner);
+      }
+    }
+
+    // Stored values computed in the loop are the map's results.
+    llvm::MapVector<Value, Value> storedTiles; // stored scalar -> its tile
+    for (loopir::StoreOp store : stores)
+      if (!loadedTiles.count(store.getValue()))
+        storedTiles[store.getValue()] = Value();
+    if (!storedTiles.empty()) {
+      SmallVector<Value> inputs;
+      SmallVector<Type> argTypes, resultTypes;
+      for (auto [scalar, tile] : loadedTiles) {
+        inputs.push_back(tile);
+        argTypes.push_back(scalar.getType());
+      }
+      for (auto &entry : storedTiles)
+        resultTypes.push_back(
+            tileKernel.getTileType(entry.first.getType()));
+      auto map = tileir::MapOp::create(rewriter, loc, resultTypes, inputs);
+      OpBuilder::InsertionGuard guard(rewriter);
+      Block *mapBody = rewriter.createBlock(
+          &map.getBody(), {}, argTypes,
+          SmallVector<Location>(argTypes.size(), loc));
+      IRMapping scalars = buffers;
+      for (auto [i, entry] : llvm::enumerate(loadedTiles))
+        scalars.map(entry.first, mapBody->getArgument(i));
+      for (Operation *scalarOp : computation)
+        rewriter.clone(*scalarOp, scalars);
+      SmallVector<Value> yielded;
+      for (auto &entry : storedTiles)
+        yielded.push_back(scalars.lookup(entry.first));
+      tileir::YieldOp::create(rewriter, loc, yielded);
+      for (auto [i, entry] : llvm::enumerate(storedTiles))
+        entry.second = map.getResult(i);
+    }
+
+    for (loopir::StoreOp store : stores) {
+      Value tile = loadedTiles.count(store.getValue())
+                       ? loadedTiles[store.getValue()]
+                       : storedTiles[store.getValue()];
+      tileir::StoreOp::create(
+          rewriter, store.getLoc(), tile, buffers.lookup(store.getMemref()),
+          origin, mapAttr(store));
+    }
+    tileir::YieldOp::create(rewriter, loc);
+    rewriter.replaceOp(op, tileKernel.getResults());
+    return success();
+  }
+
+  TileScheduleOptions options;
+};
+
+struct ConvertLoopIRToTileIRPass
+    : strata::impl::ConvertLoopIRToTileIRPassBase<ConvertLoopIRToTileIRPass> {
+  using ConvertLoopIRToTileIRPassBase::ConvertLoopIRToTileIRPassBase;
+
+  void runOnOperation() override {
+    TileScheduleOptions options;
+    options.tileSizes.assign(tileSizes.begin(), tileSizes.end());
+    options.threads = threads;
+    options.tileElements = tileElements;
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<loopir::LoopIRDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    populateLoopIRToTileIRPatterns(patterns, options);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void strata::populateLoopIRToTileIRPatterns(
+    RewritePatternSet &patterns, const TileScheduleOptions &options) {
+  patterns.add<KernelToTileProgram>(patterns.getContext(), options);
+}

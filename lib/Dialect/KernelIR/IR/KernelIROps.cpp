@@ -1,0 +1,117 @@
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace strata::kernelir;
+
+#define GET_OP_CLASSES
+#include "strata/Dialect/KernelIR/IR/KernelIROps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// FuncOp
+//===----------------------------------------------------------------------===//
+
+/// CUDA's limit on the threads of one block.
+static constexpr int64_t kMaxThreadsPerBlock = 1024;
+
+void FuncOp::build(OpBuilder &b, OperationState &state, StringRef name,
+                   TypeRange argTypes, ArrayRef<int64_t> grid,
+                   ArrayRef<int64_t> block) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(), b.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name),
+                     TypeAttr::get(b.getFunctionType(argTypes, {})));
+  state.addAttribute(getGridAttrName(state.name),
+                     b.getDenseI64ArrayAttr(grid));
+  state.addAttribute(getBlockAttrName(state.name),
+                     b.getDenseI64ArrayAttr(block));
+  Region *body = state.addRegion();
+  Block *entry = new Block();
+  body->push_back(entry);
+  for (Type t : argTypes)
+    entry->addArgument(t, state.location);
+}
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildType = [](Builder &b, ArrayRef<Type> args, ArrayRef<Type> results,
+                      function_interface_impl::VariadicFlag, std::string &) {
+    return b.getFunctionType(args, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void FuncOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+static LogicalResult verifyLaunchShape(FuncOp op, StringRef what,
+                                       ArrayRef<int64_t> sizes) {
+  if (sizes.size() != 3)
+    return op.emitOpError() << what << " must have 3 sizes (x, y, z), got "
+                            << sizes.size();
+  for (int64_t s : sizes)
+    if (s <= 0)
+      return op.emitOpError() << what << " sizes must be positive, got " << s;
+  return success();
+}
+
+LogicalResult FuncOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("a kernel returns no values");
+  if (getBody().empty())
+    return emitOpError("a kernel must have a body");
+  if (getBody().getArgumentTypes() != getFunctionType().getInputs())
+    return emitOpError("entry block arguments do not match the signature");
+  if (failed(verifyLaunchShape(*this, "grid", getGrid())) ||
+      failed(verifyLaunchShape(*this, "block", getBlock())))
+    return failure();
+  if (getNumThreadsPerBlock() > kMaxThreadsPerBlock)
+    return emitOpError("a block has at most ")
+           << kMaxThreadsPerBlock << " threads, got "
+           << getNumThreadsPerBlock();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<FuncOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("'") << getKernel()
+                            << "' does not name a kernelir.func";
+  if (TypeRange(getArgs().getTypes()) !=
+      TypeRange(kernel.getFunctionType().getInputs()))
+    return emitOpError("argument types do not match the signature of '")
+           << getKernel() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAccess(Operation *op, MemRefType buffer,
+                                  size_t numIndices) {
+  if ((int64_t)numIndices != buffer.getRank())
+    return op->emitOpError("expects ")
+           << buffer.getRank() << " indices, got " << numIndices;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(*this, getMemref().getType(), getIndices().size());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getMemref().getType(), getIndices().size());
+}

@@ -1,0 +1,14 @@
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
+
+using namespace mlir;
+using namespace strata::tensorir;
+
+#include "strata/Dialect/TensorIR/IR/TensorIRDialect.cpp.inc"
+#include "strata/Dialect/TensorIR/IR/TensorIRInterfaces.cpp.inc"
+
+void TensorIRDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "strata/Dialect/TensorIR/IR/TensorIROps.cpp.inc"
+      >();
+}

@@ -1,0 +1,113 @@
+#include "strata/Pipelines/Pipelines.h"
+#include "strata/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace strata {
+
+void buildLowerToLoopPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertTensorIRToLoopIRPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+static ConvertLoopIRToTileIRPassOptions
+toTileOptions(ArrayRef<int64_t> tileSizes, int64_t threads) {
+  ConvertLoopIRToTileIRPassOptions options;
+  options.tileSizes.assign(tileSizes.begin(), tileSizes.end());
+  options.threads = threads;
+  return options;
+}
+
+static void buildTileStages(OpPassManager &pm, ArrayRef<int64_t> tileSizes,
+                            int64_t threads) {
+  buildLowerToLoopPipeline(pm);
+  pm.addPass(createConvertLoopIRToTileIRPass(toTileOptions(tileSizes, threads)));
+}
+
+static void buildKernelStages(OpPassManager &pm, ArrayRef<int64_t> tileSizes,
+                              int64_t threads) {
+  buildTileStages(pm, tileSizes, threads);
+  pm.addPass(createConvertTileIRToKernelIRPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLowerToTilePipeline(OpPassManager &pm,
+                              const ScheduleOptions &options) {
+  buildTileStages(pm, options.tileSizes, options.threads);
+}
+
+void buildLowerToKernelPipeline(OpPassManager &pm,
+                                const ScheduleOptions &options) {
+  buildKernelStages(pm, options.tileSizes, options.threads);
+}
+
+void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
+  buildKernelStages(pm, options.tileSizes, options.threads);
+  pm.addPass(createConvertKernelIRToGPUPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true; // Kernels take plain pointers.
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.cudaPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void buildLowerToCPUPipeline(OpPassManager &pm,
+                             const ScheduleOptions &options) {
+  buildKernelStages(pm, options.tileSizes, options.threads);
+  pm.addPass(createConvertKernelIRToCPUPass());
+  pm.addPass(createCanonicalizerPass());
+  // Math with an LLVM intrinsic (exp, log, sqrt, ...) uses it; the rest
+  // (erf, tanh, ...) calls libm.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void registerPipelines() {
+  PassPipelineRegistration<>(
+      "strata-lower-to-loop", "Lower tensorir programs to loopir kernels.",
+      buildLowerToLoopPipeline);
+  PassPipelineRegistration<ScheduleOptions>(
+      "strata-lower-to-tile",
+      "Lower tensorir programs to scheduled tileir kernels.",
+      buildLowerToTilePipeline);
+  PassPipelineRegistration<ScheduleOptions>(
+      "strata-lower-to-kernel",
+      "Lower tensorir programs to kernelir kernels and launches.",
+      buildLowerToKernelPipeline);
+  PassPipelineRegistration<NVVMOptions>(
+      "strata-lower-to-nvvm",
+      "Lower tensorir programs to gpu.launch_func and a gpu.binary of PTX or "
+      "cubin.",
+      buildLowerToNVVMPipeline);
+  PassPipelineRegistration<ScheduleOptions>(
+      "strata-lower-to-cpu",
+      "Lower tensorir programs to the LLVM dialect, running every kernel on "
+      "the CPU (runnable by mlir-runner).",
+      buildLowerToCPUPipeline);
+}
+
+} // namespace strata

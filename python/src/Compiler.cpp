@@ -1,0 +1,157 @@
+#include "Compiler.h"
+
+#include "strata/InitAll.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace strata::python {
+
+namespace {
+/// Collects every diagnostic emitted while it lives, as "loc: error: msg".
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          append(diag);
+          for (Diagnostic &note : diag.getNotes())
+            append(note);
+          return success();
+        }) {}
+
+  [[noreturn]] void fail(const std::string &fallback) {
+    throw CompilerError(messages.empty() ? fallback : messages);
+  }
+
+private:
+  void append(Diagnostic &diag) {
+    llvm::raw_string_ostream os(messages);
+    if (!messages.empty())
+      os << "\n";
+    os << diag.getLocation() << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    os << diag.str();
+  }
+
+  std::string messages;
+  ScopedDiagnosticHandler handler;
+};
+
+const char *formatName(gpu::CompilationTarget format) {
+  switch (format) {
+  case gpu::CompilationTarget::Offload:
+    return "offload";
+  case gpu::CompilationTarget::Assembly:
+    return "isa";
+  case gpu::CompilationTarget::Binary:
+    return "bin";
+  case gpu::CompilationTarget::Fatbin:
+    return "fatbin";
+  }
+  return "unknown";
+}
+} // namespace
+
+Module::Module() {
+  static std::once_flag passesRegistered;
+  std::call_once(passesRegistered, [] { strata::registerAllPasses(); });
+  DialectRegistry registry;
+  strata::registerAllDialects(registry);
+  context = std::make_unique<MLIRContext>(registry);
+  // Pass pipelines run on one thread: the extension is called from Python,
+  // and one core per compilation keeps timings honest.
+  context->disableMultithreading();
+}
+
+Module::~Module() = default;
+
+std::unique_ptr<Module> Module::parse(const std::string &text,
+                                      const std::string &filename) {
+  std::unique_ptr<Module> result(new Module());
+  DiagnosticCollector diagnostics(result->context.get());
+  ParserConfig config(result->context.get());
+  OwningOpRef<ModuleOp> parsed =
+      parseSourceString<ModuleOp>(text, config, filename);
+  if (!parsed)
+    diagnostics.fail("could not parse " + filename);
+  result->module = std::make_unique<OwningOpRef<ModuleOp>>(std::move(parsed));
+  return result;
+}
+
+void Module::run(const std::string &pipeline) {
+  DiagnosticCollector diagnostics(context.get());
+  // The pass manager is anchored on the module; the text lists what runs in
+  // it, so an explicit builtin.module(...) wrapper is unwrapped.
+  llvm::StringRef text = llvm::StringRef(pipeline).trim();
+  if (text.consume_front("builtin.module(") && !text.consume_back(")"))
+    throw CompilerError("invalid pass pipeline '" + pipeline +
+                        "': unbalanced parentheses");
+  auto pm = PassManager::on<ModuleOp>(context.get());
+  std::string error;
+  llvm::raw_string_ostream errorStream(error);
+  if (failed(parsePassPipeline(text, pm, errorStream)))
+    throw CompilerError("invalid pass pipeline '" + pipeline + "': " + error);
+  if (failed(pm.run(**module)))
+    diagnostics.fail("pipeline '" + pipeline + "' failed");
+}
+
+void Module::verify() {
+  DiagnosticCollector diagnostics(context.get());
+  if (failed(mlir::verify(**module)))
+    diagnostics.fail("the module does not verify");
+}
+
+std::string Module::str(bool generic) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  if (generic)
+    flags.printGenericOpForm();
+  (*module)->print(os, flags);
+  return text;
+}
+
+std::vector<GpuObject> Module::gpuObjects() const {
+  std::vector<GpuObject> objects;
+  (*module)->walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      GpuObject result;
+      result.module = binary.getSymName().str();
+      if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
+        result.chip = nvvm.getChip().str();
+      result.format = formatName(object.getFormat());
+      result.data = object.getObject().getValue().str();
+      objects.push_back(std::move(result));
+    }
+  });
+  return objects;
+}
+
+} // namespace strata::python

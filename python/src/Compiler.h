@@ -1,0 +1,57 @@
+// The C++ side of the Python extension: a thin, exception-based facade over
+// MLIR so that the pybind11 file stays free of MLIR details.
+#ifndef STRATA_PYTHON_COMPILER_H
+#define STRATA_PYTHON_COMPILER_H
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+template <typename OpTy>
+class OwningOpRef;
+} // namespace mlir
+
+namespace strata::python {
+
+/// Raised with the compiler's diagnostics, one per line.
+class CompilerError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One object of a gpu.binary: a PTX file, a cubin or a fatbin.
+struct GpuObject {
+  std::string module; // The gpu.binary's symbol.
+  std::string chip;   // e.g. sm_90.
+  std::string format; // offload, isa, bin or fatbin.
+  std::string data;
+};
+
+/// An MLIR module in a context of its own with every Strata dialect.
+class Module {
+public:
+  /// Parses MLIR text; `filename` names it in diagnostics.
+  static std::unique_ptr<Module> parse(const std::string &text,
+                                       const std::string &filename);
+  ~Module();
+
+  /// Runs a pass pipeline: a registered pipeline ("strata-lower-to-loop"), a
+  /// comma-separated list of passes, or a full "builtin.module(...)" string.
+  void run(const std::string &pipeline);
+  void verify();
+  std::string str(bool generic) const;
+  std::vector<GpuObject> gpuObjects() const;
+
+private:
+  Module();
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
+};
+
+} // namespace strata::python
+
+#endif // STRATA_PYTHON_COMPILER_H

@@ -1,0 +1,46 @@
+"""Strata: an MLIR-based GPU compiler for machine-learning programs.
+
+The compiler core is the C++ extension `_strata`; this package is its Python
+face. Typical use::
+
+    import strata
+    m = strata.parse(open("examples/elementwise.mlir").read())
+    m.run("strata-lower-to-loop")
+    print(m)
+"""
+
+from _strata import CompilerError, GpuObject, Module
+
+# The lowering pipelines, by the stage they end in.
+PIPELINES = {
+    "loop": "strata-lower-to-loop",
+    "tile": "strata-lower-to-tile",
+    "kernel": "strata-lower-to-kernel",
+    "nvvm": "strata-lower-to-nvvm",
+    "cpu": "strata-lower-to-cpu",
+}
+
+
+def parse(text, filename="<string>"):
+    """Parses MLIR text into a Module (raises CompilerError)."""
+    return Module.parse(text, filename)
+
+
+def pipeline(stage, options=""):
+    """The pipeline string that lowers a tensorir program to `stage`."""
+    if stage not in PIPELINES:
+        raise ValueError("unknown stage '%s' (expected one of: %s)"
+                         % (stage, ", ".join(PIPELINES)))
+    name = PIPELINES[stage]
+    return "%s{%s}" % (name, options) if options else name
+
+
+def lower(text, stage, options="", filename="<string>"):
+    """Parses a tensorir program and lowers it to `stage`; returns the Module."""
+    module = parse(text, filename)
+    module.run(pipeline(stage, options))
+    return module
+
+
+__all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "lower",
+           "parse", "pipeline"]

@@ -1,0 +1,152 @@
+"""The `strata` command line."""
+
+import argparse
+import os
+import subprocess
+import sys
+
+import strata
+import _strata_config as config
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        raise SystemExit("strata: error: cannot read %s: %s"
+                         % (path, e.strerror))
+
+
+def _write(path, data):
+    mode = "wb" if isinstance(data, bytes) else "w"
+    if path in (None, "-"):
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
+        return
+    try:
+        with open(path, mode) as f:
+            f.write(data)
+    except OSError as e:
+        raise SystemExit("strata: error: cannot write %s: %s"
+                         % (path, e.strerror))
+
+
+def _nvvm_options(args):
+    return "chip=%s features=+ptx%s" % (args.chip, args.ptx)
+
+
+def cmd_lower(args):
+    text = _read(args.file)
+    options = args.options or ""
+    if args.to == "nvvm":
+        options = " ".join(filter(None, [_nvvm_options(args), options]))
+    module = strata.lower(text, args.to, options, filename=args.file)
+    _write(args.output, str(module))
+    return 0
+
+
+def run_on_cpu(text, filename, entry="main"):
+    """Lowers a module to the CPU and runs `entry` with mlir-runner; returns
+    the runner's output."""
+    module = strata.lower(text, "cpu", filename=filename)
+    runner = os.path.join(config.LLVM_TOOLS_DIR, "mlir-runner")
+    utils = os.path.join(config.MLIR_LIB_DIR, "libmlir_c_runner_utils.so")
+    result = subprocess.run(
+        [runner, "-e", entry, "-entry-point-result=void",
+         "-shared-libs=" + utils],
+        input=str(module), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise strata.CompilerError("mlir-runner failed:\n" + result.stderr)
+    return result.stdout
+
+
+def cmd_stages(args):
+    text = _read(args.file)
+    print("// ===== tensorir (input) =====")
+    print(str(strata.parse(text, args.file)))
+    for stage in ["loop", "tile", "kernel"]:
+        module = strata.lower(text, stage, filename=args.file)
+        print("// ===== %s =====" % strata.PIPELINES[stage])
+        print(str(module))
+    module.run("convert-kernelir-to-gpu,canonicalize,cse")
+    print("// ===== convert-kernelir-to-gpu =====")
+    print(str(module))
+    print("// ===== %s: PTX for %s =====" % (strata.PIPELINES["nvvm"],
+                                             args.chip))
+    sys.stdout.write(_ptx(text, args))
+    if not args.run:
+        return 0
+    print("// ===== %s, then mlir-runner: @main =====" % strata.PIPELINES["cpu"])
+    output = run_on_cpu(text, args.file)
+    sys.stdout.write(output)
+    return 0 if "PASS" in output.split() else 1
+
+
+def _ptx(text, args):
+    options = _nvvm_options(args) + " format=isa"
+    module = strata.lower(text, "nvvm", options, filename=args.file)
+    ptx = "".join(o.data.decode() for o in module.gpu_objects())
+    if not ptx:
+        raise strata.CompilerError("the program has no kernels")
+    return ptx
+
+
+def cmd_ptx(args):
+    _write(args.output, _ptx(_read(args.file), args))
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="strata",
+        description="Strata: compile machine-learning programs to GPU "
+                    "kernels, one MLIR stage at a time.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def add_target(p):
+        p.add_argument("--chip", default="sm_90",
+                       help="target GPU (default: sm_90)")
+        p.add_argument("--ptx", default="80",
+                       help="PTX ISA version, e.g. 80 for 8.0 (default: 80)")
+
+    p = sub.add_parser("lower", help="lower a tensorir .mlir file to a stage")
+    p.add_argument("file")
+    p.add_argument("--to", required=True, choices=list(strata.PIPELINES),
+                   help="the stage to stop at")
+    p.add_argument("--options", help="pipeline options, e.g. "
+                   "'tile-sizes=4,64 threads=128'")
+    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    add_target(p)
+    p.set_defaults(func=cmd_lower)
+
+    p = sub.add_parser("stages", help="print a tensorir program at every "
+                       "stage; --run also runs its @main on the CPU")
+    p.add_argument("file")
+    p.add_argument("--run", action="store_true",
+                   help="lower to the CPU and run @main (which prints PASS "
+                        "or FAIL)")
+    add_target(p)
+    p.set_defaults(func=cmd_stages)
+
+    p = sub.add_parser("ptx", help="write the PTX of a program's kernels")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    add_target(p)
+    p.set_defaults(func=cmd_ptx)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except strata.CompilerError as e:
+        sys.stderr.write("strata: error: %s\n" % e)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

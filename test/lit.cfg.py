@@ -1,0 +1,36 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Strata"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.strata_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "python", "Inputs"]
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.strata_tools_dir, append_path=True)
+
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils.so")))
+config.substitutions.append(("%python", config.python_executable))
+
+tools = ["strata-opt", "strata", "mlir-runner", "FileCheck", "not"]
+llvm_config.add_tool_substitutions(
+    tools, [config.strata_tools_dir, config.llvm_tools_dir])
+
+# ptxas is optional: tests that need it say `REQUIRES: ptxas`, and lit
+# reports them as UNSUPPORTED (with that reason) where it is missing.
+ptxas = os.path.join(config.cuda_root, "bin", "ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.note("ptxas not found under %s: PTX assembly tests are "
+                    "skipped" % config.cuda_root)
