@@ -116,6 +116,8 @@ LogicalResult BroadcastOp::verify() {
                                   << " is not a result dimension";
     if (i > 0 && d <= dims[i - 1])
       return emitOpError("expects strictly increasing 'dims'");
+  }
+  for (auto [i, d] : llvm::enumerate(dims)) {
     int64_t in = inType.getDimSize(i), out = outType.getDimSize(d);
     if (in != out && in != 1)
       return emitOpError("input dimension ")

@@ -1,0 +1,64 @@
+// RUN: strata-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{grid must have 3 sizes (x, y, z), got 2}}
+kernelir.func @grid_rank() attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{a block has at most 1024 threads, got 2048}}
+kernelir.func @block_size() attributes {block = array<i64: 1024, 2, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{block sizes must be positive, got 0}}
+kernelir.func @empty_block() attributes {block = array<i64: 0, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{a kernel returns no values}}
+kernelir.func @returns_value() -> f32 attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+func.func @unknown_kernel(%a: memref<4xf32>) {
+  // expected-error @+1 {{'missing' does not name a kernelir.func}}
+  kernelir.launch @missing(%a) : memref<4xf32>
+  return
+}
+
+// -----
+
+kernelir.func @k(%a: memref<4xf32>) attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+func.func @wrong_arguments(%a: memref<8xf32>) {
+  // expected-error @+1 {{argument types do not match the signature of 'k'}}
+  kernelir.launch @k(%a) : memref<8xf32>
+  return
+}
+
+// -----
+
+kernelir.func @index_count(%a: memref<4x4xf32>) attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %t = kernelir.thread_id x
+  // expected-error @+1 {{expects 2 indices, got 1}}
+  %x = kernelir.load %a[%t] : memref<4x4xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @bad_dim(%a: memref<4xf32>) attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'dim' [x, y, z]}}
+  %t = kernelir.thread_id w
+  kernelir.return
+}

@@ -1,0 +1,99 @@
+// RUN: strata-opt %s -split-input-file -verify-diagnostics
+
+func.func @buffer_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expects 2 buffer arguments (one per input, then one per result), got 1}}
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%in: memref<4xf32>):
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @buffer_type(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{buffer argument #1 has type 'memref<4xf16>', expected 'memref<4xf32>'}}
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<4xf16>):
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @nonpositive_bound() -> tensor<4xf32> {
+  %r = loopir.kernel -> tensor<4xf32> {
+  ^bb0(%out: memref<4xf32>):
+    // expected-error @+1 {{loop bounds must be positive, got 0}}
+    loopir.parallel (%i) in [0] {
+    }
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @wrong_index_count(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = loopir.kernel ins(%a : tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%in: memref<4x4xf32>, %out: memref<4x4xf32>):
+    loopir.parallel (%i, %j) in [4, 4] {
+      // expected-error @+1 {{expects 2 indices for a buffer of rank 2 (or a map), got 1}}
+      %x = loopir.load %in[%i] : memref<4x4xf32>
+    }
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @map_arity(%a: tensor<4xf32>) -> tensor<4x4xf32> {
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<4x4xf32>):
+    loopir.parallel (%i, %j) in [4, 4] {
+      // expected-error @+1 {{index map takes 1 dimensions but 2 indices are given}}
+      %x = loopir.load %in[%i, %j] map affine_map<(d0) -> (d0)> : memref<4xf32>
+    }
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @map_results(%a: tensor<4xf32>) -> tensor<4x4xf32> {
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<4x4xf32>):
+    loopir.parallel (%i, %j) in [4, 4] {
+      %x = loopir.load %in[%i, %j] map affine_map<(d0, d1) -> (d1)> : memref<4xf32>
+      // expected-error @+1 {{index map produces 1 indices for a buffer of rank 2}}
+      loopir.store %x, %out[%i, %j] map affine_map<(d0, d1) -> (d1)> : memref<4x4xf32>
+    }
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @store_type(%a: tensor<4xf32>) -> tensor<4xi32> {
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<4xi32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<4xi32>):
+    loopir.parallel (%i) in [4] {
+      %x = loopir.load %in[%i] : memref<4xf32>
+      // expected-error @+1 {{stored value matches the buffer's element type}}
+      "loopir.store"(%x, %out, %i) : (f32, memref<4xi32>, index) -> ()
+    }
+  }
+  return %r : tensor<4xi32>
+}
+
+// -----
+
+func.func @not_isolated(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<4xf32>):
+    loopir.parallel (%i) in [4] {
+      // expected-error @+1 {{using value defined outside the region}}
+      loopir.store %s, %out[%i] : memref<4xf32>
+    }
+  }
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,88 @@
+// RUN: strata-opt %s -split-input-file -verify-diagnostics
+
+func.func @tile_rank(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{tile has 1 sizes but the domain has 2 dimensions}}
+  %r = tileir.kernel ins(%a : tensor<4x4xf32>) -> tensor<4x4xf32> domain [4, 4] tile [16] threads 16 {
+  ^bb0(%in: memref<4x4xf32>, %out: memref<4x4xf32>):
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @uneven_threads(%a: tensor<100xf32>) -> tensor<100xf32> {
+  // expected-error @+1 {{tile of 64 elements cannot be divided evenly among 48 threads}}
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 48 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @too_many_threads(%a: tensor<4096xf32>) -> tensor<4096xf32> {
+  // expected-error @+1 {{threads must be in [1, 1024], got 2048}}
+  %r = tileir.kernel ins(%a : tensor<4096xf32>) -> tensor<4096xf32> domain [4096] tile [4096] threads 2048 {
+  ^bb0(%in: memref<4096xf32>, %out: memref<4096xf32>):
+  }
+  return %r : tensor<4096xf32>
+}
+
+// -----
+
+func.func @program_id_dim(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    // expected-error @+1 {{dimension 1 is outside the kernel's 1-dimensional domain}}
+    %p = tileir.program_id 1
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @tile_shape(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{tile shape does not match the kernel's tile}}
+    %x = tileir.load %in[%c0] : memref<100xf32> -> !tileir.tile<32xf32>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @origin_count(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{expects 1 origin indices (one per domain dimension), got 2}}
+    %x = tileir.load %in[%c0, %c0] : memref<100xf32> -> !tileir.tile<64xf32>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @map_yield_type(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    %c0 = arith.constant 0 : index
+    %x = tileir.load %in[%c0] : memref<100xf32> -> !tileir.tile<64xf32>
+    // expected-error @+1 {{yielded type 'i32' differs from the result's element type}}
+    %y = tileir.map ins(%x : !tileir.tile<64xf32>) -> !tileir.tile<64xf32> {
+    ^bb0(%e: f32):
+      %i = arith.fptosi %e : f32 to i32
+      tileir.yield %i : i32
+    }
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+// expected-error @+1 {{tile dimensions must be positive, got 0}}
+func.func @bad_tile_type(%t: !tileir.tile<0x4xf32>) {
+  return
+}

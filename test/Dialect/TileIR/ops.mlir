@@ -1,0 +1,35 @@
+// RUN: strata-opt %s | FileCheck %s
+// RUN: strata-opt %s | strata-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @scheduled
+func.func @scheduled(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000x37xf32> {
+  // CHECK: tileir.kernel ins(%{{.*}}, %{{.*}} : tensor<1000x37xf32>, tensor<37xf32>) -> tensor<1000x37xf32> domain [1000, 37] tile [8, 64] threads 128 {
+  %r = tileir.kernel ins(%a, %b : tensor<1000x37xf32>, tensor<37xf32>) -> tensor<1000x37xf32>
+      domain [1000, 37] tile [8, 64] threads 128 {
+  ^bb0(%in: memref<1000x37xf32>, %row: memref<37xf32>, %out: memref<1000x37xf32>):
+    // CHECK: %[[P0:.*]] = tileir.program_id 0
+    // CHECK: %[[P1:.*]] = tileir.program_id 1
+    %p0 = tileir.program_id 0
+    %p1 = tileir.program_id 1
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %o0 = arith.muli %p0, %c8 : index
+    %o1 = arith.muli %p1, %c64 : index
+    // CHECK: tileir.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1000x37xf32> -> <8x64xf32>
+    %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<8x64xf32>
+    // CHECK: tileir.load %{{.*}}[%{{.*}}, %{{.*}}] map #{{.*}} : memref<37xf32> -> <8x64xf32>
+    %y = tileir.load %row[%o0, %o1] map affine_map<(d0, d1) -> (d1)> : memref<37xf32> -> !tileir.tile<8x64xf32>
+    // CHECK: tileir.map ins(%{{.*}}, %{{.*}} : !tileir.tile<8x64xf32>, !tileir.tile<8x64xf32>) -> !tileir.tile<8x64xf32> {
+    // CHECK-NEXT: ^bb0(%[[E:.*]]: f32, %[[F:.*]]: f32):
+    // CHECK-NEXT: %[[S:.*]] = arith.addf %[[E]], %[[F]] : f32
+    // CHECK-NEXT: tileir.yield %[[S]] : f32
+    %s = tileir.map ins(%x, %y : !tileir.tile<8x64xf32>, !tileir.tile<8x64xf32>) -> !tileir.tile<8x64xf32> {
+    ^bb0(%e: f32, %f: f32):
+      %v = arith.addf %e, %f : f32
+      tileir.yield %v : f32
+    }
+    // CHECK: tileir.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : <8x64xf32>, memref<1000x37xf32>
+    tileir.store %s, %out[%o0, %o1] : !tileir.tile<8x64xf32>, memref<1000x37xf32>
+  }
+  return %r : tensor<1000x37xf32>
+}
