@@ -41,7 +41,12 @@ private:
     llvm::raw_string_ostream os(messages);
     if (!messages.empty())
       os << "\n";
-    os << diag.getLocation() << ": ";
+    // file:line:col, like a C compiler, where the location has one.
+    if (auto file = diag.getLocation()->findInstanceOf<FileLineColLoc>())
+      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+         << file.getColumn() << ": ";
+    else
+      os << diag.getLocation() << ": ";
     switch (diag.getSeverity()) {
     case DiagnosticSeverity::Error:
       os << "error: ";

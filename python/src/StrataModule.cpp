@@ -12,8 +12,7 @@ using strata::python::Module;
 
 PYBIND11_MODULE(_strata, m) {
   m.doc() = "Strata compiler core (C++/MLIR).";
-  static py::exception<CompilerError> error(m, "CompilerError");
-  (void)error;
+  py::register_exception<CompilerError>(m, "CompilerError");
 
   py::class_<GpuObject>(m, "GpuObject")
       .def_readonly("module", &GpuObject::module)

@@ -1,0 +1,45 @@
+// RUN: strata-opt %s --convert-kernelir-to-gpu --cse | FileCheck %s
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK-LABEL: func.func @host
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch_func @strata_kernels::@k blocks in (%[[C3]], %[[C1]], %[[C1]]) threads in (%[[C4]], %[[C1]], %[[C1]]) args(%{{.*}} : memref<20xf32>, %{{.*}} : memref<20xf32>)
+func.func @host(%a: memref<20xf32>) -> memref<20xf32> {
+  %r = memref.alloc() : memref<20xf32>
+  kernelir.launch @k(%a, %r) : memref<20xf32>, memref<20xf32>
+  return %r : memref<20xf32>
+}
+
+// CHECK: gpu.module @strata_kernels {
+// CHECK: gpu.func @k(%[[IN:.*]]: memref<20xf32>, %[[OUT:.*]]: memref<20xf32>) kernel attributes {known_block_size = array<i32: 4, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
+// CHECK: %[[B:.*]] = gpu.block_id x
+// CHECK: %[[T:.*]] = gpu.thread_id y
+// CHECK: %[[I:.*]] = arith.addi %[[B]], %[[T]] : index
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[I]], %{{.*}} : index
+// A guarded load reads only where the guard holds, and is zero elsewhere.
+// CHECK: %[[X:.*]] = scf.if %[[OK]] -> (f32) {
+// CHECK-NEXT: %[[L:.*]] = memref.load %[[IN]][%[[I]]] : memref<20xf32>
+// CHECK-NEXT: scf.yield %[[L]] : f32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: scf.yield %[[Z]] : f32
+// CHECK-NEXT: }
+// CHECK: scf.if %[[OK]] {
+// CHECK-NEXT: memref.store %[[X]], %[[OUT]][%[[I]]] : memref<20xf32>
+// CHECK-NEXT: }
+// An unguarded access is a plain memref access.
+// CHECK: memref.store %[[X]], %[[OUT]][%[[T]]] : memref<20xf32>
+// CHECK: gpu.return
+kernelir.func @k(%in: memref<20xf32>, %out: memref<20xf32>) attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 3, 1, 1>} {
+  %c20 = arith.constant 20 : index
+  %b = kernelir.block_id x
+  %t = kernelir.thread_id y
+  %i = arith.addi %b, %t : index
+  %ok = arith.cmpi ult, %i, %c20 : index
+  %x = kernelir.load %in[%i] if %ok : memref<20xf32>
+  kernelir.store %x, %out[%i] if %ok : memref<20xf32>
+  kernelir.store %x, %out[%t] : memref<20xf32>
+  kernelir.return
+}

@@ -1,0 +1,104 @@
+"""The Python API of the compiler core: parse, run pipelines, print, errors."""
+import os
+
+import pytest
+
+import strata
+from conftest import REPO
+
+EXAMPLE = os.path.join(REPO, "examples", "elementwise.mlir")
+
+PROGRAM = """
+func.func @f(%a: tensor<513xf32>, %b: tensor<513xf32>) -> tensor<513xf32> {
+  %e = tensorir.exp %a : tensor<513xf32>
+  %r = tensorir.mul %e, %b : tensor<513xf32>
+  return %r : tensor<513xf32>
+}
+"""
+
+
+def test_parse_and_print_round_trip():
+    m = strata.parse(PROGRAM)
+    text = str(m)
+    assert "tensorir.exp" in text and "tensorir.mul" in text
+    assert str(strata.parse(text)) == text
+
+
+@pytest.mark.parametrize("stage,expected,absent", [
+    ("loop", "loopir.parallel", "tensorir."),
+    ("tile", "tileir.map", "loopir."),
+    ("kernel", "kernelir.launch", "tileir."),
+    ("nvvm", "gpu.binary @strata_kernels", "kernelir."),
+    ("cpu", "llvm.func @f", "kernelir."),
+])
+def test_lower_to_each_stage(stage, expected, absent):
+    text = str(strata.lower(PROGRAM, stage))
+    assert expected in text
+    assert absent not in text
+
+
+def test_one_kernel_per_op_before_fusion():
+    text = str(strata.lower(PROGRAM, "kernel"))
+    assert text.count("kernelir.launch") == 2
+
+
+def test_pipeline_options_reach_the_scheduler():
+    text = str(strata.lower(PROGRAM, "tile", "tile-sizes=64 threads=32"))
+    assert "domain [513] tile [64] threads 32" in text
+
+
+def test_gpu_objects_hold_ptx_for_the_requested_chip():
+    m = strata.lower(PROGRAM, "nvvm", "chip=sm_80 features=+ptx75")
+    objects = m.gpu_objects()
+    assert [(o.module, o.chip, o.format) for o in objects] == [
+        ("strata_kernels", "sm_80", "isa")]
+    ptx = objects[0].data.decode()
+    assert ".target sm_80" in ptx
+    assert ptx.count(".entry") == 2
+
+
+def test_textual_pipelines_mix_strata_and_upstream_passes():
+    m = strata.parse(PROGRAM)
+    m.run("builtin.module(convert-tensorir-to-loopir, canonicalize)")
+    assert "loopir.kernel" in str(m)
+
+
+def test_malformed_ir_is_a_compiler_error_with_location():
+    with pytest.raises(strata.CompilerError) as e:
+        strata.parse("func.func @f(%a: tensor<4xf32>) {\n  %0 = tensorir.exp %a\n}",
+                     "bad.mlir")
+    assert "bad.mlir:" in str(e.value)
+    assert "error:" in str(e.value)
+
+
+def test_verifier_errors_are_reported():
+    bad = """
+    func.func @f(%a: tensor<15xf32>) -> tensor<8x16xf32> {
+      %0 = tensorir.broadcast %a dims [1] : tensor<15xf32> -> tensor<8x16xf32>
+      return %0 : tensor<8x16xf32>
+    }"""
+    with pytest.raises(strata.CompilerError, match="cannot broadcast"):
+        strata.parse(bad)
+
+
+def test_impossible_schedule_is_a_compiler_error():
+    with pytest.raises(strata.CompilerError,
+                       match="cannot be split evenly among 3 threads"):
+        strata.lower(PROGRAM, "tile", "tile-sizes=64 threads=3")
+
+
+def test_unknown_pipeline_is_a_compiler_error():
+    m = strata.parse(PROGRAM)
+    with pytest.raises(strata.CompilerError, match="invalid pass pipeline"):
+        m.run("no-such-pass")
+
+
+def test_unknown_stage_is_rejected():
+    with pytest.raises(ValueError, match="unknown stage"):
+        strata.pipeline("ptx")
+
+
+def test_bundled_example_lowers_through_every_stage():
+    text = open(EXAMPLE).read()
+    for stage in strata.PIPELINES:
+        strata.lower(text, stage, filename=EXAMPLE)

@@ -1,0 +1,86 @@
+"""The `strata` command line, run as a user would run it."""
+import os
+import subprocess
+
+from conftest import BUILD, REPO
+
+STRATA = os.path.join(BUILD, "bin", "strata")
+EXAMPLE = os.path.join(REPO, "examples", "elementwise.mlir")
+
+
+def run(*args, **kwargs):
+    return subprocess.run([STRATA] + list(args), capture_output=True,
+                          text=True, **kwargs)
+
+
+def test_help():
+    r = run("--help")
+    assert r.returncode == 0
+    for command in ("lower", "stages", "ptx"):
+        assert command in r.stdout
+
+
+def test_lower_writes_the_requested_stage(tmp_path):
+    out = tmp_path / "loop.mlir"
+    r = run("lower", EXAMPLE, "--to", "loop", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    # exp, broadcast, mul and add: one kernel each until fusion.
+    assert out.read_text().count("loopir.kernel") == 4
+
+
+def test_stages_run_checks_the_example_on_the_cpu():
+    r = run("stages", EXAMPLE, "--run")
+    assert r.returncode == 0, r.stderr
+    order = ["tensorir (input)", "strata-lower-to-loop",
+             "strata-lower-to-tile", "strata-lower-to-kernel",
+             "convert-kernelir-to-gpu", "PTX for sm_90",
+             "then mlir-runner"]
+    positions = [r.stdout.index(stage) for stage in order]
+    assert positions == sorted(positions)
+    assert "max abs error over 1000x37 elements: 0\n" in r.stdout
+    assert r.stdout.rstrip().endswith("PASS")
+
+
+def test_stages_run_fails_when_the_harness_fails(tmp_path):
+    # Break the reference so that the harness prints FAIL.
+    text = open(EXAMPLE).read().replace("%want = arith.addf %p, %one",
+                                        "%want = arith.subf %p, %one")
+    bad = tmp_path / "wrong.mlir"
+    bad.write_text(text)
+    r = run("stages", str(bad), "--run")
+    assert r.returncode == 1
+    assert r.stdout.rstrip().endswith("FAIL")
+
+
+def test_missing_file_is_one_line():
+    r = run("lower", "/no/such/file.mlir", "--to", "loop")
+    assert r.returncode != 0
+    assert r.stderr.strip().count("\n") == 0
+    assert "cannot read /no/such/file.mlir" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_malformed_ir_is_a_diagnostic_not_a_traceback(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f() {\n  %0 = tensorir.exp\n}\n")
+    r = run("lower", str(bad), "--to", "loop")
+    assert r.returncode == 1
+    assert r.stderr.startswith("strata: error: ")
+    assert "bad.mlir:2:" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_impossible_schedule_option_is_a_diagnostic():
+    r = run("lower", EXAMPLE, "--to", "tile", "--options", "threads=3")
+    assert r.returncode == 1
+    assert "cannot be split evenly among 3 threads" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_ptx_of_the_example(tmp_path):
+    out = tmp_path / "k.ptx"
+    r = run("ptx", EXAMPLE, "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    ptx = out.read_text()
+    assert ".target sm_90" in ptx
+    assert ptx.count(".visible .entry") == 4
