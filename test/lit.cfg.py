@@ -10,7 +10,7 @@ config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.strata_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "python", "Inputs"]
+                   "python", "Inputs", "downstream"]
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -20,6 +20,14 @@ config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils.so")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%strata_obj_root", config.strata_obj_root))
+config.substitutions.append(
+    ("%strata_plugin",
+     os.path.join(config.strata_obj_root, "lib", "StrataPlugin.so")))
+config.substitutions.append(
+    ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+# How the downstream test project is configured: same compiler and MLIR.
+config.substitutions.append(("%strata_cmake_flags", config.strata_cmake_flags))
 
 tools = ["strata-opt", "strata", "mlir-runner", "FileCheck", "not"]
 llvm_config.add_tool_substitutions(

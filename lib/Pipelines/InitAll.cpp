@@ -25,10 +25,18 @@ void registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
+void registerStrataPasses() {
+  static bool registered = [] {
+    registerStrataConversionPasses();
+    registerPipelines();
+    return true;
+  }();
+  (void)registered;
+}
+
 void registerAllPasses() {
   mlir::registerAllPasses();
-  registerStrataConversionPasses();
-  registerPipelines();
+  registerStrataPasses();
 }
 
 } // namespace strata

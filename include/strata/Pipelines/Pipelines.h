@@ -6,26 +6,24 @@
 
 namespace strata {
 
-/// Options of the pipelines that schedule kernels (tile and below).
-struct ScheduleOptions : public mlir::PassPipelineOptions<ScheduleOptions> {
-  ListOption<int64_t> tileSizes{
+/// The schedule options shared by every pipeline that schedules kernels.
+template <typename Derived>
+struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
+  using Base = mlir::PassPipelineOptions<Derived>;
+  typename Base::template ListOption<int64_t> tileSizes{
       *this, "tile-sizes",
       llvm::cl::desc("Tile size per loop dimension (default: per kernel)")};
-  Option<int64_t> threads{
+  typename Base::template Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("Threads per block (default: per kernel)"),
       llvm::cl::init(0)};
 };
 
+/// Options of strata-lower-to-{tile,kernel,cpu}.
+struct ScheduleOptions : public ScheduleOptionsBase<ScheduleOptions> {};
+
 /// Options of strata-lower-to-nvvm.
-struct NVVMOptions : public mlir::PassPipelineOptions<NVVMOptions> {
-  ListOption<int64_t> tileSizes{
-      *this, "tile-sizes",
-      llvm::cl::desc("Tile size per loop dimension (default: per kernel)")};
-  Option<int64_t> threads{
-      *this, "threads",
-      llvm::cl::desc("Threads per block (default: per kernel)"),
-      llvm::cl::init(0)};
+struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("Target GPU (sm_80, sm_90, ...)"),
                            llvm::cl::init("sm_90")};

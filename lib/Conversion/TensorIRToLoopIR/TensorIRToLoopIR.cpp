@@ -149,7 +149,13 @@ struct ConvertTensorIRToLoopIRPass
   void runOnOperation() override {
     ConversionTarget target(getContext());
     target.addIllegalDialect<tensorir::TensorIRDialect>();
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    // Ops of other dialects that implement tensorir's interfaces are
+    // lowered too: that is how a downstream dialect plugs its elementwise
+    // and layout ops into Strata.
+    target.markUnknownOpDynamicallyLegal([](Operation *op) {
+      return !isa<tensorir::ScalarizableOpInterface,
+                  tensorir::LayoutOpInterface>(op);
+    });
     RewritePatternSet patterns(&getContext());
     populateTensorIRToLoopIRPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,

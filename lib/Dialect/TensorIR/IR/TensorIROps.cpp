@@ -21,40 +21,37 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 static bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
 
-Value AddOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+/// A binary op whose scalar form depends on whether elements are floats.
+template <typename FloatOp, typename IntOp>
+static Value buildBinary(OpBuilder &b, Location loc, ValueRange x) {
   if (isFloat(x[0]))
-    return arith::AddFOp::create(b, loc, x[0], x[1]);
-  return arith::AddIOp::create(b, loc, x[0], x[1]);
+    return FloatOp::create(b, loc, x[0], x[1]);
+  return IntOp::create(b, loc, x[0], x[1]);
+}
+
+Value AddOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return buildBinary<arith::AddFOp, arith::AddIOp>(b, loc, x);
 }
 
 Value SubOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  if (isFloat(x[0]))
-    return arith::SubFOp::create(b, loc, x[0], x[1]);
-  return arith::SubIOp::create(b, loc, x[0], x[1]);
+  return buildBinary<arith::SubFOp, arith::SubIOp>(b, loc, x);
 }
 
 Value MulOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  if (isFloat(x[0]))
-    return arith::MulFOp::create(b, loc, x[0], x[1]);
-  return arith::MulIOp::create(b, loc, x[0], x[1]);
+  return buildBinary<arith::MulFOp, arith::MulIOp>(b, loc, x);
 }
 
 Value DivOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  if (isFloat(x[0]))
-    return arith::DivFOp::create(b, loc, x[0], x[1]);
-  return arith::DivSIOp::create(b, loc, x[0], x[1]);
+  return buildBinary<arith::DivFOp, arith::DivSIOp>(b, loc, x);
 }
 
+// Floats propagate NaN, like torch.maximum / torch.minimum.
 Value MaxOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  if (isFloat(x[0]))
-    return arith::MaximumFOp::create(b, loc, x[0], x[1]);
-  return arith::MaxSIOp::create(b, loc, x[0], x[1]);
+  return buildBinary<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);
 }
 
 Value MinOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  if (isFloat(x[0]))
-    return arith::MinimumFOp::create(b, loc, x[0], x[1]);
-  return arith::MinSIOp::create(b, loc, x[0], x[1]);
+  return buildBinary<arith::MinimumFOp, arith::MinSIOp>(b, loc, x);
 }
 
 Value NegOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
