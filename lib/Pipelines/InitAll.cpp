@@ -3,6 +3,7 @@
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
+#include "strata/Dialect/TensorIR/Transforms/Passes.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
 #include "strata/Pipelines/Pipelines.h"
 
@@ -27,6 +28,7 @@ void registerAllDialects(mlir::DialectRegistry &registry) {
 
 void registerStrataPasses() {
   static bool registered = [] {
+    tensorir::registerTensorIRTransformsPasses();
     registerStrataConversionPasses();
     registerPipelines();
     return true;

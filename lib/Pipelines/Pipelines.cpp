@@ -1,5 +1,6 @@
 #include "strata/Pipelines/Pipelines.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Dialect/TensorIR/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -11,6 +12,7 @@ using namespace mlir;
 namespace strata {
 
 void buildLowerToLoopPipeline(OpPassManager &pm) {
+  pm.addPass(tensorir::createTensorIRDecomposePass());
   pm.addPass(createConvertTensorIRToLoopIRPass());
   pm.addPass(createCanonicalizerPass());
 }

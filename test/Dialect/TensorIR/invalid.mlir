@@ -69,3 +69,192 @@ func.func @constant_type_mismatch() {
   %0 = "tensorir.constant"() {value = dense<1.0> : tensor<4xf32>} : () -> tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @transpose_not_permutation(%a: tensor<4x5xf32>) {
+  // expected-error @+2 {{perm is not a permutation}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.transpose %a perm [0, 0] : tensor<4x5xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result_type(%a: tensor<4x5xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<5x4xf32>' are incompatible with return type(s) of operation 'tensor<4x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.transpose %a perm [1, 0] : tensor<4x5xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{changes the number of elements from 20 to 21}}
+  %0 = tensorir.reshape %a : tensor<4x5xf32> -> tensor<3x7xf32>
+  return
+}
+
+// -----
+
+func.func @slice_out_of_bounds(%a: tensor<10x16xf32>) {
+  // expected-error @+1 {{dimension 0 reads index 10 of a dimension of size 10}}
+  %0 = tensorir.slice %a offsets [1, 0] strides [3, 1] : tensor<10x16xf32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @slice_stride(%a: tensor<10x16xf32>) {
+  // expected-error @+1 {{strides must be positive, got 0}}
+  %0 = tensorir.slice %a offsets [0, 0] strides [0, 1] : tensor<10x16xf32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @concat_mismatch(%a: tensor<4x3xf32>, %b: tensor<5x5xf32>) {
+  // expected-error @+2 {{inputs differ in dimension 0, which is not the concatenation axis}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.concat %a, %b axis 1 : (tensor<4x3xf32>, tensor<5x5xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%t: tensor<10x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+2 {{axis 2 is outside a tensor of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.gather %t[%i] axis 2 : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axes(%x: tensor<4x5xf32>) {
+  // expected-error @+2 {{axes must be distinct and increasing}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.reduce sum %x axes [1, 0] : tensor<4x5xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<4x5xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<4x1xf32>' are incompatible}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.reduce sum %x axes [1] keepdim : tensor<4x5xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @arg_reduce_sum(%x: tensor<4x5xf32>) {
+  // expected-error @+2 {{arg_reduce takes max or min, not sum}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0, %1 = tensorir.arg_reduce sum %x axis 1 : tensor<4x5xf32> -> tensor<4xf32>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<4x5xf32>, %b: tensor<6x7xf32>) {
+  // expected-error @+2 {{contracted sizes differ: 5 and 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.matmul %a, %b : (tensor<4x5xf32>, tensor<6x7xf32>) -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x5xf32>, %b: tensor<3x5x7xf32>) {
+  // expected-error @+2 {{batch dimensions differ}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.matmul %a, %b : (tensor<2x4x5xf32>, tensor<3x5x7xf32>) -> tensor<2x4x7xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_no_arrow(%a: tensor<4x5xf32>) {
+  // expected-error @+2 {{einsum equation 'ij' needs an explicit '->' output}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.einsum "ij" %a : (tensor<4x5xf32>) -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_sizes(%a: tensor<4x5xf32>, %b: tensor<6x7xf32>) {
+  // expected-error @+2 {{einsum subscript 'j' has sizes 5 and 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.einsum "ij,jk->ik" %a, %b : (tensor<4x5xf32>, tensor<6x7xf32>) -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_diagonal(%a: tensor<4x4xf32>) {
+  // expected-error @+2 {{einsum subscript 'i' repeats within one operand}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.einsum "ii->i" %a : (tensor<4x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @linear_features(%x: tensor<8x64xf32>, %w: tensor<32x63xf32>) {
+  // expected-error @+2 {{input features 64 differ from the weight's 63}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tensorir.linear %x, %w : (tensor<8x64xf32>, tensor<32x63xf32>) -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<8x64xf32>) {
+  // expected-error @+1 {{axis 2 is outside a tensor of rank 2}}
+  %0 = tensorir.softmax %x axis 2 : tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_weight(%x: tensor<8x64xf32>, %w: tensor<32xf32>) {
+  // expected-error @+1 {{weight and bias must have the normalized shape and the input's element type}}
+  %0 = tensorir.layer_norm %x, %w normalized_rank 1 eps 1.0e-05 : tensor<8x64xf32>, tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_bounds(%x: tensor<8xf32>) {
+  // expected-error @+1 {{min 6.000000e+00 exceeds max 0.000000e+00}}
+  %0 = tensorir.clamp %x min 6.0 max 0.0 : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<8xf32>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
+  %0 = tensorir.cast %x : tensor<8xf32> to tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @iota_dim() {
+  // expected-error @+1 {{dimension 2 is outside a result of rank 2}}
+  %0 = tensorir.iota dim 2 : tensor<4x8xi64>
+  return
+}
+
+// -----
+
+func.func @select_condition(%c: tensor<8xf32>, %x: tensor<8xf32>) {
+  // expected-error @+1 {{condition is a tensor of i1 of the values' shape}}
+  %0 = "tensorir.select"(%c, %x, %x) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return
+}

@@ -5,6 +5,7 @@ using namespace strata::tensorir;
 
 #include "strata/Dialect/TensorIR/IR/TensorIRDialect.cpp.inc"
 #include "strata/Dialect/TensorIR/IR/TensorIRInterfaces.cpp.inc"
+#include "strata/Dialect/TensorIR/IR/TensorIREnums.cpp.inc"
 
 void TensorIRDialect::initialize() {
   addOperations<

@@ -92,46 +92,107 @@ Value ErfOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   return math::ErfOp::create(b, loc, x[0]);
 }
 
+Value ReciprocalOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(x[0].getType(), 1.0));
+  return arith::DivFOp::create(b, loc, one, x[0]);
+}
+
+Value SigmoidOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  Type t = x[0].getType();
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0));
+  Value negated = arith::NegFOp::create(b, loc, x[0]);
+  Value denominator = arith::AddFOp::create(
+      b, loc, one, math::ExpOp::create(b, loc, negated));
+  return arith::DivFOp::create(b, loc, one, denominator);
+}
+
+Value PowOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return math::PowFOp::create(b, loc, x[0], x[1]);
+}
+
+Value CmpOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  if (isFloat(x[0])) {
+    arith::CmpFPredicate p;
+    switch (getPredicate()) {
+    case CmpPredicate::eq: p = arith::CmpFPredicate::OEQ; break;
+    case CmpPredicate::ne: p = arith::CmpFPredicate::UNE; break;
+    case CmpPredicate::lt: p = arith::CmpFPredicate::OLT; break;
+    case CmpPredicate::le: p = arith::CmpFPredicate::OLE; break;
+    case CmpPredicate::gt: p = arith::CmpFPredicate::OGT; break;
+    case CmpPredicate::ge: p = arith::CmpFPredicate::OGE; break;
+    }
+    return arith::CmpFOp::create(b, loc, p, x[0], x[1]);
+  }
+  arith::CmpIPredicate p;
+  switch (getPredicate()) {
+  case CmpPredicate::eq: p = arith::CmpIPredicate::eq; break;
+  case CmpPredicate::ne: p = arith::CmpIPredicate::ne; break;
+  case CmpPredicate::lt: p = arith::CmpIPredicate::slt; break;
+  case CmpPredicate::le: p = arith::CmpIPredicate::sle; break;
+  case CmpPredicate::gt: p = arith::CmpIPredicate::sgt; break;
+  case CmpPredicate::ge: p = arith::CmpIPredicate::sge; break;
+  }
+  return arith::CmpIOp::create(b, loc, p, x[0], x[1]);
+}
+
+Value SelectOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::SelectOp::create(b, loc, x[0], x[1], x[2]);
+}
+
 //===----------------------------------------------------------------------===//
-// BroadcastOp
+// CastOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult BroadcastOp::verify() {
-  auto inType = getInput().getType();
-  auto outType = getResult().getType();
-  if (inType.getElementType() != outType.getElementType())
-    return emitOpError("result element type ")
-           << outType.getElementType() << " differs from input element type "
-           << inType.getElementType();
-  ArrayRef<int64_t> dims = getDims();
-  if ((int64_t)dims.size() != inType.getRank())
-    return emitOpError("expects one entry in 'dims' per input dimension (")
-           << inType.getRank() << "), got " << dims.size();
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    if (d < 0 || d >= outType.getRank())
-      return emitOpError("dims[") << i << "] = " << d
-                                  << " is not a result dimension";
-    if (i > 0 && d <= dims[i - 1])
-      return emitOpError("expects strictly increasing 'dims'");
-  }
-  for (auto [i, d] : llvm::enumerate(dims)) {
-    int64_t in = inType.getDimSize(i), out = outType.getDimSize(d);
-    if (in != out && in != 1)
-      return emitOpError("input dimension ")
-             << i << " of size " << in << " cannot broadcast to result "
-             << "dimension " << d << " of size " << out;
-  }
+LogicalResult CastOp::verify() {
+  if (getInput().getType().getShape() != getResult().getType().getShape())
+    return emitOpError("changes the shape; only the element type may change");
   return success();
 }
 
-AffineMap BroadcastOp::getIndexMap() {
-  auto inType = getInput().getType();
-  auto outType = getResult().getType();
-  SmallVector<AffineExpr> exprs;
-  for (auto [i, d] : llvm::enumerate(getDims())) {
-    bool repeated = inType.getDimSize(i) == 1 && outType.getDimSize(d) != 1;
-    exprs.push_back(repeated ? getAffineConstantExpr(0, getContext())
-                             : getAffineDimExpr(d, getContext()));
+Value CastOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  Value v = x[0];
+  Type from = v.getType();
+  Type to = getResult().getType().getElementType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) { // value != 0
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(from));
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
   }
-  return AffineMap::get(outType.getRank(), 0, exprs, getContext());
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(b, loc, to, v);
+    // Same width (f16 <-> bf16): through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (toFloat) // Booleans are unsigned, other integers signed.
+    return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, v))
+                             : Value(arith::SIToFPOp::create(b, loc, to, v));
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth)
+    return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
+                             : Value(arith::ExtSIOp::create(b, loc, to, v));
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getResult().getType().getRank();
+  if ((int64_t)getDim() >= rank)
+    return emitOpError("dimension ")
+           << getDim() << " is outside a result of rank " << rank;
+  return success();
 }

@@ -33,4 +33,21 @@ def TensorIR_LayoutOpInterface : OpInterface<"LayoutOpInterface"> {
   ];
 }
 
+def TensorIR_DecomposableOpInterface : OpInterface<"DecomposableOpInterface"> {
+  let cppNamespace = "::strata::tensorir";
+  let description = [{
+    A composite op (matmul, softmax, layer_norm, ...) that can be written
+    with atomic ops. `tensorir-decompose` asks each op for its decomposition,
+    so one rewrite serves every composite op, Strata's or a downstream
+    dialect's.
+  }];
+  let methods = [
+    InterfaceMethod<"Builds the op's computation from simpler ops at the "
+                    "builder's insertion point and returns the values that "
+                    "replace the op's results.",
+      "::mlir::SmallVector<::mlir::Value>", "decompose",
+      (ins "::mlir::OpBuilder &":$builder)>
+  ];
+}
+
 #endif // STRATA_TENSORIR_INTERFACES

@@ -5,6 +5,7 @@ include "strata/Dialect/TensorIR/IR/TensorIRBase.td"
 include "strata/Dialect/TensorIR/IR/TensorIRInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
 //===----------------------------------------------------------------------===//
@@ -88,32 +89,104 @@ def TensorIR_TanhOp : TensorIR_UnaryOp<"tanh", "hyperbolic tangent",
                                        TensorIR_FloatTensor>;
 def TensorIR_ErfOp : TensorIR_UnaryOp<"erf", "error function",
                                       TensorIR_FloatTensor>;
+def TensorIR_ReciprocalOp : TensorIR_UnaryOp<"reciprocal", "reciprocal (1 / x)",
+                                             TensorIR_FloatTensor>;
+def TensorIR_SigmoidOp : TensorIR_UnaryOp<"sigmoid",
+    "logistic sigmoid (1 / (1 + exp(-x)))", TensorIR_FloatTensor>;
+def TensorIR_PowOp : TensorIR_BinaryOp<"pow", "power (floats)"> {
+  let arguments = (ins TensorIR_FloatTensor:$lhs, TensorIR_FloatTensor:$rhs);
+  let results = (outs TensorIR_FloatTensor:$result);
+}
 
-//===----------------------------------------------------------------------===//
-// Layout ops
-//===----------------------------------------------------------------------===//
+def TensorIR_CmpPredicate : I32EnumAttr<"CmpPredicate",
+    "an elementwise comparison", [
+    I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+    I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+    I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::strata::tensorir";
+}
 
-def TensorIR_BroadcastOp : TensorIR_Op<"broadcast",
-    [Pure, DeclareOpInterfaceMethods<TensorIR_LayoutOpInterface>]> {
-  let summary = "Explicit NumPy broadcasting.";
+def TensorIR_CmpOp : TensorIR_Op<"cmp", [Pure, Elementwise,
+    TypesMatchWith<"result is a tensor of i1 of the operands' shape",
+                   "lhs", "result", "::strata::tensorir::getBoolTensorLike($_self)">,
+    AllTypesMatch<["lhs", "rhs"]>,
+    DeclareOpInterfaceMethods<TensorIR_ScalarizableOpInterface>]> {
+  let summary = "Elementwise comparison, giving booleans (i1).";
   let description = [{
-    Expands `input` to the result shape. `dims[i]` is the result dimension
-    that input dimension `i` becomes; `dims` is strictly increasing. An input
-    dimension either equals its result dimension or is 1 (it is repeated).
-    Result dimensions not named in `dims` are new.
+    Floats compare ordered (false when either side is NaN, except `ne`, which
+    is true then, like PyTorch); integers compare signed.
 
     ```mlir
-    // A bias row repeated over 1000 rows.
-    %b2 = tensorir.broadcast %b dims [1] : tensor<37xf32> -> tensor<1000x37xf32>
-    // A column of size 1 repeated over 37 columns.
-    %c2 = tensorir.broadcast %c dims [0, 1] : tensor<1000x1xf32> -> tensor<1000x37xf32>
+    %m = tensorir.cmp lt, %a, %b : tensor<8x16xf32>
     ```
   }];
-  let arguments = (ins TensorIR_Tensor:$input, DenseI64ArrayAttr:$dims);
+  let arguments = (ins TensorIR_CmpPredicate:$predicate, TensorIR_Tensor:$lhs,
+                       TensorIR_Tensor:$rhs);
   let results = (outs TensorIR_Tensor:$result);
   let assemblyFormat =
-      "$input `dims` $dims attr-dict `:` type($input) `->` type($result)";
+      "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def TensorIR_SelectOp : TensorIR_Op<"select", [Pure, Elementwise,
+    AllTypesMatch<["true_value", "false_value", "result"]>,
+    TypesMatchWith<"condition is a tensor of i1 of the values' shape",
+                   "result", "condition", "::strata::tensorir::getBoolTensorLike($_self)">,
+    DeclareOpInterfaceMethods<TensorIR_ScalarizableOpInterface>]> {
+  let summary = "Elementwise choice between two tensors (torch.where).";
+  let description = [{
+    ```mlir
+    %r = tensorir.select %mask, %a, %b : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins TensorIR_Tensor:$condition, TensorIR_Tensor:$true_value,
+                       TensorIR_Tensor:$false_value);
+  let results = (outs TensorIR_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:` type($result)
+  }];
+}
+
+def TensorIR_CastOp : TensorIR_Op<"cast", [Pure, Elementwise,
+    DeclareOpInterfaceMethods<TensorIR_ScalarizableOpInterface>]> {
+  let summary = "Elementwise conversion between element types.";
+  let description = [{
+    Converts among floats (f32, f16, bf16, ...), signed integers and
+    booleans (i1) like `Tensor.to(dtype)`: floats to integers truncate toward
+    zero, and a value converts to i1 as `value != 0`.
+
+    ```mlir
+    %h = tensorir.cast %x : tensor<8x16xf32> to tensor<8x16xf16>
+    ```
+  }];
+  let arguments = (ins TensorIR_Tensor:$input);
+  let results = (outs TensorIR_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// Generators
+//===----------------------------------------------------------------------===//
+
+def TensorIR_IotaOp : TensorIR_Op<"iota", [Pure]> {
+  let summary = "Each element is its coordinate along one dimension.";
+  let description = [{
+    The building block of `arange` and of `triu`/`tril` masks (a comparison
+    of two iotas).
+
+    ```mlir
+    // r[i, j] = j
+    %cols = tensorir.iota dim 1 : tensor<128x128xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs TensorIR_Tensor:$result);
+  let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+include "strata/Dialect/TensorIR/IR/TensorIRLayoutOps.td"
+include "strata/Dialect/TensorIR/IR/TensorIRReductionOps.td"
+include "strata/Dialect/TensorIR/IR/TensorIRCompositeOps.td"
 
 #endif // STRATA_TENSORIR_OPS

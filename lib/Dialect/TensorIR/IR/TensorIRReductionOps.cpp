@@ -1,0 +1,37 @@
+// Reductions: type inference.
+
+#include "ShapeUtils.h"
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
+
+using namespace mlir;
+using namespace strata::tensorir;
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkAxes(loc, adaptor.getAxes(), input.getRank())))
+    return failure();
+  types.push_back(input.clone(
+      reducedShape(input.getShape(), adaptor.getAxes(), adaptor.getKeepdim())));
+  return success();
+}
+
+LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *ctx,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ReduceKind kind = adaptor.getKind();
+  if (kind != ReduceKind::max && kind != ReduceKind::min)
+    return emitOptionalError(loc, "arg_reduce takes max or min, not ",
+                             stringifyReduceKind(kind));
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxes(loc, {axis}, input.getRank())))
+    return failure();
+  auto shape = reducedShape(input.getShape(), {axis}, adaptor.getKeepdim());
+  types.push_back(input.clone(shape));
+  types.push_back(input.clone(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
