@@ -1,6 +1,9 @@
 #include "Compiler.h"
 
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -88,10 +91,10 @@ Module::Module() {
   std::call_once(passesRegistered, [] { strata::registerAllPasses(); });
   DialectRegistry registry;
   strata::registerAllDialects(registry);
-  context = std::make_unique<MLIRContext>(registry);
+  ctx = std::make_unique<MLIRContext>(registry);
   // Pass pipelines run on one thread: the extension is called from Python,
   // and one core per compilation keeps timings honest.
-  context->disableMultithreading();
+  ctx->disableMultithreading();
 }
 
 Module::~Module() = default;
@@ -99,8 +102,8 @@ Module::~Module() = default;
 std::unique_ptr<Module> Module::parse(const std::string &text,
                                       const std::string &filename) {
   std::unique_ptr<Module> result(new Module());
-  DiagnosticCollector diagnostics(result->context.get());
-  ParserConfig config(result->context.get());
+  DiagnosticCollector diagnostics(result->ctx.get());
+  ParserConfig config(result->ctx.get());
   OwningOpRef<ModuleOp> parsed =
       parseSourceString<ModuleOp>(text, config, filename);
   if (!parsed)
@@ -109,15 +112,25 @@ std::unique_ptr<Module> Module::parse(const std::string &text,
   return result;
 }
 
+std::unique_ptr<Module> Module::create() {
+  std::unique_ptr<Module> result(new Module());
+  result->ctx->loadDialect<func::FuncDialect, tensorir::TensorIRDialect>();
+  result->module = std::make_unique<OwningOpRef<ModuleOp>>(
+      ModuleOp::create(UnknownLoc::get(result->ctx.get())));
+  return result;
+}
+
+ModuleOp Module::op() const { return **module; }
+
 void Module::run(const std::string &pipeline) {
-  DiagnosticCollector diagnostics(context.get());
+  DiagnosticCollector diagnostics(ctx.get());
   // The pass manager is anchored on the module; the text lists what runs in
   // it, so an explicit builtin.module(...) wrapper is unwrapped.
   llvm::StringRef text = llvm::StringRef(pipeline).trim();
   if (text.consume_front("builtin.module(") && !text.consume_back(")"))
     throw CompilerError("invalid pass pipeline '" + pipeline +
                         "': unbalanced parentheses");
-  auto pm = PassManager::on<ModuleOp>(context.get());
+  auto pm = PassManager::on<ModuleOp>(ctx.get());
   std::string error;
   llvm::raw_string_ostream errorStream(error);
   if (failed(parsePassPipeline(text, pm, errorStream)))
@@ -127,7 +140,7 @@ void Module::run(const std::string &pipeline) {
 }
 
 void Module::verify() {
-  DiagnosticCollector diagnostics(context.get());
+  DiagnosticCollector diagnostics(ctx.get());
   if (failed(mlir::verify(**module)))
     diagnostics.fail("the module does not verify");
 }

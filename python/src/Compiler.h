@@ -11,6 +11,7 @@
 namespace mlir {
 class MLIRContext;
 class ModuleOp;
+class DialectRegistry;
 template <typename OpTy>
 class OwningOpRef;
 } // namespace mlir
@@ -37,7 +38,12 @@ public:
   /// Parses MLIR text; `filename` names it in diagnostics.
   static std::unique_ptr<Module> parse(const std::string &text,
                                        const std::string &filename);
+  /// An empty module, for the program builder.
+  static std::unique_ptr<Module> create();
   ~Module();
+
+  mlir::MLIRContext *context() const { return ctx.get(); }
+  mlir::ModuleOp op() const;
 
   /// Runs a pass pipeline: a registered pipeline ("strata-lower-to-loop"), a
   /// comma-separated list of passes, or a full "builtin.module(...)" string.
@@ -48,7 +54,7 @@ public:
 
 private:
   Module();
-  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<mlir::MLIRContext> ctx;
   std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
 };
 

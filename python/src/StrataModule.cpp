@@ -1,5 +1,6 @@
 // pybind11 bindings of the Strata compiler: parse, run pipelines, print.
 
+#include "Builder.h"
 #include "Compiler.h"
 
 #include <pybind11/pybind11.h>
@@ -9,6 +10,43 @@ namespace py = pybind11;
 using strata::python::CompilerError;
 using strata::python::GpuObject;
 using strata::python::Module;
+using strata::python::AttrValue;
+using strata::python::ProgramBuilder;
+
+/// Python attribute values: bool (a flag), int, float, str, or a list of
+/// ints; operandSegmentSizes is an i32 array.
+static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
+  std::map<std::string, AttrValue> result;
+  for (auto [key, value] : attrs) {
+    std::string name = py::cast<std::string>(key);
+    AttrValue v{};
+    if (py::isinstance<strata::python::I32>(value)) {
+      v.kind = AttrValue::Kind::I32;
+      v.i = py::cast<strata::python::I32>(value).value;
+    } else if (py::isinstance<py::bool_>(value)) {
+      v.kind = AttrValue::Kind::Flag;
+      v.i = py::cast<bool>(value);
+    } else if (py::isinstance<py::int_>(value)) {
+      v.kind = AttrValue::Kind::Int;
+      v.i = py::cast<int64_t>(value);
+    } else if (py::isinstance<py::float_>(value)) {
+      v.kind = AttrValue::Kind::Float;
+      v.f = py::cast<double>(value);
+    } else if (py::isinstance<py::str>(value)) {
+      v.kind = AttrValue::Kind::Str;
+      v.s = py::cast<std::string>(value);
+    } else if (py::isinstance<py::list>(value) ||
+               py::isinstance<py::tuple>(value)) {
+      v.kind = name == "operandSegmentSizes" ? AttrValue::Kind::I32s
+                                             : AttrValue::Kind::Ints;
+      v.ints = py::cast<std::vector<int64_t>>(value);
+    } else {
+      throw CompilerError("attribute '" + name + "' has an unsupported type");
+    }
+    result[name] = v;
+  }
+  return result;
+}
 
 PYBIND11_MODULE(_strata, m) {
   m.doc() = "Strata compiler core (C++/MLIR).";
@@ -33,4 +71,37 @@ PYBIND11_MODULE(_strata, m) {
       .def("__str__", [](const Module &m) { return m.str(false); })
       .def("gpu_objects", &Module::gpuObjects,
            "The objects (PTX, cubin, ...) of every gpu.binary.");
+
+  py::class_<strata::python::I32>(m, "I32",
+                                  "A 32-bit integer attribute (enums).")
+      .def(py::init([](int32_t v) { return strata::python::I32{v}; }));
+
+  py::class_<ProgramBuilder>(m, "ProgramBuilder",
+                             "Builds a tensorir function op by op.")
+      .def(py::init<const std::string &>(), py::arg("name"))
+      .def("input", &ProgramBuilder::input, py::arg("shape"),
+           py::arg("dtype"))
+      .def("set_location", &ProgramBuilder::setLocation, py::arg("file"),
+           py::arg("line"), py::arg("what") = "")
+      .def("constant",
+           [](ProgramBuilder &b, py::bytes data,
+              const std::vector<int64_t> &shape, const std::string &dtype) {
+             return b.constant(std::string(data), shape, dtype);
+           },
+           py::arg("data"), py::arg("shape"), py::arg("dtype"))
+      .def("splat", &ProgramBuilder::splat, py::arg("value"),
+           py::arg("shape"), py::arg("dtype"))
+      .def("op",
+           [](ProgramBuilder &b, const std::string &name,
+              const std::vector<int> &operands,
+              const std::vector<std::pair<std::vector<int64_t>, std::string>>
+                  &results,
+              const py::dict &attrs) {
+             return b.op(name, operands, results, toAttrs(attrs));
+           },
+           py::arg("name"), py::arg("operands"), py::arg("results"),
+           py::arg("attrs") = py::dict())
+      .def("shape", &ProgramBuilder::shape)
+      .def("dtype", &ProgramBuilder::dtype)
+      .def("finish", &ProgramBuilder::finish, py::arg("outputs"));
 }

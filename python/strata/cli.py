@@ -98,6 +98,31 @@ def cmd_ptx(args):
     return 0
 
 
+EMITS = ["tensor", "loop", "tile", "kernel", "ptx"]
+
+
+def cmd_compile(args):
+    # Imported here: torch is slow to import and other commands need none.
+    from strata.compile_expr import InputError, from_expression, from_file
+    from strata.frontend import UnsupportedOperation, capture, import_program
+    try:
+        fn, inputs = (from_expression(args.c) if args.c is not None
+                      else from_file(args.file))
+        module = import_program(capture(fn, inputs))
+    except (InputError, UnsupportedOperation) as e:
+        raise SystemExit("strata: error: %s" % e)
+    if args.emit == "tensor":
+        text = str(module)
+    elif args.emit == "ptx":
+        module.run(strata.pipeline("nvvm", _nvvm_options(args) + " format=isa"))
+        text = "".join(o.data.decode() for o in module.gpu_objects())
+    else:
+        module.run(strata.pipeline(args.emit))
+        text = str(module)
+    _write(args.output, text)
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="strata",
@@ -111,6 +136,21 @@ def build_parser():
                        help="target GPU (default: sm_90)")
         p.add_argument("--ptx", default="80",
                        help="PTX ISA version, e.g. 80 for 8.0 (default: 80)")
+
+    p = sub.add_parser("compile", help="capture a PyTorch program and "
+                       "compile it to a stage")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("-c", metavar="EXPR",
+                        help="a call CALLABLE(ARG, ...) with torch, nn, F "
+                             "and math in scope, e.g. "
+                             "'F.softmax(torch.randn(32, 2048), -1)'")
+    source.add_argument("--file", help="a .py file defining `model` and "
+                                       "`inputs`")
+    p.add_argument("--emit", choices=EMITS, default="tensor",
+                   help="the stage to print (default: tensor)")
+    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    add_target(p)
+    p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("lower", help="lower a tensorir .mlir file to a stage")
     p.add_argument("file")

@@ -1,0 +1,189 @@
+#include "Builder.h"
+
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+
+namespace strata::python {
+
+struct ProgramBuilder::Impl {
+  std::unique_ptr<Module> module = Module::create();
+  MLIRContext *ctx = module->context();
+  OpBuilder b{ctx};
+  func::FuncOp func;
+  Block *body = nullptr;
+  Location loc = UnknownLoc::get(ctx);
+  std::vector<Value> values;
+
+  int add(Value v) {
+    values.push_back(v);
+    return values.size() - 1;
+  }
+  Value get(int id) const {
+    if (id < 0 || id >= (int)values.size())
+      throw CompilerError("no value with id " + std::to_string(id));
+    return values[id];
+  }
+  Type elementType(const std::string &dtype) {
+    static const std::map<std::string, std::function<Type(Builder &)>> types = {
+        {"f64", [](Builder &b) { return b.getF64Type(); }},
+        {"f32", [](Builder &b) { return b.getF32Type(); }},
+        {"f16", [](Builder &b) { return b.getF16Type(); }},
+        {"bf16", [](Builder &b) { return b.getBF16Type(); }},
+        {"i64", [](Builder &b) { return b.getI64Type(); }},
+        {"i32", [](Builder &b) { return b.getI32Type(); }},
+        {"i16", [](Builder &b) { return b.getI16Type(); }},
+        {"i8", [](Builder &b) { return b.getI8Type(); }},
+        {"i1", [](Builder &b) { return b.getI1Type(); }},
+    };
+    auto it = types.find(dtype);
+    if (it == types.end())
+      throw CompilerError("unsupported element type '" + dtype + "'");
+    return it->second(b);
+  }
+  RankedTensorType tensorType(const std::vector<int64_t> &shape,
+                              const std::string &dtype) {
+    for (int64_t d : shape)
+      if (d < 0)
+        throw CompilerError("dynamic or negative dimension in a shape");
+    return RankedTensorType::get(shape, elementType(dtype));
+  }
+  Attribute attribute(const AttrValue &v) {
+    switch (v.kind) {
+    case AttrValue::Kind::Int:
+      return b.getI64IntegerAttr(v.i);
+    case AttrValue::Kind::I32:
+      return b.getI32IntegerAttr(v.i);
+    case AttrValue::Kind::Float:
+      return b.getF64FloatAttr(v.f);
+    case AttrValue::Kind::Ints:
+      return b.getDenseI64ArrayAttr(v.ints);
+    case AttrValue::Kind::I32s: {
+      std::vector<int32_t> narrow(v.ints.begin(), v.ints.end());
+      return b.getDenseI32ArrayAttr(narrow);
+    }
+    case AttrValue::Kind::Str:
+      return b.getStringAttr(v.s);
+    case AttrValue::Kind::Flag:
+      return v.i ? Attribute(b.getUnitAttr()) : Attribute();
+    }
+    return {};
+  }
+};
+
+ProgramBuilder::ProgramBuilder(const std::string &name)
+    : impl(std::make_unique<Impl>()) {
+  OpBuilder &b = impl->b;
+  b.setInsertionPointToEnd(impl->module->op().getBody());
+  impl->func = func::FuncOp::create(b, impl->loc, name,
+                                    b.getFunctionType({}, {}));
+  impl->body = impl->func.addEntryBlock();
+  b.setInsertionPointToEnd(impl->body);
+}
+
+ProgramBuilder::~ProgramBuilder() = default;
+
+int ProgramBuilder::input(const std::vector<int64_t> &shape,
+                          const std::string &dtype) {
+  Type t = impl->tensorType(shape, dtype);
+  return impl->add(impl->body->addArgument(t, impl->loc));
+}
+
+void ProgramBuilder::setLocation(const std::string &file, int line,
+                                 const std::string &what) {
+  MLIRContext *ctx = impl->ctx;
+  Location l = file.empty() ? Location(UnknownLoc::get(ctx))
+                            : Location(FileLineColLoc::get(ctx, file, line, 0));
+  impl->loc = what.empty() ? l : Location(NameLoc::get(StringAttr::get(ctx, what), l));
+}
+
+int ProgramBuilder::constant(const std::string &bytes,
+                             const std::vector<int64_t> &shape,
+                             const std::string &dtype) {
+  RankedTensorType t = impl->tensorType(shape, dtype);
+  int64_t bits = t.getElementTypeBitWidth();
+  int64_t bytesPerElement = bits == 1 ? 1 : bits / 8;
+  if ((int64_t)bytes.size() != t.getNumElements() * bytesPerElement)
+    throw CompilerError("constant data has " + std::to_string(bytes.size()) +
+                        " bytes for " + std::to_string(t.getNumElements()) +
+                        " elements of " + dtype);
+  DenseElementsAttr value;
+  if (bits == 1) { // Booleans arrive one byte each.
+    SmallVector<bool> flags(bytes.begin(), bytes.end());
+    value = DenseElementsAttr::get(t, ArrayRef<bool>(flags));
+  } else {
+    value = DenseElementsAttr::getFromRawBuffer(
+        t, ArrayRef<char>(bytes.data(), bytes.size()));
+  }
+  return impl->add(
+      tensorir::ConstantOp::create(impl->b, impl->loc, value).getResult());
+}
+
+int ProgramBuilder::splat(double value, const std::vector<int64_t> &shape,
+                          const std::string &dtype) {
+  RankedTensorType t = impl->tensorType(shape, dtype);
+  Type e = t.getElementType();
+  Attribute scalar = isa<FloatType>(e)
+                         ? Attribute(impl->b.getFloatAttr(e, value))
+                         : Attribute(impl->b.getIntegerAttr(e, (int64_t)value));
+  return impl->add(tensorir::ConstantOp::create(
+                       impl->b, impl->loc, DenseElementsAttr::get(t, scalar))
+                       .getResult());
+}
+
+std::vector<int> ProgramBuilder::op(
+    const std::string &name, const std::vector<int> &operands,
+    const std::vector<std::pair<std::vector<int64_t>, std::string>>
+        &resultTypes,
+    const std::map<std::string, AttrValue> &attrs) {
+  std::optional<RegisteredOperationName> opName =
+      RegisteredOperationName::lookup(name, impl->ctx);
+  if (!opName)
+    throw CompilerError("unknown operation '" + name + "'");
+  OperationState state(impl->loc, *opName);
+  for (int id : operands)
+    state.addOperands(impl->get(id));
+  for (auto &[shape, dtype] : resultTypes)
+    state.addTypes(impl->tensorType(shape, dtype));
+  for (auto &[key, value] : attrs)
+    if (Attribute a = impl->attribute(value))
+      state.addAttribute(key, a);
+  Operation *created = impl->b.create(state);
+  std::vector<int> ids;
+  for (Value r : created->getResults())
+    ids.push_back(impl->add(r));
+  return ids;
+}
+
+std::vector<int64_t> ProgramBuilder::shape(int value) const {
+  auto t = cast<RankedTensorType>(impl->get(value).getType());
+  return {t.getShape().begin(), t.getShape().end()};
+}
+
+std::string ProgramBuilder::dtype(int value) const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << cast<RankedTensorType>(impl->get(value).getType()).getElementType();
+  return s;
+}
+
+std::unique_ptr<Module> ProgramBuilder::finish(const std::vector<int> &outputs) {
+  SmallVector<Value> results;
+  for (int id : outputs)
+    results.push_back(impl->get(id));
+  func::ReturnOp::create(impl->b, impl->loc, results);
+  impl->func.setFunctionType(impl->b.getFunctionType(
+      impl->body->getArgumentTypes(), ValueRange(results).getTypes()));
+  std::unique_ptr<Module> module = std::move(impl->module);
+  module->verify();
+  return module;
+}
+
+} // namespace strata::python

@@ -1,0 +1,140 @@
+"""Captures a PyTorch callable as an aten-level FX graph with concrete shapes.
+
+torch >= 2.1 uses torch.export; older versions (Debian's 1.13) use make_fx.
+Parameters and buffers become graph inputs of the program ("weights are
+inputs"); the user's inputs come first.
+"""
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+import torch
+from torch.fx.passes.shape_prop import ShapeProp
+
+TORCH_DIR = os.path.dirname(torch.__file__)
+STRATA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class Program:
+    """An aten graph plus what its placeholders are bound to."""
+    graph: torch.fx.GraphModule
+    # Per placeholder, in order: ("input", index) or ("weight", name).
+    bindings: List[Tuple[str, object]]
+    # The tensors of the weights, by name.
+    weights: dict = field(default_factory=dict)
+    # True when node stack traces list the innermost frame first (make_fx in
+    # torch 1.x), False for the usual outermost-first order.
+    innermost_first: bool = True
+
+
+def _torch_major():
+    return int(torch.__version__.split(".")[0])
+
+
+def _has_export():
+    version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    return version >= (2, 1) and hasattr(torch, "export")
+
+
+def capture(fn, inputs) -> Program:
+    inputs = tuple(inputs)
+    for i, x in enumerate(inputs):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError("input %d is a %s, not a tensor" % (i, type(x).__name__))
+    if _has_export() and isinstance(fn, torch.nn.Module):
+        try:
+            return _capture_export(fn, inputs)
+        except Exception:  # Fall back to make_fx, which handles more code.
+            pass
+    return _capture_make_fx(fn, inputs)
+
+
+def _capture_make_fx(fn, inputs) -> Program:
+    from torch.fx.experimental import proxy_tensor
+    tracer_class = proxy_tensor.PythonKeyTracer
+    saved = getattr(tracer_class, "record_stack_traces", False)
+    tracer_class.record_stack_traces = True
+    try:
+        with torch.no_grad():
+            gm = proxy_tensor.make_fx(fn)(*inputs)
+    finally:
+        tracer_class.record_stack_traces = saved
+    # Parameters appear as get_attr nodes; turn them into placeholders.
+    named = {}
+    if isinstance(fn, torch.nn.Module):
+        for name, t in list(fn.named_parameters()) + list(fn.named_buffers()):
+            named[id(t)] = name
+    weights = {}
+    bindings = [("input", i) for i in range(len(inputs))]
+    graph = gm.graph
+    last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]
+    for node in list(graph.nodes):
+        if node.op != "get_attr":
+            continue
+        tensor = getattr(gm, node.target)
+        name = named.get(id(tensor), node.target)
+        with graph.inserting_after(last_placeholder):
+            ph = graph.placeholder("w_" + name.replace(".", "_"))
+        ph.meta = dict(node.meta)
+        node.replace_all_uses_with(ph)
+        graph.erase_node(node)
+        last_placeholder = ph
+        weights[name] = tensor.detach()
+        bindings.append(("weight", name))
+    gm.recompile()
+    args = list(inputs) + [weights[b[1]] for b in bindings if b[0] == "weight"]
+    ShapeProp(gm).propagate(*args)
+    return Program(gm, bindings, weights, innermost_first=_torch_major() < 2)
+
+
+def _capture_export(module, inputs) -> Program:
+    ep = torch.export.export(module, inputs)
+    gm = ep.graph_module
+    sig = ep.graph_signature
+    state = dict(ep.state_dict)
+    state.update(getattr(ep, "constants", {}) or {})
+    bindings, weights, args = [], {}, []
+    user_index = 0
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    param_names = dict(sig.inputs_to_parameters)
+    param_names.update(sig.inputs_to_buffers)
+    param_names.update(getattr(sig, "inputs_to_lifted_tensor_constants", {}))
+    for ph in placeholders:
+        if ph.name in param_names:
+            name = param_names[ph.name]
+            weights[name] = state[name].detach()
+            bindings.append(("weight", name))
+            args.append(weights[name])
+        else:
+            bindings.append(("input", user_index))
+            args.append(inputs[user_index])
+            user_index += 1
+    ShapeProp(gm).propagate(*args)
+    return Program(gm, bindings, weights, innermost_first=False)
+
+
+def user_source_line(node, innermost_first=True) -> Optional[Tuple[str, int]]:
+    """The (file, line) of user code that produced `node`, outside torch."""
+    trace = node.meta.get("stack_trace") or getattr(node, "stack_trace", None)
+    if not trace:
+        return None
+    frames = []
+    for line in trace.splitlines():
+        line = line.strip()
+        if line.startswith('File "'):
+            try:
+                path = line.split('"')[1]
+                number = int(line.split(", line ")[1].split(",")[0])
+            except (IndexError, ValueError):
+                continue
+            frames.append((path, number))
+    if not innermost_first:
+        frames.reverse()
+    user = [f for f in frames
+            if not os.path.abspath(f[0]).startswith((TORCH_DIR, STRATA_DIR))]
+    if user:
+        return user[0]
+    return frames[0] if frames else None

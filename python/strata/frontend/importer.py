@@ -1,0 +1,579 @@
+"""Imports an aten-level FX graph into tensorir, one aten op at a time.
+
+Each aten op maps to one tensorir op (composites such as softmax stay
+composite; tensorir-decompose breaks them up later). NumPy broadcasting and
+type promotion are made explicit here: the importer inserts
+tensorir.broadcast and tensorir.cast where PyTorch does them implicitly.
+The IR is built through the C++ ProgramBuilder, never as text.
+"""
+
+import math
+import operator
+
+import torch
+
+import _strata
+from .capture import Program, user_source_line
+
+DTYPES = {
+    torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+    torch.float64: "f64", torch.int64: "i64", torch.int32: "i32",
+    torch.int16: "i16", torch.int8: "i8", torch.bool: "i1",
+}
+
+
+class UnsupportedOperation(Exception):
+    """A PyTorch operation Strata cannot import; names the op and the user's
+    source line."""
+
+
+def _dtype(t):
+    if t not in DTYPES:
+        raise UnsupportedOperation("unsupported dtype %s" % t)
+    return DTYPES[t]
+
+
+def _meta(node):
+    meta = node.meta.get("tensor_meta")
+    if meta is None:
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            return val
+    return meta
+
+
+def _is_float(dtype):
+    return dtype in ("f32", "f16", "bf16", "f64")
+
+
+def _norm_dim(d, rank):
+    return d + rank if d < 0 else d
+
+
+class Importer:
+    def __init__(self, program: Program, name="forward"):
+        self.program = program
+        self.b = _strata.ProgramBuilder(name)
+        self.values = {}  # fx node -> value id, or list of ids (tuples)
+        self.node = None
+
+    # -- helpers -----------------------------------------------------------
+    def error(self, message):
+        where = (user_source_line(self.node, self.program.innermost_first)
+                 if self.node is not None else None)
+        at = " at %s:%d" % where if where else ""
+        raise UnsupportedOperation(message + at)
+
+    def out(self, index=None):
+        meta = _meta(self.node)
+        if index is not None:
+            meta = meta[index]
+        return list(meta.shape), _dtype(meta.dtype)
+
+    def op(self, name, operands, shape, dtype, **attrs):
+        return self.b.op(name, operands, [(list(shape), dtype)], attrs)[0]
+
+    def shape(self, v):
+        return list(self.b.shape(v))
+
+    def dtype(self, v):
+        return self.b.dtype(v)
+
+    def cast(self, v, dtype):
+        if self.dtype(v) == dtype:
+            return v
+        return self.op("tensorir.cast", [v], self.shape(v), dtype)
+
+    def broadcast(self, v, shape):
+        """NumPy broadcasting of `v` to `shape`, made explicit."""
+        have = self.shape(v)
+        if have == list(shape):
+            return v
+        offset = len(shape) - len(have)
+        if offset < 0:
+            self.error("cannot broadcast %s to %s" % (have, shape))
+        dims = list(range(offset, len(shape)))
+        return self.op("tensorir.broadcast", [v], shape, self.dtype(v), dims=dims)
+
+    def operand(self, arg, shape, dtype):
+        """A tensor operand of an elementwise op: a graph value or a Python
+        scalar, broadcast to `shape` and cast to `dtype`."""
+        if isinstance(arg, torch.fx.Node):
+            return self.broadcast(self.cast(self.values[arg], dtype), shape)
+        if isinstance(arg, (bool, int, float)):
+            return self.b.splat(float(arg), list(shape), dtype)
+        self.error("unsupported operand %r of %s" % (arg, self.node.target))
+
+    def promoted(self, x, y):
+        """The dtype PyTorch computes a binary op of `x` and `y` in."""
+        def sample(a):
+            if isinstance(a, torch.fx.Node):
+                m = _meta(a)
+                # A 0-d tensor promotes like a scalar, so keep its rank.
+                return torch.empty(() if len(m.shape) == 0 else (1,), dtype=m.dtype)
+            return a
+        return _dtype(torch.result_type(sample(x), sample(y)))
+
+    def value(self, arg):
+        if not isinstance(arg, torch.fx.Node):
+            self.error("expected a tensor, got %r" % (arg,))
+        return self.values[arg]
+
+    # -- conversions -------------------------------------------------------
+    def elementwise(self, name, args, compute_dtype=None):
+        shape, dtype = self.out()
+        compute = compute_dtype or dtype
+        ops = [self.operand(a, shape, compute) for a in args]
+        result = self.op(name, ops, shape, compute)
+        return self.cast(result, dtype)
+
+    def binary(self, name):
+        def convert(x, y, alpha=1):
+            if alpha != 1:
+                if name not in ("tensorir.add", "tensorir.sub"):
+                    self.error("alpha is only supported for add and sub")
+                shape, dtype = self.out()
+                y = self.op("tensorir.mul",
+                            [self.operand(y, shape, dtype),
+                             self.b.splat(float(alpha), shape, dtype)],
+                            shape, dtype)
+                return self.op(name, [self.operand(x, shape, dtype), y], shape, dtype)
+            return self.elementwise(name, [x, y])
+        return convert
+
+    def unary(self, name):
+        return lambda x, *rest, **kw: self.elementwise(name, [x])
+
+    def compare(self, predicate):
+        def convert(x, y):
+            shape, _ = self.out()
+            dtype = self.promoted(x, y)
+            a, b = self.operand(x, shape, dtype), self.operand(y, shape, dtype)
+            return self.b.op("tensorir.cmp", [a, b], [(shape, "i1")],
+                             {"predicate": _strata.I32(predicate)})[0]
+        return convert
+
+    def identity(self, x, *rest, **kw):
+        return self.value(x)
+
+    def to_dtype(self, x, *rest, **kw):
+        shape, dtype = self.out()
+        return self.cast(self.value(x), dtype)
+
+    def true_div(self, x, y, rounding_mode=None):
+        if rounding_mode is not None:
+            self.error("division with rounding_mode=%r is not supported" % rounding_mode)
+        return self.elementwise("tensorir.div", [x, y])
+
+    def rsub(self, x, y, alpha=1):
+        return self.binary("tensorir.sub")(y, x, alpha)
+
+    def pow(self, x, exponent):
+        shape, dtype = self.out()
+        if not _is_float(dtype):
+            self.error("integer pow is not supported")
+        return self.elementwise("tensorir.pow", [x, exponent])
+
+    def gelu(self, x, approximate="none"):
+        shape, dtype = self.out()
+        return self.op("tensorir.gelu", [self.value(x)], shape, dtype,
+                       tanh=(approximate == "tanh"))
+
+    def clamp(self, x, min=None, max=None):
+        shape, dtype = self.out()
+        attrs = {}
+        if min is not None:
+            attrs["min"] = float(min)
+        if max is not None:
+            attrs["max"] = float(max)
+        return self.op("tensorir.clamp", [self.cast(self.value(x), dtype)],
+                       shape, dtype, **attrs)
+
+    def where(self, cond, x, y):
+        shape, dtype = self.out()
+        c = self.broadcast(self.value(cond), shape)
+        return self.op("tensorir.select",
+                       [c, self.operand(x, shape, dtype), self.operand(y, shape, dtype)],
+                       shape, dtype)
+
+    def masked_fill(self, x, mask, value):
+        return self.where(mask, value, x)
+
+    # Reductions
+    def _axes(self, x, dims):
+        rank = len(_meta(x).shape)
+        if dims is None or dims == []:
+            return list(range(rank))
+        if isinstance(dims, int):
+            dims = [dims]
+        return sorted(_norm_dim(d, rank) for d in dims)
+
+    def reduce(self, kind):
+        def convert(x, dims=None, keepdim=False, dtype=None):
+            shape, out_dtype = self.out()
+            v = self.cast(self.value(x), out_dtype)
+            return self.op("tensorir.reduce", [v], shape, out_dtype,
+                           kind=_strata.I32(kind),
+                           axes=self._axes(x, dims), keepdim=bool(keepdim))
+        return convert
+
+    def reduce_all(self, kind):
+        return lambda x, dtype=None: self.reduce(kind)(x, None, False)
+
+    def mean(self, x, dims=None, keepdim=False, dtype=None):
+        shape, dtype = self.out()
+        return self.op("tensorir.mean", [self.cast(self.value(x), dtype)], shape,
+                       dtype, axes=self._axes(x, dims), keepdim=bool(keepdim))
+
+    def var(self, x, dims=None, unbiased=None, keepdim=False, correction=None):
+        shape, dtype = self.out()
+        if correction is None:
+            correction = 1 if unbiased is None or unbiased else 0
+        return self.op("tensorir.var", [self.value(x)], shape, dtype,
+                       axes=self._axes(x, dims), correction=int(correction),
+                       keepdim=bool(keepdim))
+
+    def arg_reduce(self, kind):
+        def convert(x, dim, keepdim=False):
+            vshape, vdtype = self.out(0)
+            ishape, idtype = self.out(1)
+            rank = len(_meta(x).shape)
+            return self.b.op("tensorir.arg_reduce", [self.value(x)],
+                             [(vshape, vdtype), (ishape, idtype)],
+                             {"kind": _strata.I32(kind),
+                              "axis": _norm_dim(dim, rank),
+                              "keepdim": bool(keepdim)})
+        return convert
+
+    def softmax(self, name):
+        def convert(x, dim, half_to_float=False):
+            shape, dtype = self.out()
+            v = self.cast(self.value(x), dtype)
+            return self.op(name, [v], shape, dtype, axis=_norm_dim(dim, len(shape)))
+        return convert
+
+    def layer_norm(self, x, normalized_shape, weight=None, bias=None, eps=1e-5):
+        shape, dtype = self.out(0)
+        operands = [self.value(x)]
+        segments = [1, 0, 0]
+        if weight is not None:
+            operands.append(self.value(weight))
+            segments[1] = 1
+        if bias is not None:
+            operands.append(self.value(bias))
+            segments[2] = 1
+        y = self.op("tensorir.layer_norm", operands, shape, dtype,
+                    normalized_rank=len(normalized_shape), eps=float(eps),
+                    operandSegmentSizes=segments)
+        # The saved mean and rstd are for autograd; inference never reads them.
+        for user in self.node.users:
+            used = not (user.target is operator.getitem and user.args[1] == 0)
+            if used and (user.target is not operator.getitem or user.users):
+                self.error("native_layer_norm's mean and rstd outputs are not "
+                           "supported")
+        return [y, None, None]
+
+    # Contractions
+    def matmul(self, a, b):
+        shape, dtype = self.out()
+        return self.op("tensorir.matmul", [self.value(a), self.value(b)], shape, dtype)
+
+    def addmm(self, bias, a, b, beta=1, alpha=1):
+        shape, dtype = self.out()
+        if beta != 1 or alpha != 1:
+            self.error("addmm with beta or alpha other than 1 is not supported")
+        product = self.op("tensorir.matmul", [self.value(a), self.value(b)], shape, dtype)
+        return self.op("tensorir.add", [product, self.operand(bias, shape, dtype)],
+                       shape, dtype)
+
+    def linear(self, x, weight, bias=None):
+        shape, dtype = self.out()
+        operands = [self.value(x), self.value(weight)]
+        if bias is not None:
+            operands.append(self.value(bias))
+        return self.op("tensorir.linear", operands, shape, dtype)
+
+    def einsum(self, equation, operands):
+        shape, dtype = self.out()
+        return self.op("tensorir.einsum", [self.value(o) for o in operands],
+                       shape, dtype, equation=equation.replace(" ", ""))
+
+    # Layout
+    def transpose_t(self, x):
+        shape, dtype = self.out()
+        rank = len(shape)
+        if rank < 2:
+            return self.value(x)
+        return self.op("tensorir.transpose", [self.value(x)], shape, dtype, perm=[1, 0])
+
+    def transpose(self, x, d0, d1):
+        shape, dtype = self.out()
+        rank = len(shape)
+        perm = list(range(rank))
+        d0, d1 = _norm_dim(d0, rank), _norm_dim(d1, rank)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        return self.op("tensorir.transpose", [self.value(x)], shape, dtype, perm=perm)
+
+    def permute(self, x, dims):
+        shape, dtype = self.out()
+        perm = [_norm_dim(d, len(shape)) for d in dims]
+        return self.op("tensorir.transpose", [self.value(x)], shape, dtype, perm=perm)
+
+    def reshape(self, x, *rest, **kw):
+        shape, dtype = self.out()
+        v = self.value(x)
+        if self.shape(v) == shape:
+            return v
+        return self.op("tensorir.reshape", [v], shape, dtype)
+
+    def expand(self, x, sizes, implicit=False):
+        shape, dtype = self.out()
+        return self.broadcast(self.value(x), shape)
+
+    def slice(self, x, dim=0, start=None, end=None, step=1):
+        shape, dtype = self.out()
+        in_shape = list(_meta(x).shape)
+        rank = len(in_shape)
+        dim = _norm_dim(dim, rank)
+        begin, _, _ = slice(start, end, step).indices(in_shape[dim])
+        offsets = [0] * rank
+        strides = [1] * rank
+        offsets[dim], strides[dim] = begin, step
+        if shape == in_shape:
+            return self.value(x)
+        return self.op("tensorir.slice", [self.value(x)], shape, dtype,
+                       offsets=offsets, strides=strides)
+
+    def select_index(self, x, dim, index):
+        shape, dtype = self.out()
+        in_shape = list(_meta(x).shape)
+        rank = len(in_shape)
+        dim = _norm_dim(dim, rank)
+        index = index + in_shape[dim] if index < 0 else index
+        sliced_shape = list(in_shape)
+        sliced_shape[dim] = 1
+        offsets = [0] * rank
+        offsets[dim] = index
+        s = self.op("tensorir.slice", [self.value(x)], sliced_shape, dtype,
+                    offsets=offsets, strides=[1] * rank)
+        return self.op("tensorir.reshape", [s], shape, dtype)
+
+    def split(self, x, split_size, dim=0):
+        in_shape = list(_meta(x).shape)
+        rank = len(in_shape)
+        dim = _norm_dim(dim, rank)
+        if isinstance(split_size, int):
+            sizes = [min(split_size, in_shape[dim] - s)
+                     for s in range(0, in_shape[dim], split_size)]
+        else:
+            sizes = list(split_size)
+        results, begin = [], 0
+        dtype = self.dtype(self.value(x))
+        for size in sizes:
+            shape = list(in_shape)
+            shape[dim] = size
+            offsets = [0] * rank
+            offsets[dim] = begin
+            results.append(self.op("tensorir.slice", [self.value(x)], shape, dtype,
+                                   offsets=offsets, strides=[1] * rank))
+            begin += size
+        return results
+
+    def cat(self, tensors, dim=0):
+        shape, dtype = self.out()
+        values = [self.cast(self.value(t), dtype) for t in tensors
+                  if list(_meta(t).shape) != [0]]
+        return self.op("tensorir.concat", values, shape, dtype,
+                       axis=_norm_dim(dim, len(shape)))
+
+    def embedding(self, weight, indices, *rest):
+        shape, dtype = self.out()
+        return self.op("tensorir.gather", [self.value(weight), self.value(indices)],
+                       shape, dtype, axis=0)
+
+    def index_select(self, x, dim, index):
+        shape, dtype = self.out()
+        rank = len(_meta(x).shape)
+        return self.op("tensorir.gather", [self.value(x), self.value(index)],
+                       shape, dtype, axis=_norm_dim(dim, rank))
+
+    # Generators
+    def full(self, size, fill_value, *rest, **kw):
+        shape, dtype = self.out()
+        return self.b.splat(float(fill_value), shape, dtype)
+
+    def full_like(self, x, fill_value, *rest, **kw):
+        return self.full(None, fill_value)
+
+    def fill(self, value):
+        return lambda *args, **kw: self.full(None, value)
+
+    def scalar_tensor(self, value, *rest, **kw):
+        return self.full(None, value)
+
+    def arange(self, start, end=None, step=1, **kw):
+        if end is None:
+            start, end = 0, start
+        shape, dtype = self.out()
+        iota = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": 0})[0]
+        v = self.cast(iota, dtype)
+        if step != 1:
+            v = self.op("tensorir.mul", [v, self.b.splat(float(step), shape, dtype)],
+                        shape, dtype)
+        if start != 0:
+            v = self.op("tensorir.add", [v, self.b.splat(float(start), shape, dtype)],
+                        shape, dtype)
+        return v
+
+    def triangle(self, upper):
+        def convert(x, diagonal=0):
+            shape, dtype = self.out()
+            rank = len(shape)
+            rows = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": rank - 2})[0]
+            cols = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": rank - 1})[0]
+            # triu keeps col - row >= diagonal; tril keeps col - row <= diagonal.
+            diff = self.op("tensorir.sub", [cols, rows], shape, "i64")
+            k = self.b.splat(float(diagonal), shape, "i64")
+            keep = self.b.op("tensorir.cmp", [diff, k], [(shape, "i1")],
+                             {"predicate": _strata.I32(5 if upper else 3)})[0]
+            zero = self.b.splat(0.0, shape, dtype)
+            return self.op("tensorir.select", [keep, self.value(x), zero], shape, dtype)
+        return convert
+
+    def getitem(self, container, index):
+        values = self.values[container]
+        if not isinstance(values, list):
+            self.error("unsupported use of a multi-output operation")
+        if values[index] is None and self.node.users:
+            self.error("output %d of '%s' is not supported"
+                       % (index, container.target))
+        return values[index]
+
+    # -- the table -----------------------------------------------------------
+    def table(self):
+        t = {}
+        for name in ("add", "sub", "mul"):
+            for overload in ("Tensor", "Scalar"):
+                t["aten.%s.%s" % (name, overload)] = self.binary("tensorir." + name)
+        t["aten.div.Tensor"] = self.true_div
+        t["aten.div.Scalar"] = self.true_div
+        t["aten.div.Tensor_mode"] = self.true_div
+        t["aten.rsub.Scalar"] = self.rsub
+        t["aten.rsub.Tensor"] = self.rsub
+        t["aten.maximum.default"] = self.binary("tensorir.max")
+        t["aten.minimum.default"] = self.binary("tensorir.min")
+        t["aten.pow.Tensor_Scalar"] = self.pow
+        t["aten.pow.Tensor_Tensor"] = self.pow
+        for name in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal",
+                     "tanh", "erf", "sigmoid"):
+            t["aten.%s.default" % name] = self.unary("tensorir." + name)
+        t["aten.relu.default"] = self.unary("tensorir.relu")
+        t["aten.silu.default"] = self.unary("tensorir.silu")
+        t["aten.gelu.default"] = self.gelu
+        t["aten.clamp.default"] = self.clamp
+        t["aten.clamp_min.default"] = lambda x, m: self.clamp(x, min=m)
+        t["aten.clamp_max.default"] = lambda x, m: self.clamp(x, max=m)
+        for name, predicate in (("eq", 0), ("ne", 1), ("lt", 2), ("le", 3),
+                                ("gt", 4), ("ge", 5)):
+            t["aten.%s.Tensor" % name] = self.compare(predicate)
+            t["aten.%s.Scalar" % name] = self.compare(predicate)
+        t["aten.where.self"] = self.where
+        t["aten.masked_fill.Scalar"] = self.masked_fill
+        t["aten.masked_fill.Tensor"] = self.masked_fill
+        for name in ("clone", "alias", "detach", "lift_fresh_copy", "contiguous"):
+            t["aten.%s.default" % name] = self.identity
+        t["aten._to_copy.default"] = self.to_dtype
+        t["aten.to.dtype"] = self.to_dtype
+        t["aten.sum.dim_IntList"] = self.reduce(0)
+        t["aten.sum.default"] = self.reduce_all(0)
+        t["aten.prod.dim_int"] = lambda x, dim, keepdim=False, dtype=None: \
+            self.reduce(1)(x, [dim], keepdim)
+        t["aten.amax.default"] = self.reduce(2)
+        t["aten.amin.default"] = self.reduce(3)
+        t["aten.max.dim"] = self.arg_reduce(2)
+        t["aten.min.dim"] = self.arg_reduce(3)
+        t["aten.mean.dim"] = self.mean
+        t["aten.mean.default"] = lambda x, dtype=None: self.mean(x)
+        t["aten.var.correction"] = lambda x, dims=None, correction=None, keepdim=False: \
+            self.var(x, dims, None, keepdim, correction)
+        t["aten.var.dim"] = self.var
+        t["aten._softmax.default"] = self.softmax("tensorir.softmax")
+        t["aten._log_softmax.default"] = self.softmax("tensorir.log_softmax")
+        t["aten.softmax.int"] = lambda x, dim, dtype=None: \
+            self.softmax("tensorir.softmax")(x, dim)
+        t["aten.log_softmax.int"] = lambda x, dim, dtype=None: \
+            self.softmax("tensorir.log_softmax")(x, dim)
+        t["aten.native_layer_norm.default"] = self.layer_norm
+        t["aten.mm.default"] = self.matmul
+        t["aten.bmm.default"] = self.matmul
+        t["aten.addmm.default"] = self.addmm
+        t["aten.linear.default"] = self.linear
+        t["aten.einsum.default"] = self.einsum
+        t["aten.t.default"] = self.transpose_t
+        t["aten.transpose.int"] = self.transpose
+        t["aten.permute.default"] = self.permute
+        for name in ("view.default", "_unsafe_view.default", "reshape.default",
+                     "unsqueeze.default", "squeeze.dim", "squeeze.default",
+                     "flatten.using_ints", "view_copy.default",
+                     "_reshape_alias.default"):
+            t["aten." + name] = self.reshape
+        t["aten.expand.default"] = self.expand
+        t["aten.slice.Tensor"] = self.slice
+        t["aten.select.int"] = self.select_index
+        t["aten.split.Tensor"] = self.split
+        t["aten.split_with_sizes.default"] = self.split
+        t["aten.cat.default"] = self.cat
+        t["aten.embedding.default"] = self.embedding
+        t["aten.index_select.default"] = self.index_select
+        t["aten.full.default"] = self.full
+        t["aten.full_like.default"] = self.full_like
+        t["aten.zeros.default"] = self.fill(0)
+        t["aten.ones.default"] = self.fill(1)
+        t["aten.zeros_like.default"] = self.fill(0)
+        t["aten.ones_like.default"] = self.fill(1)
+        t["aten.scalar_tensor.default"] = self.scalar_tensor
+        t["aten.arange.start_step"] = self.arange
+        t["aten.arange.start"] = self.arange
+        t["aten.arange.default"] = self.arange
+        t["aten.triu.default"] = self.triangle(upper=True)
+        t["aten.tril.default"] = self.triangle(upper=False)
+        return t
+
+    # -- driver --------------------------------------------------------------
+    def run(self):
+        table = self.table()
+        graph = self.program.graph.graph
+        outputs = None
+        for node in graph.nodes:
+            self.node = node
+            where = user_source_line(node, self.program.innermost_first)
+            self.b.set_location(where[0] if where else "", where[1] if where else 0,
+                                str(node.target) if node.op == "call_function" else "")
+            if node.op == "placeholder":
+                meta = _meta(node)
+                self.values[node] = self.b.input(list(meta.shape), _dtype(meta.dtype))
+            elif node.op == "call_function":
+                if node.target is operator.getitem:
+                    self.values[node] = self.getitem(*node.args)
+                    continue
+                key = str(node.target)
+                if key not in table:
+                    self.error("unsupported PyTorch operation '%s'" % key)
+                self.values[node] = table[key](*node.args, **node.kwargs)
+            elif node.op == "output":
+                outputs = node.args[0]
+            else:
+                self.error("unsupported FX node '%s'" % node.op)
+        flat = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+        ids = []
+        for o in flat:
+            if not isinstance(o, torch.fx.Node):
+                self.node = None
+                raise UnsupportedOperation("the program returns a non-tensor %r" % (o,))
+            ids.append(self.values[o])
+        return self.b.finish(ids)
+
+
+def import_program(program: Program, name="forward"):
+    """Builds the tensorir module of a captured program."""
+    return Importer(program, name).run()

@@ -1,0 +1,190 @@
+"""Capture of PyTorch programs and their import into tensorir."""
+import os
+import re
+import subprocess
+import textwrap
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import strata
+from conftest import BUILD, REPO
+from strata.frontend import UnsupportedOperation, capture, import_program
+
+STRATA = os.path.join(BUILD, "bin", "strata")
+
+
+def tensorir(fn, *inputs):
+    """Imports fn traced on inputs; checks that the module verifies, and that
+    it still verifies once every composite op is decomposed."""
+    module = import_program(capture(fn, inputs))
+    text = str(module)
+    module.run("tensorir-decompose")
+    decomposed = str(module)
+    assert not re.search(r"tensorir\.(matmul|linear|einsum|softmax|log_softmax|"
+                         r"layer_norm|gelu|silu|relu|clamp|mean|var) ", decomposed)
+    return text
+
+
+def ops(text):
+    return re.findall(r"= (tensorir\.\w+)", text)
+
+
+def signature(text):
+    return re.search(r"func.func @forward\((.*)\) -> (.*) \{", text).groups()
+
+
+def test_relu_matmul_with_broadcast_bias():
+    text = tensorir(lambda x, bias, w: torch.relu(torch.matmul(x + bias, w)),
+                    torch.randn(16, 64), torch.randn(64), torch.randn(64, 16))
+    assert ops(text) == ["tensorir.broadcast", "tensorir.add", "tensorir.matmul",
+                         "tensorir.relu"]
+    assert "tensorir.broadcast %arg1 dims [1] : tensor<64xf32> -> tensor<16x64xf32>" in text
+    assert signature(text)[1] == "tensor<16x16xf32>"
+
+
+def test_rmsnorm():
+    text = tensorir(
+        lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
+        torch.randn(1, 32, 2048), torch.randn(2048))
+    assert "tensorir.pow" in text
+    assert "tensorir.mean %1 axes [2] keepdim : tensor<1x32x2048xf32> -> tensor<1x32x1xf32>" in text
+    assert "tensorir.rsqrt" in text
+    assert "tensorir.broadcast %arg1 dims [2] : tensor<2048xf32> -> tensor<1x32x2048xf32>" in text
+
+
+def test_softmax_normalizes_the_axis():
+    text = tensorir(lambda x: F.softmax(x, -1), torch.randn(32, 2048))
+    assert "tensorir.softmax %arg0 axis 1 : tensor<32x2048xf32>" in text
+
+
+def test_layer_norm_weights_are_inputs():
+    ln = nn.LayerNorm(512)
+    text = tensorir(ln, torch.randn(8, 512))
+    inputs, _ = signature(text)
+    assert inputs.count("tensor<512xf32>") == 2  # weight and bias
+    assert "normalized_rank 1 eps 1.000000e-05" in text
+    assert "dense<" not in text  # never baked in as constants
+
+
+def test_gelu_and_swiglu():
+    assert "tensorir.gelu %arg0 : tensor<8x100xf32>" in tensorir(nn.GELU(), torch.randn(8, 100))
+    assert "tensorir.gelu %arg0 tanh" in tensorir(nn.GELU("tanh"), torch.randn(8, 100))
+    text = tensorir(lambda g, u: F.silu(g) * u, torch.randn(4, 100), torch.randn(4, 100))
+    assert ops(text) == ["tensorir.silu", "tensorir.mul"]
+
+
+def test_mlp():
+    mlp = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, 32))
+    text = tensorir(mlp, torch.randn(8, 64))
+    inputs, result = signature(text)
+    assert inputs.count("tensor<") == 5  # x and two (weight, bias) pairs
+    assert ops(text).count("tensorir.matmul") == 2
+    assert result == "tensor<8x32xf32>"
+
+
+def test_cat_and_strided_slice():
+    text = tensorir(lambda a, b: torch.cat([a, b[:, 1::3]], 1),
+                    torch.randn(4, 3), torch.randn(4, 10))
+    assert "tensorir.slice %arg1 offsets [0, 1] strides [1, 3] : tensor<4x10xf32> -> tensor<4x3xf32>" in text
+    assert "axis 1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>" in text
+
+
+def test_embedding():
+    text = tensorir(lambda ids, t: F.embedding(ids, t),
+                    torch.randint(0, 100, (4, 7)), torch.randn(100, 16))
+    assert "tensorir.gather %arg1[%arg0] axis 0 : (tensor<100x16xf32>, tensor<4x7xi64>) -> tensor<4x7x16xf32>" in text
+
+
+def test_bmm_and_einsum():
+    text = tensorir(torch.bmm, torch.randn(2, 16, 64), torch.randn(2, 64, 8))
+    assert "tensorir.matmul %arg0, %arg1 : (tensor<2x16x64xf32>, tensor<2x64x8xf32>) -> tensor<2x16x8xf32>" in text
+    text = tensorir(lambda a, b: torch.einsum("ij,jk->ik", a, b),
+                    torch.randn(16, 64), torch.randn(64, 8))
+    assert "tensorir.matmul" in text
+    assert signature(text)[1] == "tensor<16x8xf32>"
+
+
+def test_comparisons_where_and_casts():
+    text = tensorir(lambda x: torch.where(x > 0.5, x, torch.zeros_like(x)).to(torch.float16),
+                    torch.randn(5, 3))
+    assert "tensorir.cmp gt, %arg0, %0 : tensor<5x3xf32>" in text
+    assert "tensorir.select" in text
+    assert "tensorir.cast %3 : tensor<5x3xf32> to tensor<5x3xf16>" in text
+
+
+def test_reductions_with_indices():
+    text = tensorir(lambda x: torch.max(x, 1), torch.randn(6, 9))
+    assert "tensorir.arg_reduce max %arg0 axis 1 : tensor<6x9xf32> -> tensor<6xf32>, tensor<6xi64>" in text
+    text = tensorir(lambda x: x.var(0) + x.sum(0) + x.amax(0), torch.randn(6, 9))
+    assert "tensorir.var %arg0 axes [0] correction 1" in text
+    assert "tensorir.reduce sum %arg0 axes [0]" in text
+    assert "tensorir.reduce max %arg0 axes [0]" in text
+
+
+def test_decoder_block_file():
+    from strata.compile_expr import from_file
+    model, inputs = from_file(os.path.join(REPO, "examples", "decoder.py"))
+    text = tensorir(model, *inputs)
+    inputs_sig, result = signature(text)
+    assert result == "tensor<2x13x64xf32>"
+    assert inputs_sig.count("tensor<") == 8  # x and 7 weights
+    names = ops(text)
+    assert names.count("tensorir.matmul") == 7  # qkv, scores, attn·v, out, gate, up, down
+    assert names.count("tensorir.softmax") == 1
+    assert "tensorir.iota" in names and "tensorir.cmp" in names  # the triu mask
+    assert "0xFF800000" in text  # -inf
+
+
+def test_unsupported_op_names_op_and_source_line(tmp_path):
+    model = tmp_path / "sorted.py"
+    model.write_text(textwrap.dedent("""\
+        import torch
+
+        def model(x):
+            y = x + 1
+            return torch.sort(y).values
+
+        inputs = (torch.randn(4, 5),)
+        """))
+    r = subprocess.run([STRATA, "compile", "--file", str(model)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "unsupported PyTorch operation 'aten.sort.default'" in r.stderr
+    assert "%s:5" % model in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("expr,message", [
+    ("torch.relu(", "invalid expression"),
+    ("1 + 2", "must be a call"),
+    ("torch.nope(torch.randn(3))", "cannot evaluate callable 'torch.nope'"),
+    ("torch.relu(undefined_name)", "cannot evaluate argument 'undefined_name'"),
+    ("abs(3)", "no tensor arguments"),
+])
+def test_malformed_expressions_are_one_line_errors(expr, message):
+    r = subprocess.run([STRATA, "compile", "-c", expr], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert message in r.stderr
+    assert r.stderr.strip().count("\n") == 0
+    assert "Traceback" not in r.stderr
+
+
+def test_file_without_model_is_an_error(tmp_path):
+    bad = tmp_path / "empty.py"
+    bad.write_text("x = 1\n")
+    r = subprocess.run([STRATA, "compile", "--file", str(bad)], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "must define `model` and `inputs`" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_compile_emits_lower_stages(tmp_path):
+    out = tmp_path / "loop.mlir"
+    r = subprocess.run([STRATA, "compile", "-c",
+                        "(lambda g, u: F.silu(g) * u)(torch.randn(4, 100), torch.randn(4, 100))",
+                        "--emit", "loop", "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "loopir.kernel" in out.read_text()
