@@ -188,3 +188,11 @@ def test_compile_emits_lower_stages(tmp_path):
                         "--emit", "loop", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "loopir.kernel" in out.read_text()
+
+
+def test_decoder_block_from_the_command_line():
+    r = subprocess.run([STRATA, "compile", "--file",
+                        os.path.join(REPO, "examples", "decoder.py"), "--emit", "tensor"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("tensorir.matmul") == 7

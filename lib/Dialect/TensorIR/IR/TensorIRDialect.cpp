@@ -1,5 +1,7 @@
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 
+#include "mlir/IR/Builders.h"
+
 using namespace mlir;
 using namespace strata::tensorir;
 
@@ -12,4 +14,13 @@ void TensorIRDialect::initialize() {
 #define GET_OP_LIST
 #include "strata/Dialect/TensorIR/IR/TensorIROps.cpp.inc"
       >();
+}
+
+Operation *TensorIRDialect::materializeConstant(OpBuilder &builder,
+                                                Attribute value, Type type,
+                                                Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
 }

@@ -18,6 +18,7 @@ def TensorIR_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
+  let hasConstantMaterializer = 1;
 }
 
 class TensorIR_Op<string mnemonic, list<Trait> traits = []>

@@ -25,6 +25,7 @@ def TensorIR_BroadcastOp : TensorIR_Op<"broadcast",
   let assemblyFormat =
       "$input `dims` $dims attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def TensorIR_TransposeOp : TensorIR_Op<"transpose", [Pure,
@@ -42,6 +43,7 @@ def TensorIR_TransposeOp : TensorIR_Op<"transpose", [Pure,
   let results = (outs TensorIR_Tensor:$result);
   let assemblyFormat =
       "$input `perm` $perm attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
 }
 
 def TensorIR_ReshapeOp : TensorIR_Op<"reshape", [Pure,
