@@ -28,4 +28,14 @@ SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
   return result;
 }
 
+LogicalResult inferReducedType(std::optional<Location> loc, Type input,
+                               ArrayRef<int64_t> axes, bool keepdim,
+                               SmallVectorImpl<Type> &types) {
+  auto tensor = cast<RankedTensorType>(input);
+  if (failed(checkAxes(loc, axes, tensor.getRank())))
+    return failure();
+  types.push_back(tensor.clone(reducedShape(tensor.getShape(), axes, keepdim)));
+  return success();
+}
+
 } // namespace strata::tensorir

@@ -18,6 +18,14 @@ llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<int64_t> axes,
                                         bool keepdim);
 
+/// The type of reducing `input` (a ranked tensor) over `axes`, after
+/// checking the axes; appended to `types`.
+mlir::LogicalResult inferReducedType(std::optional<mlir::Location> loc,
+                                     mlir::Type input,
+                                     llvm::ArrayRef<int64_t> axes,
+                                     bool keepdim,
+                                     llvm::SmallVectorImpl<mlir::Type> &types);
+
 } // namespace strata::tensorir
 
 #endif

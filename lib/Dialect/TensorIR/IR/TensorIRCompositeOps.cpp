@@ -451,12 +451,8 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
-  if (failed(checkAxes(loc, adaptor.getAxes(), input.getRank())))
-    return failure();
-  types.push_back(input.clone(
-      reducedShape(input.getShape(), adaptor.getAxes(), adaptor.getKeepdim())));
-  return success();
+  return inferReducedType(loc, adaptor.getInput().getType(), adaptor.getAxes(),
+                          adaptor.getKeepdim(), types);
 }
 
 SmallVector<Value> MeanOp::decompose(OpBuilder &b) {
@@ -468,14 +464,10 @@ LogicalResult VarOp::inferReturnTypes(MLIRContext *,
                                       std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &types) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
-  if (failed(checkAxes(loc, adaptor.getAxes(), input.getRank())))
-    return failure();
   if ((int64_t)adaptor.getCorrection() < 0)
     return emitOptionalError(loc, "correction must be non-negative");
-  types.push_back(input.clone(
-      reducedShape(input.getShape(), adaptor.getAxes(), adaptor.getKeepdim())));
-  return success();
+  return inferReducedType(loc, adaptor.getInput().getType(), adaptor.getAxes(),
+                          adaptor.getKeepdim(), types);
 }
 
 SmallVector<Value> VarOp::decompose(OpBuilder &b) {

@@ -10,12 +10,8 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
-  if (failed(checkAxes(loc, adaptor.getAxes(), input.getRank())))
-    return failure();
-  types.push_back(input.clone(
-      reducedShape(input.getShape(), adaptor.getAxes(), adaptor.getKeepdim())));
-  return success();
+  return inferReducedType(loc, adaptor.getInput().getType(), adaptor.getAxes(),
+                          adaptor.getKeepdim(), types);
 }
 
 LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *ctx,
