@@ -73,11 +73,10 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void buildLowerToCPUPipeline(OpPassManager &pm,
-                             const ScheduleOptions &options) {
-  buildKernelStages(pm, options.tileSizes, options.threads);
-  pm.addPass(createConvertKernelIRToCPUPass());
+/// From loops over buffers (scf, memref, arith, math) to the LLVM dialect.
+static void buildCPUToLLVMStages(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   // Math with an LLVM intrinsic (exp, log, sqrt, ...) uses it; the rest
   // (erf, tanh, ...) calls libm.
   pm.addPass(createConvertMathToLLVMPass());
@@ -86,6 +85,19 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void buildLowerToCPUPipeline(OpPassManager &pm,
+                             const ScheduleOptions &options) {
+  buildKernelStages(pm, options.tileSizes, options.threads);
+  pm.addPass(createConvertKernelIRToCPUPass());
+  buildCPUToLLVMStages(pm);
+}
+
+void buildLowerLoopToCPUPipeline(OpPassManager &pm) {
+  buildLowerToLoopPipeline(pm);
+  pm.addPass(createConvertLoopIRToCPUPass());
+  buildCPUToLLVMStages(pm);
 }
 
 void registerPipelines() {
@@ -105,6 +117,11 @@ void registerPipelines() {
       "Lower tensorir programs to gpu.launch_func and a gpu.binary of PTX or "
       "cubin.",
       buildLowerToNVVMPipeline);
+  PassPipelineRegistration<>(
+      "strata-lower-loop-to-cpu",
+      "Lower tensorir programs to loop kernels and run those on the CPU "
+      "(the LLVM dialect; the reference semantics of Loop IR).",
+      buildLowerLoopToCPUPipeline);
   PassPipelineRegistration<ScheduleOptions>(
       "strata-lower-to-cpu",
       "Lower tensorir programs to the LLVM dialect, running every kernel on "

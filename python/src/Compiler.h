@@ -32,6 +32,12 @@ struct GpuObject {
   std::string data;
 };
 
+/// A contiguous host array the CPU path reads or writes.
+struct HostBuffer {
+  void *data;
+  std::vector<int64_t> shape;
+};
+
 /// An MLIR module in a context of its own with every Strata dialect.
 class Module {
 public:
@@ -51,6 +57,14 @@ public:
   void verify();
   std::string str(bool generic) const;
   std::vector<GpuObject> gpuObjects() const;
+
+  /// Compiles the tensor-level function `entry` through `pipeline` (which
+  /// must end in the LLVM dialect, e.g. strata-lower-loop-to-cpu), JITs it
+  /// and runs it on `inputs`, writing its results into `outputs`. The
+  /// module itself is left unchanged.
+  void runOnCPU(const std::string &entry, const std::string &pipeline,
+                const std::vector<HostBuffer> &inputs,
+                const std::vector<HostBuffer> &outputs);
 
 private:
   Module();

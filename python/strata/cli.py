@@ -123,6 +123,27 @@ def cmd_compile(args):
     return 0
 
 
+def cmd_run(args):
+    from strata.compile_expr import InputError, from_expression, from_file
+    from strata.frontend import UnsupportedOperation
+    from strata.runner import check
+    try:
+        fn, inputs = (from_expression(args.c) if args.c is not None
+                      else from_file(args.file))
+        report = check(fn, inputs, via=args.via)
+    except (InputError, UnsupportedOperation) as e:
+        raise SystemExit("strata: error: %s" % e)
+    print("kernels: %d" % report.kernels)
+    for i, o in enumerate(report.outputs):
+        print("output %d %s %s: max abs error %.3g (tolerance %.3g)"
+              % (i, "x".join(map(str, o.shape)) or "scalar",
+                 str(o.dtype).replace("torch.", ""), o.max_abs_error,
+                 o.tolerance))
+    print("max abs error: %.3g" % report.max_abs_error)
+    print("PASS" if report.passed else "FAIL")
+    return 0 if report.passed else 1
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="strata",
@@ -151,6 +172,18 @@ def build_parser():
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     add_target(p)
     p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("run", help="compile a PyTorch program, run it and "
+                       "compare with PyTorch eager")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("-c", metavar="EXPR", help="as for compile")
+    source.add_argument("--file", help="as for compile")
+    p.add_argument("--via", choices=["loop"], default="loop",
+                   help="run the program's loop kernels on the CPU "
+                        "(default: loop)")
+    p.add_argument("--check", action="store_true",
+                   help="compare with PyTorch eager (always done today)")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("lower", help="lower a tensorir .mlir file to a stage")
     p.add_argument("file")

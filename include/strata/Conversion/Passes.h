@@ -3,10 +3,12 @@
 
 #include "strata/Conversion/KernelIRToCPU/KernelIRToCPU.h"
 #include "strata/Conversion/KernelIRToGPU/KernelIRToGPU.h"
+#include "strata/Conversion/LoopIRToCPU/LoopIRToCPU.h"
 #include "strata/Conversion/LoopIRToTileIR/LoopIRToTileIR.h"
 #include "strata/Conversion/TensorIRToLoopIR/TensorIRToLoopIR.h"
 #include "strata/Conversion/TileIRToKernelIR/TileIRToKernelIR.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

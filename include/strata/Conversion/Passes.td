@@ -83,4 +83,22 @@ def ConvertKernelIRToCPUPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ConvertLoopIRToCPUPass
+    : Pass<"convert-loopir-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Run loop kernels on the CPU: the reference semantics.";
+  let description = [{
+    Every `loopir.kernel` is inlined into the host program on buffers:
+    results become allocations, parallel nests and reductions become
+    `scf.for` nests (reductions carry their accumulator), and loads and
+    stores become `memref` accesses through their index maps. The host
+    program is bufferized like in `convert-tileir-to-kernelir`. This path
+    checks the numbers of Loop IR (and of fusion) independently of the GPU
+    schedule.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 #endif // STRATA_CONVERSION_PASSES

@@ -55,7 +55,11 @@ void buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const ScheduleOptions &options);
 
-/// Registers strata-lower-to-{loop,tile,kernel,nvvm,cpu}.
+/// tensorir -> loopir -> CPU (LLVM dialect), without the GPU schedule.
+void buildLowerLoopToCPUPipeline(mlir::OpPassManager &pm);
+
+/// Registers strata-lower-to-{loop,tile,kernel,nvvm,cpu} and
+/// strata-lower-loop-to-cpu.
 void registerPipelines();
 
 } // namespace strata

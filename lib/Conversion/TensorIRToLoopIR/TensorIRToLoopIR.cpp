@@ -4,6 +4,7 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
+#include "LoopKernelBuilder.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -27,32 +28,6 @@ static std::optional<TypedAttr> getSplatConstant(Value tensor) {
 }
 
 namespace {
-/// Builds `loopir.kernel ins(inputs) -> resultType` with a parallel loop nest
-/// over the result, and hands the loop body to `buildBody`, which receives
-/// the input buffers, the output buffer and the loop indices.
-using BodyBuilder = function_ref<void(OpBuilder &, Location, ValueRange inputs,
-                                      Value output, ValueRange ivs)>;
-
-loopir::KernelOp buildLoopKernel(OpBuilder &b, Location loc,
-                                 RankedTensorType resultType,
-                                 ValueRange inputs, BodyBuilder buildBody) {
-  auto kernel = loopir::KernelOp::create(b, loc, TypeRange{resultType}, inputs);
-  SmallVector<Type> bufferTypes;
-  for (Value in : inputs)
-    bufferTypes.push_back(getBufferType(in.getType()));
-  bufferTypes.push_back(getBufferType(resultType));
-  SmallVector<Location> locs(bufferTypes.size(), loc);
-  OpBuilder::InsertionGuard guard(b);
-  Block *body = b.createBlock(&kernel.getBody(), {}, bufferTypes, locs);
-  auto loop = loopir::ParallelOp::create(b, loc, resultType.getShape());
-  b.setInsertionPoint(loop.getBody().front().getTerminator());
-  buildBody(b, loc, body->getArguments().drop_back(), body->getArguments().back(),
-            loop.getInductionVars());
-  b.setInsertionPointToEnd(body);
-  loopir::YieldOp::create(b, loc);
-  return kernel;
-}
-
 /// Every elementwise op: load one element per operand, compute the op's
 /// scalar body, store. Splat-constant operands are materialized as scalars.
 struct ElementwiseToKernel
@@ -74,8 +49,8 @@ struct ElementwiseToKernel
         inputs.push_back(converted);
     }
     auto kernel = buildLoopKernel(
-        rewriter, loc, resultType, inputs,
-        [&](OpBuilder &b, Location loc, ValueRange buffers, Value output,
+        rewriter, loc, TypeRange{resultType}, inputs,
+        [&](OpBuilder &b, Location loc, ValueRange buffers, ValueRange outputs,
             ValueRange ivs) {
           SmallVector<Value> scalars;
           unsigned nextBuffer = 0;
@@ -87,7 +62,8 @@ struct ElementwiseToKernel
                   b, loc, buffers[nextBuffer++], ivs, AffineMapAttr()));
           }
           Value result = op.buildScalarOp(b, loc, scalars);
-          loopir::StoreOp::create(b, loc, result, output, ivs, AffineMapAttr());
+          loopir::StoreOp::create(b, loc, result, outputs[0], ivs,
+                                  AffineMapAttr());
         });
     rewriter.replaceOp(op, kernel.getResults());
     return success();
@@ -105,12 +81,12 @@ struct LayoutToKernel
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     AffineMap map = op.getIndexMap();
     auto kernel = buildLoopKernel(
-        rewriter, op.getLoc(), resultType, operands,
-        [&](OpBuilder &b, Location loc, ValueRange buffers, Value output,
+        rewriter, op.getLoc(), TypeRange{resultType}, operands,
+        [&](OpBuilder &b, Location loc, ValueRange buffers, ValueRange outputs,
             ValueRange ivs) {
           Value x = loopir::LoadOp::create(b, loc, buffers[0], ivs,
                                            AffineMapAttr::get(map));
-          loopir::StoreOp::create(b, loc, x, output, ivs, AffineMapAttr());
+          loopir::StoreOp::create(b, loc, x, outputs[0], ivs, AffineMapAttr());
         });
     rewriter.replaceOp(op, kernel.getResults());
     return success();
@@ -132,11 +108,11 @@ struct ConstantToKernel : OpConversionPattern<tensorir::ConstantOp> {
       return success();
     }
     auto kernel = buildLoopKernel(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()), {},
-        [&](OpBuilder &b, Location loc, ValueRange, Value output,
+        rewriter, op.getLoc(), TypeRange{op.getType()}, {},
+        [&](OpBuilder &b, Location loc, ValueRange, ValueRange outputs,
             ValueRange ivs) {
           Value x = arith::ConstantOp::create(b, loc, *splat);
-          loopir::StoreOp::create(b, loc, x, output, ivs, AffineMapAttr());
+          loopir::StoreOp::create(b, loc, x, outputs[0], ivs, AffineMapAttr());
         });
     rewriter.replaceOp(op, kernel.getResults());
     return success();
@@ -173,4 +149,5 @@ struct ConvertTensorIRToLoopIRPass
 void strata::populateTensorIRToLoopIRPatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseToKernel, LayoutToKernel>(patterns.getContext());
   patterns.add<ConstantToKernel>(patterns.getContext());
+  populateStructuredOpToLoopPatterns(patterns);
 }

@@ -4,6 +4,7 @@ using namespace mlir;
 using namespace strata::loopir;
 
 #include "strata/Dialect/LoopIR/IR/LoopIRDialect.cpp.inc"
+#include "strata/Dialect/LoopIR/IR/LoopIREnums.cpp.inc"
 
 void LoopIRDialect::initialize() {
   addOperations<

@@ -34,9 +34,9 @@ void ParallelOp::build(OpBuilder &b, OperationState &state,
   YieldOp::create(b, state.location);
 }
 
-// loopir.parallel (%i, %j) in [1000, 37] attr-dict { ... }
-ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
-  SmallVector<OpAsmParser::Argument> ivs;
+/// Parses the iteration box of a loop: `(%i, %j) in [1000, 37]`.
+static ParseResult parseBox(OpAsmParser &parser, OperationState &result,
+                            SmallVectorImpl<OpAsmParser::Argument> &ivs) {
   if (parser.parseArgumentList(ivs, OpAsmParser::Delimiter::Paren))
     return failure();
   for (auto &iv : ivs)
@@ -49,7 +49,36 @@ ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   result.addAttribute("bounds",
                       parser.getBuilder().getDenseI64ArrayAttr(bounds));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+  return success();
+}
+
+static void printBox(OpAsmPrinter &p, Block::BlockArgListType ivs,
+                     ArrayRef<int64_t> bounds) {
+  p << " (";
+  llvm::interleaveComma(ivs, p, [&](BlockArgument iv) { p.printOperand(iv); });
+  p << ") in [";
+  llvm::interleaveComma(bounds, p);
+  p << "]";
+}
+
+static LogicalResult verifyBox(Operation *op, Block &body,
+                               ArrayRef<int64_t> bounds) {
+  if (body.getNumArguments() != bounds.size())
+    return op->emitOpError("expects one loop index per bound");
+  for (BlockArgument iv : body.getArguments())
+    if (!iv.getType().isIndex())
+      return op->emitOpError("loop indices must have index type");
+  for (int64_t bound : bounds)
+    if (bound <= 0)
+      return op->emitOpError("loop bounds must be positive, got ") << bound;
+  return success();
+}
+
+// loopir.parallel (%i, %j) in [1000, 37] attr-dict { ... }
+ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> ivs;
+  if (parseBox(parser, result, ivs) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, ivs))
@@ -59,12 +88,7 @@ ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void ParallelOp::print(OpAsmPrinter &p) {
-  p << " (";
-  llvm::interleaveComma(getInductionVars(), p,
-                        [&](BlockArgument iv) { p.printOperand(iv); });
-  p << ") in [";
-  llvm::interleaveComma(getBounds(), p);
-  p << "]";
+  printBox(p, getInductionVars(), getBounds());
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"bounds"});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
@@ -72,14 +96,70 @@ void ParallelOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult ParallelOp::verify() {
-  if (getBody().getNumArguments() != getBounds().size())
-    return emitOpError("expects one loop index per bound");
-  for (BlockArgument iv : getInductionVars())
-    if (!iv.getType().isIndex())
-      return emitOpError("loop indices must have index type");
-  for (int64_t bound : getBounds())
-    if (bound <= 0)
-      return emitOpError("loop bounds must be positive, got ") << bound;
+  if (!cast<YieldOp>(getBody().front().getTerminator()).getValues().empty())
+    return emitOpError("body yields no values");
+  return verifyBox(*this, getBody().front(), getBounds());
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+// loopir.reduce add (%k) in [2048] attr-dict : f32 { ... }
+ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringRef keyword;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Combiner> combiner = symbolizeCombiner(keyword);
+  if (!combiner)
+    return parser.emitError(loc, "unknown combiner '") << keyword << "'";
+  result.addAttribute("combiner",
+                      CombinerAttr::get(parser.getContext(), *combiner));
+  SmallVector<OpAsmParser::Argument> ivs;
+  SmallVector<Type> types;
+  if (parseBox(parser, result, ivs) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+      parser.parseColonTypeList(types))
+    return failure();
+  result.addTypes(types);
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, ivs);
+}
+
+void ReduceOp::print(OpAsmPrinter &p) {
+  p << " " << stringifyCombiner(getCombiner());
+  printBox(p, getInductionVars(), getBounds());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {"bounds", "combiner"});
+  p << " : ";
+  llvm::interleaveComma(getResultTypes(), p);
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+Value ReduceOp::getContribution() {
+  return cast<YieldOp>(getBody().front().getTerminator()).getValues().front();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyBox(*this, getBody().front(), getBounds())))
+    return failure();
+  auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
+  if (!yield || yield.getValues().size() != 1)
+    return emitOpError("body must yield exactly one contribution");
+  Type t = yield.getValues().front().getType();
+  if (!t.isIntOrFloat())
+    return emitOpError("contributions must be integers or floats, got ") << t;
+  bool arg = getCombiner() == Combiner::argmax ||
+             getCombiner() == Combiner::argmin;
+  if (!arg && (getNumResults() != 1 || getResult(0).getType() != t))
+    return emitOpError("expects one result of the contribution type ") << t;
+  if (arg && (getNumResults() != 2 || getResult(0).getType() != t ||
+              !getResult(1).getType().isInteger(64)))
+    return emitOpError("an arg-reduction has two results: the contribution "
+                       "type ")
+           << t << " and the i64 position";
   return success();
 }
 

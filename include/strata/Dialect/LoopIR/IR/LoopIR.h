@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "strata/Dialect/LoopIR/IR/LoopIRDialect.h.inc"
+#include "strata/Dialect/LoopIR/IR/LoopIREnums.h.inc"
 
 #define GET_OP_CLASSES
 #include "strata/Dialect/LoopIR/IR/LoopIROps.h.inc"

@@ -1,6 +1,7 @@
 #ifndef STRATA_LOOPIR_OPS
 #define STRATA_LOOPIR_OPS
 
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
@@ -158,14 +159,60 @@ def LoopIR_StoreOp : LoopIR_Op<"store", [
   }];
 }
 
-def LoopIR_YieldOp : LoopIR_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "ParallelOp"]>]> {
-  let summary = "Ends a kernel or loop body.";
+def LoopIR_Combiner : I32EnumAttr<"Combiner",
+    "how a reduction combines contributions", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"mul", 1>,
+    I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>,
+    I32EnumAttrCase<"argmax", 4>, I32EnumAttrCase<"argmin", 5>]> {
+  let cppNamespace = "::strata::loopir";
+}
+
+def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
+    SingleBlock]> {
+  let summary = "Folds one contribution per iteration of a box.";
   let description = [{
-    The terminator of `loopir.kernel` and `loopir.parallel`. It is implicit
-    in the printed form.
+    The body runs for every point of `[0, bounds)` and yields one scalar;
+    the results are the fold of those scalars with `combiner`, starting
+    from its identity (0 for add, 1 for mul, -inf/+inf or the integer
+    extremes for max/min). Float max/min propagate NaN. `argmax`/`argmin`
+    have two results: the extreme and the row-major position (i64) of its
+    first occurrence (of the first NaN, if any). The combiners are
+    associative, so later stages may split and reorder the fold.
+
+    ```mlir
+    %m = loopir.reduce max (%k) in [2048] : f32 {
+      %x = loopir.load %in[%i, %k] : memref<32x2048xf32>
+      loopir.yield %x : f32
+    }
+    ```
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins LoopIR_Combiner:$combiner, DenseI64ArrayAttr:$bounds);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+    /// The scalar the body yields.
+    ::mlir::Value getContribution();
+  }];
+}
+
+def LoopIR_YieldOp : LoopIR_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["KernelOp", "ParallelOp", "ReduceOp"]>]> {
+  let summary = "Ends a kernel, loop or reduction body.";
+  let description = [{
+    In a `loopir.reduce` it yields the contribution of one iteration; in a
+    kernel or parallel loop it takes no values and is implicit in the
+    printed form.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{
+    build($_builder, $_state, ::mlir::ValueRange());
+  }]>];
 }
 
 #endif // STRATA_LOOPIR_OPS

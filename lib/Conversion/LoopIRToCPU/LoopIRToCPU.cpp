@@ -1,0 +1,248 @@
+// Runs loop kernels on the CPU: kernels are inlined on buffers, parallel
+// nests and reductions become scf.for nests, accesses become memref ones.
+
+#include "strata/Conversion/Passes.h"
+#include "strata/Dialect/Utils/VerifyUtils.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace strata {
+#define GEN_PASS_DEF_CONVERTLOOPIRTOCPUPASS
+#include "strata/Conversion/Passes.h.inc"
+} // namespace strata
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+
+/// The buffer indices of an access: its map applied to its index operands.
+SmallVector<Value> accessIndices(OpBuilder &b, Location loc, AffineMap map,
+                                 ValueRange indices) {
+  return *affine::expandAffineMap(b, loc, map, indices);
+}
+
+struct KernelToBuffers : OpConversionPattern<loopir::KernelOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::KernelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> buffers(adaptor.getInputs());
+    SmallVector<Value> results;
+    for (Type t : op.getResultTypes()) {
+      results.push_back(memref::AllocOp::create(
+          rewriter, op.getLoc(), getBufferType(t), /*alignment=*/nullptr));
+      buffers.push_back(results.back());
+    }
+    Block &body = op.getBody().front();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, op, buffers);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Builds a scf.for nest over [0, bounds) carrying `iterArgs`.
+scf::LoopNest buildNest(OpBuilder &b, Location loc, ArrayRef<int64_t> bounds,
+                        ValueRange iterArgs,
+                        function_ref<scf::ValueVector(OpBuilder &, Location,
+                                                      ValueRange, ValueRange)>
+                            body) {
+  SmallVector<Value> lbs, ubs, steps;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t bound : bounds) {
+    lbs.push_back(zero);
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, bound));
+    steps.push_back(one);
+  }
+  return scf::buildLoopNest(b, loc, lbs, ubs, steps, iterArgs, body);
+}
+
+struct ParallelToLoops : OpConversionPattern<loopir::ParallelOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::ParallelOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block &body = op.getBody().front();
+    rewriter.eraseOp(body.getTerminator());
+    buildNest(rewriter, op.getLoc(), op.getBounds(), {},
+              [&](OpBuilder &b, Location, ValueRange ivs, ValueRange) {
+                // The innermost loop's terminator comes after this callback.
+                rewriter.inlineBlockBefore(&body, b.getInsertionBlock(),
+                                           b.getInsertionPoint(), ivs);
+                return scf::ValueVector();
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+Value identity(OpBuilder &b, Location loc, loopir::Combiner c, Type t) {
+  auto f = dyn_cast<FloatType>(t);
+  unsigned w = t.getIntOrFloatBitWidth();
+  switch (c) {
+  case loopir::Combiner::add:
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+  case loopir::Combiner::mul:
+    return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0))
+             : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
+  case loopir::Combiner::max:
+  case loopir::Combiner::argmax:
+    return f ? arith::ConstantOp::create(
+                   b, loc, b.getFloatAttr(t, APFloat::getInf(
+                                                f.getFloatSemantics(), true)))
+             : arith::ConstantOp::create(
+                   b, loc, b.getIntegerAttr(t, APInt::getSignedMinValue(w)));
+  case loopir::Combiner::min:
+  case loopir::Combiner::argmin:
+    return f ? arith::ConstantOp::create(
+                   b, loc, b.getFloatAttr(t, APFloat::getInf(
+                                                f.getFloatSemantics(), false)))
+             : arith::ConstantOp::create(
+                   b, loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(w)));
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+Value combine(OpBuilder &b, Location loc, loopir::Combiner c, Value acc,
+              Value x) {
+  bool f = isa<FloatType>(x.getType());
+  switch (c) {
+  case loopir::Combiner::add:
+    return f ? Value(arith::AddFOp::create(b, loc, acc, x))
+             : Value(arith::AddIOp::create(b, loc, acc, x));
+  case loopir::Combiner::mul:
+    return f ? Value(arith::MulFOp::create(b, loc, acc, x))
+             : Value(arith::MulIOp::create(b, loc, acc, x));
+  case loopir::Combiner::max:
+    return f ? Value(arith::MaximumFOp::create(b, loc, acc, x))
+             : Value(arith::MaxSIOp::create(b, loc, acc, x));
+  case loopir::Combiner::min:
+    return f ? Value(arith::MinimumFOp::create(b, loc, acc, x))
+             : Value(arith::MinSIOp::create(b, loc, acc, x));
+  default:
+    llvm_unreachable("arg-reductions combine in ReduceToLoops");
+  }
+}
+
+/// Whether `x` replaces the current extreme `acc` of an arg-reduction: it is
+/// strictly better, or the first NaN.
+Value argTakes(OpBuilder &b, Location loc, bool isMax, Value acc, Value x) {
+  if (!isa<FloatType>(x.getType()))
+    return arith::CmpIOp::create(b, loc,
+                                 isMax ? arith::CmpIPredicate::sgt
+                                       : arith::CmpIPredicate::slt,
+                                 x, acc);
+  Value better = arith::CmpFOp::create(
+      b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
+      acc);
+  Value xNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value accNumber =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, acc, acc);
+  Value firstNaN = arith::AndIOp::create(b, loc, xNaN, accNumber);
+  return arith::OrIOp::create(b, loc, better, firstNaN);
+}
+
+struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::ReduceOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    loopir::Combiner c = op.getCombiner();
+    bool arg = c == loopir::Combiner::argmax || c == loopir::Combiner::argmin;
+    Type t = op.getResult(0).getType();
+    SmallVector<Value> init = {identity(rewriter, loc, c, t)};
+    if (arg)
+      init.push_back(arith::ConstantOp::create(rewriter, loc,
+                                               rewriter.getI64IntegerAttr(0)));
+    Block &body = op.getBody().front();
+    auto yield = cast<loopir::YieldOp>(body.getTerminator());
+    ArrayRef<int64_t> bounds = op.getBounds();
+    scf::LoopNest nest = buildNest(
+        rewriter, loc, bounds, init,
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange acc) {
+          IRMapping mapping;
+          mapping.map(body.getArguments(), ivs);
+          for (Operation &inner : body.without_terminator())
+            b.clone(inner, mapping);
+          Value x = mapping.lookupOrDefault(yield.getValues().front());
+          if (!arg)
+            return scf::ValueVector{combine(b, loc, c, acc[0], x)};
+          // The row-major position of this iteration in the box.
+          Value pos = arith::ConstantIndexOp::create(b, loc, 0);
+          for (auto [iv, bound] : llvm::zip(ivs, bounds)) {
+            Value size = arith::ConstantIndexOp::create(b, loc, bound);
+            pos = arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, pos, size), iv);
+          }
+          Value pos64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
+          Value takes = argTakes(b, loc, c == loopir::Combiner::argmax,
+                                 acc[0], x);
+          return scf::ValueVector{
+              arith::SelectOp::create(b, loc, takes, x, acc[0]),
+              arith::SelectOp::create(b, loc, takes, pos64, acc[1])};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
+struct LoadToMemref : OpConversionPattern<loopir::LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto indices = accessIndices(rewriter, op.getLoc(), op.getIndexMap(),
+                                 adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<memref::LoadOp>(op, adaptor.getMemref(),
+                                                indices);
+    return success();
+  }
+};
+
+struct StoreToMemref : OpConversionPattern<loopir::StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto indices = accessIndices(rewriter, op.getLoc(), op.getIndexMap(),
+                                 adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<memref::StoreOp>(op, adaptor.getValue(),
+                                                 adaptor.getMemref(), indices);
+    return success();
+  }
+};
+
+struct ConvertLoopIRToCPUPass
+    : strata::impl::ConvertLoopIRToCPUPassBase<ConvertLoopIRToCPUPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    HostBufferTypeConverter converter;
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<loopir::LoopIRDialect>();
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      if (auto func = dyn_cast<FunctionOpInterface>(op))
+        return converter.isSignatureLegal(
+            cast<FunctionType>(func.getFunctionType()));
+      return converter.isLegal(op);
+    });
+    target.addLegalOp<ModuleOp>();
+    RewritePatternSet patterns(ctx);
+    populateLoopIRToCPUPatterns(converter, patterns);
+    populateHostBufferizationPatterns(converter, patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void strata::populateLoopIRToCPUPatterns(TypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<KernelToBuffers, ParallelToLoops, ReduceToLoops, LoadToMemref,
+               StoreToMemref>(converter, patterns.getContext());
+}

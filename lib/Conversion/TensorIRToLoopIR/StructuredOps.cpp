@@ -1,0 +1,225 @@
+// Lowers the tensorir ops that are not one expression per element:
+// reductions, arg-reductions, iota, concat and gather.
+
+#include "LoopKernelBuilder.h"
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+
+loopir::Combiner toCombiner(tensorir::ReduceKind kind, bool arg) {
+  switch (kind) {
+  case tensorir::ReduceKind::sum:
+    return loopir::Combiner::add;
+  case tensorir::ReduceKind::prod:
+    return loopir::Combiner::mul;
+  case tensorir::ReduceKind::max:
+    return arg ? loopir::Combiner::argmax : loopir::Combiner::max;
+  case tensorir::ReduceKind::min:
+    return arg ? loopir::Combiner::argmin : loopir::Combiner::min;
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+/// The map from (result indices..., reduction indices...) to input
+/// coordinates of a reduction over `axes` of a tensor of rank `rank`.
+AffineMap reductionInputMap(MLIRContext *ctx, int64_t rank,
+                            ArrayRef<int64_t> axes, bool keepdim) {
+  int64_t resultRank = keepdim ? rank : rank - axes.size();
+  SmallVector<AffineExpr> exprs;
+  int64_t result = 0, reduced = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(axes, d)) {
+      exprs.push_back(getAffineDimExpr(resultRank + reduced++, ctx));
+      if (keepdim)
+        ++result; // The kept size-1 dimension is not an input coordinate.
+    } else {
+      exprs.push_back(getAffineDimExpr(result++, ctx));
+    }
+  }
+  return AffineMap::get(resultRank + axes.size(), 0, exprs, ctx);
+}
+
+/// Builds `loopir.reduce` over `axes` of `input` at the result indices.
+loopir::ReduceOp buildReduce(OpBuilder &b, Location loc, Value input,
+                             ArrayRef<int64_t> axes, bool keepdim,
+                             loopir::Combiner combiner, ValueRange ivs) {
+  auto type = cast<MemRefType>(input.getType());
+  SmallVector<int64_t> bounds;
+  for (int64_t a : axes)
+    bounds.push_back(type.getDimSize(a));
+  SmallVector<Type> results = {type.getElementType()};
+  if (combiner == loopir::Combiner::argmax ||
+      combiner == loopir::Combiner::argmin)
+    results.push_back(b.getI64Type());
+  OperationState state(loc, loopir::ReduceOp::getOperationName());
+  state.addAttribute("combiner",
+                     loopir::CombinerAttr::get(b.getContext(), combiner));
+  state.addAttribute("bounds", b.getDenseI64ArrayAttr(bounds));
+  state.addTypes(results);
+  Region *region = state.addRegion();
+  Block *body = new Block();
+  region->push_back(body);
+  for (size_t i = 0; i < bounds.size(); ++i)
+    body->addArgument(b.getIndexType(), loc);
+  auto reduce = cast<loopir::ReduceOp>(b.create(state));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> indices(ivs);
+  llvm::append_range(indices, body->getArguments());
+  AffineMap map =
+      reductionInputMap(b.getContext(), type.getRank(), axes, keepdim);
+  Value x = loopir::LoadOp::create(
+      b, loc, input, indices,
+      map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map));
+  loopir::YieldOp::create(b, loc, ValueRange{x});
+  return reduce;
+}
+
+struct ReduceToKernel : OpConversionPattern<tensorir::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensorir::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto kernel = buildLoopKernel(
+        rewriter, op.getLoc(), TypeRange{op.getType()}, adaptor.getInput(),
+        [&](OpBuilder &b, Location loc, ValueRange in, ValueRange out,
+            ValueRange ivs) {
+          auto reduce =
+              buildReduce(b, loc, in[0], op.getAxes(), op.getKeepdim(),
+                          toCombiner(op.getKind(), false), ivs);
+          loopir::StoreOp::create(b, loc, reduce.getResult(0), out[0], ivs,
+                                  AffineMapAttr());
+        });
+    rewriter.replaceOp(op, kernel.getResults());
+    return success();
+  }
+};
+
+struct ArgReduceToKernel : OpConversionPattern<tensorir::ArgReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensorir::ArgReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t axis = op.getAxis();
+    auto kernel = buildLoopKernel(
+        rewriter, op.getLoc(), op.getResultTypes(), adaptor.getInput(),
+        [&](OpBuilder &b, Location loc, ValueRange in, ValueRange out,
+            ValueRange ivs) {
+          auto reduce = buildReduce(b, loc, in[0], {axis}, op.getKeepdim(),
+                                    toCombiner(op.getKind(), true), ivs);
+          loopir::StoreOp::create(b, loc, reduce.getResult(0), out[0], ivs,
+                                  AffineMapAttr());
+          loopir::StoreOp::create(b, loc, reduce.getResult(1), out[1], ivs,
+                                  AffineMapAttr());
+        });
+    rewriter.replaceOp(op, kernel.getResults());
+    return success();
+  }
+};
+
+struct IotaToKernel : OpConversionPattern<tensorir::IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensorir::IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    auto kernel = buildLoopKernel(
+        rewriter, op.getLoc(), TypeRange{op.getType()}, {},
+        [&](OpBuilder &b, Location loc, ValueRange, ValueRange out,
+            ValueRange ivs) {
+          Value i = ivs[op.getDim()];
+          Value v;
+          if (isa<FloatType>(element)) {
+            Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
+            v = arith::SIToFPOp::create(b, loc, element, wide);
+          } else {
+            v = arith::IndexCastOp::create(b, loc, element, i);
+          }
+          loopir::StoreOp::create(b, loc, v, out[0], ivs, AffineMapAttr());
+        });
+    rewriter.replaceOp(op, kernel.getResults());
+    return success();
+  }
+};
+
+/// One parallel nest per input, each storing into its part of the result.
+struct ConcatToKernel : OpConversionPattern<tensorir::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensorir::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder::InsertionGuard guard(rewriter);
+    auto kernel = buildEmptyLoopKernel(rewriter, loc, TypeRange{op.getType()},
+                                       adaptor.getInputs());
+    Block *body = &kernel.getBody().front();
+    Value out = body->getArguments().back();
+    int64_t axis = op.getAxis(), offset = 0;
+    int64_t rank = op.getType().getRank();
+    for (BlockArgument in : body->getArguments().drop_back()) {
+      auto shape = cast<MemRefType>(in.getType()).getShape();
+      rewriter.setInsertionPointToEnd(body);
+      auto loop = loopir::ParallelOp::create(rewriter, loc, shape);
+      rewriter.setInsertionPoint(loop.getBody().front().getTerminator());
+      Value x = loopir::LoadOp::create(rewriter, loc, in,
+                                       loop.getInductionVars(),
+                                       AffineMapAttr());
+      SmallVector<AffineExpr> exprs;
+      for (int64_t d = 0; d < rank; ++d)
+        exprs.push_back(getAffineDimExpr(d, getContext()) +
+                        (d == axis ? offset : 0));
+      auto map = AffineMap::get(rank, 0, exprs, getContext());
+      loopir::StoreOp::create(
+          rewriter, loc, x, out, loop.getInductionVars(),
+          map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map));
+      offset += shape[axis];
+    }
+    rewriter.setInsertionPointToEnd(body);
+    loopir::YieldOp::create(rewriter, loc);
+    rewriter.replaceOp(op, kernel.getResults());
+    return success();
+  }
+};
+
+/// r[p..., i..., s...] = input[p..., indices[i...], s...]
+struct GatherToKernel : OpConversionPattern<tensorir::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensorir::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t axis = op.getAxis();
+    int64_t indexRank = op.getIndices().getType().getRank();
+    auto kernel = buildLoopKernel(
+        rewriter, op.getLoc(), TypeRange{op.getType()},
+        ValueRange{adaptor.getInput(), adaptor.getIndices()},
+        [&](OpBuilder &b, Location loc, ValueRange in, ValueRange out,
+            ValueRange ivs) {
+          SmallVector<AffineExpr> select;
+          for (int64_t d = 0; d < indexRank; ++d)
+            select.push_back(getAffineDimExpr(axis + d, getContext()));
+          auto indexMap = AffineMap::get(ivs.size(), 0, select, getContext());
+          Value id = loopir::LoadOp::create(b, loc, in[1], ivs,
+                                            AffineMapAttr::get(indexMap));
+          Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
+          SmallVector<Value> coords(ivs.take_front(axis));
+          coords.push_back(index);
+          llvm::append_range(coords, ivs.drop_front(axis + indexRank));
+          Value x = loopir::LoadOp::create(b, loc, in[0], coords,
+                                           AffineMapAttr());
+          loopir::StoreOp::create(b, loc, x, out[0], ivs, AffineMapAttr());
+        });
+    rewriter.replaceOp(op, kernel.getResults());
+    return success();
+  }
+};
+} // namespace
+
+void strata::populateStructuredOpToLoopPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReduceToKernel, ArgReduceToKernel, IotaToKernel,
+               ConcatToKernel, GatherToKernel>(patterns.getContext());
+}

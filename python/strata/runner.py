@@ -1,0 +1,96 @@
+"""Runs captured programs on the CPU and checks them against PyTorch eager."""
+
+from dataclasses import dataclass
+from typing import List
+
+import numpy as np
+import torch
+
+import strata
+from strata.frontend import capture, import_program
+
+# Tolerance relative to max(1, max|ref|), per dtype.
+TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
+             torch.bfloat16: 2e-2}
+
+# How each stage runs on the CPU.
+VIA = {"loop": "strata-lower-loop-to-cpu"}
+
+
+@dataclass
+class OutputCheck:
+    shape: tuple
+    dtype: torch.dtype
+    max_abs_error: float
+    tolerance: float
+
+    @property
+    def passed(self):
+        return self.max_abs_error <= self.tolerance
+
+
+@dataclass
+class Report:
+    kernels: int
+    outputs: List[OutputCheck]
+
+    @property
+    def passed(self):
+        return all(o.passed for o in self.outputs)
+
+    @property
+    def max_abs_error(self):
+        return max((o.max_abs_error for o in self.outputs), default=0.0)
+
+
+def _host(t: torch.Tensor):
+    """A C-contiguous numpy view with the tensor's bytes (bf16 as int16)."""
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy()
+    return t.numpy()
+
+
+def _empty_like(t: torch.Tensor):
+    return torch.empty(t.shape, dtype=t.dtype)
+
+
+def count_kernels(module):
+    """Kernels of the program after strata-lower-to-loop."""
+    copy = strata.parse(str(module))
+    copy.run(strata.pipeline("loop"))
+    return str(copy).count("loopir.kernel")
+
+
+def check(fn, inputs, via="loop") -> Report:
+    """Compiles fn for its inputs, runs it on the CPU through `via`, and
+    compares every output with PyTorch eager on the same inputs."""
+    inputs = tuple(inputs)
+    program = capture(fn, inputs)
+    module = import_program(program)
+    with torch.no_grad():
+        expected = fn(*inputs)
+    expected = list(expected) if isinstance(expected, (list, tuple)) else [expected]
+    args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
+            for b in program.bindings]
+    results = [_empty_like(e) for e in expected]
+    # NaN-poisoned outputs: an element the program never writes fails.
+    for r in results:
+        if r.is_floating_point():
+            r.fill_(float("nan"))
+    module.run_on_cpu("forward", VIA[via], [_host(a) for a in args],
+                      [_host(r) for r in results])
+    checks = []
+    for got, want in zip(results, expected):
+        if want.is_floating_point():
+            diff = (got.double() - want.double()).abs()
+            error = float(diff.max()) if diff.numel() else 0.0
+            if diff.isnan().any():
+                error = float("nan")
+            scale = max(1.0, float(want.double().abs().max())) if want.numel() else 1.0
+            tolerance = TOLERANCE.get(want.dtype, 1e-4) * scale
+        else:
+            error = float((got != want).sum())
+            tolerance = 0.0
+        checks.append(OutputCheck(tuple(want.shape), want.dtype, error, tolerance))
+    return Report(count_kernels(module), checks)
