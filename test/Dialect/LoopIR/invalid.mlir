@@ -97,3 +97,51 @@ func.func @not_isolated(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @reduce_result_type(%a: tensor<4xf32>) -> tensor<f32> {
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<f32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<f32>):
+    loopir.parallel () in [] {
+      // expected-error @+1 {{expects one result of the contribution type 'f32'}}
+      %s = loopir.reduce add (%k) in [4] : i32 {
+        %x = loopir.load %in[%k] : memref<4xf32>
+        loopir.yield %x : f32
+      }
+    }
+  }
+  return %r : tensor<f32>
+}
+
+// -----
+
+func.func @argmax_results(%a: tensor<4xf32>) -> tensor<f32> {
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<f32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<f32>):
+    loopir.parallel () in [] {
+      // expected-error @+1 {{an arg-reduction has two results: the contribution type 'f32' and the i64 position}}
+      %s = loopir.reduce argmax (%k) in [4] : f32 {
+        %x = loopir.load %in[%k] : memref<4xf32>
+        loopir.yield %x : f32
+      }
+    }
+  }
+  return %r : tensor<f32>
+}
+
+// -----
+
+func.func @unknown_combiner(%a: tensor<4xf32>) -> tensor<f32> {
+  %r = loopir.kernel ins(%a : tensor<4xf32>) -> tensor<f32> {
+  ^bb0(%in: memref<4xf32>, %out: memref<f32>):
+    loopir.parallel () in [] {
+      // expected-error @+1 {{unknown combiner 'xor'}}
+      %s = loopir.reduce xor (%k) in [4] : f32 {
+        %x = loopir.load %in[%k] : memref<4xf32>
+        loopir.yield %x : f32
+      }
+    }
+  }
+  return %r : tensor<f32>
+}

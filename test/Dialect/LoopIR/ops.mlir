@@ -34,3 +34,27 @@ func.func @kernels(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> (tensor<1000x
   }
   return %r, %z : tensor<1000x37xf32>, tensor<f32>
 }
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%a: tensor<32x2048xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xi64>) {
+  // CHECK: loopir.reduce add (%{{.*}}) in [2048] : f32 {
+  // CHECK: loopir.yield %{{.*}} : f32
+  // CHECK: loopir.reduce argmax (%{{.*}}, %{{.*}}) in [4, 512] : f32, i64 {
+  %s, %v, %i = loopir.kernel ins(%a : tensor<32x2048xf32>) -> tensor<32xf32>, tensor<32xf32>, tensor<32xi64> {
+  ^bb0(%in: memref<32x2048xf32>, %sum: memref<32xf32>, %max: memref<32xf32>, %pos: memref<32xi64>):
+    loopir.parallel (%i) in [32] {
+      %r = loopir.reduce add (%k) in [2048] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x2048xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %r, %sum[%i] : memref<32xf32>
+      %m, %p = loopir.reduce argmax (%k0, %k1) in [4, 512] : f32, i64 {
+        %x = loopir.load %in[%i, %k0, %k1] map affine_map<(d0, d1, d2) -> (d0, d1 * 512 + d2)> : memref<32x2048xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %m, %max[%i] : memref<32xf32>
+      loopir.store %p, %pos[%i] : memref<32xi64>
+    }
+  }
+  return %s, %v, %i : tensor<32xf32>, tensor<32xf32>, tensor<32xi64>
+}

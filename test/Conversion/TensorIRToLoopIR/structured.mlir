@@ -1,0 +1,82 @@
+// RUN: strata-opt %s -split-input-file --convert-tensorir-to-loopir | FileCheck %s
+
+// A reduction is a parallel nest over the result with a loopir.reduce over
+// the reduced axes; the load map places the reduction index.
+// CHECK-DAG: #[[MID:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-LABEL: func.func @reduce_middle
+// CHECK: loopir.kernel ins(%{{.*}} : tensor<6x5x7xf32>) -> tensor<6x7xf32>
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [6, 7] {
+// CHECK-NEXT: %[[S:.*]] = loopir.reduce max (%[[K:.*]]) in [5] : f32 {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[J]], %[[K]]] map #[[MID]] : memref<6x5x7xf32>
+// CHECK-NEXT: loopir.yield %[[X]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: loopir.store %[[S]], %{{.*}}[%[[I]], %[[J]]] : memref<6x7xf32>
+func.func @reduce_middle(%x: tensor<6x5x7xf32>) -> tensor<6x7xf32> {
+  %0 = tensorir.reduce max %x axes [1] : tensor<6x5x7xf32> -> tensor<6x7xf32>
+  return %0 : tensor<6x7xf32>
+}
+
+// -----
+
+// keepdim: the kept size-1 dimension is a loop index the load ignores.
+// CHECK-DAG: #[[KEEP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @reduce_keepdim
+// CHECK: loopir.parallel (%[[I:.*]], %[[ONE:.*]]) in [32, 1] {
+// CHECK: loopir.reduce add (%[[K:.*]]) in [2049] : f32 {
+// CHECK: loopir.load %{{.*}}[%[[I]], %[[ONE]], %[[K]]] map #[[KEEP]]
+func.func @reduce_keepdim(%x: tensor<32x2049xf32>) -> tensor<32x1xf32> {
+  %0 = tensorir.reduce sum %x axes [1] keepdim : tensor<32x2049xf32> -> tensor<32x1xf32>
+  return %0 : tensor<32x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @arg_reduce
+// CHECK: loopir.kernel ins(%{{.*}} : tensor<6x9xf32>) -> tensor<6xf32>, tensor<6xi64>
+// CHECK: %[[R:.*]]:2 = loopir.reduce argmin (%{{.*}}) in [9] : f32, i64
+// CHECK: loopir.store %[[R]]#0
+// CHECK: loopir.store %[[R]]#1
+func.func @arg_reduce(%x: tensor<6x9xf32>) -> (tensor<6xf32>, tensor<6xi64>) {
+  %v, %i = tensorir.arg_reduce min %x axis 1 : tensor<6x9xf32> -> tensor<6xf32>, tensor<6xi64>
+  return %v, %i : tensor<6xf32>, tensor<6xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @iota
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [4, 8] {
+// CHECK-NEXT: %[[C:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK-NEXT: %[[F:.*]] = arith.sitofp %[[C]] : i64 to f32
+// CHECK-NEXT: loopir.store %[[F]]
+func.func @iota() -> tensor<4x8xf32> {
+  %0 = tensorir.iota dim 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// One nest per input, each storing at its offset along the axis.
+// CHECK-DAG: #[[SHIFT:.*]] = affine_map<(d0, d1) -> (d0, d1 + 3)>
+// CHECK-LABEL: func.func @concat
+// CHECK: loopir.parallel (%{{.*}}, %{{.*}}) in [4, 3] {
+// CHECK: loopir.store %{{.*}}, %[[OUT:.*]][%{{.*}}, %{{.*}}] : memref<4x8xf32>
+// CHECK: loopir.parallel (%{{.*}}, %{{.*}}) in [4, 5] {
+// CHECK: loopir.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] map #[[SHIFT]] : memref<4x8xf32>
+func.func @concat(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %0 = tensorir.concat %a, %b axis 1 : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The index is loaded, then addresses the table.
+// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @gather
+// CHECK: loopir.parallel (%[[B:.*]], %[[S:.*]], %[[D:.*]]) in [4, 7, 16] {
+// CHECK-NEXT: %[[ID:.*]] = loopir.load %[[IDS:.*]][%[[B]], %[[S]], %[[D]]] map #[[IDX]] : memref<4x7xi64>
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[ID]] : i64 to index
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[D]]] : memref<100x16xf32>
+func.func @gather(%t: tensor<100x16xf32>, %ids: tensor<4x7xi64>) -> tensor<4x7x16xf32> {
+  %0 = tensorir.gather %t[%ids] axis 0 : (tensor<100x16xf32>, tensor<4x7xi64>) -> tensor<4x7x16xf32>
+  return %0 : tensor<4x7x16xf32>
+}
