@@ -2,6 +2,7 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/Dialect/TensorIR/Transforms/Passes.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
@@ -29,6 +30,7 @@ void registerAllDialects(mlir::DialectRegistry &registry) {
 void registerStrataPasses() {
   static bool registered = [] {
     tensorir::registerTensorIRTransformsPasses();
+    loopir::registerLoopIRTransformsPasses();
     registerStrataConversionPasses();
     registerPipelines();
     return true;

@@ -1,5 +1,6 @@
 #include "strata/Pipelines/Pipelines.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/TensorIR/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -15,6 +16,10 @@ void buildLowerToLoopPipeline(OpPassManager &pm) {
   pm.addPass(tensorir::createTensorIRDecomposePass());
   pm.addPass(createConvertTensorIRToLoopIRPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(loopir::createLoopIRFusePass());
+  pm.addPass(loopir::createLoopIRNormalizePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 static ConvertLoopIRToTileIRPassOptions

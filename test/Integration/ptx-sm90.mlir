@@ -10,8 +10,9 @@
 
 // PTX: .version 8.0
 // PTX: .target sm_90
-// PTX-COUNT-4: .visible .entry program_kernel
+// PTX-COUNT-1: .visible .entry program_kernel
+// PTX-NOT: .visible .entry
 // PTX80: .version 7.0
 // PTX80: .target sm_80
 
-// PTXAS-COUNT-4: 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads

@@ -24,8 +24,8 @@ def test_lower_writes_the_requested_stage(tmp_path):
     out = tmp_path / "loop.mlir"
     r = run("lower", EXAMPLE, "--to", "loop", "-o", str(out))
     assert r.returncode == 0, r.stderr
-    # exp, broadcast, mul and add: one kernel each until fusion.
-    assert out.read_text().count("loopir.kernel") == 4
+    # exp, broadcast, mul and add fuse into one kernel.
+    assert out.read_text().count("loopir.kernel") == 1
 
 
 def test_stages_run_checks_the_example_on_the_cpu():
@@ -83,4 +83,4 @@ def test_ptx_of_the_example(tmp_path):
     assert r.returncode == 0, r.stderr
     ptx = out.read_text()
     assert ".target sm_90" in ptx
-    assert ptx.count(".visible .entry") == 4
+    assert ptx.count(".visible .entry") == 1

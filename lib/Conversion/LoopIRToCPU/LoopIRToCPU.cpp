@@ -165,11 +165,14 @@ struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
     scf::LoopNest nest = buildNest(
         rewriter, loc, bounds, init,
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange acc) {
-          IRMapping mapping;
-          mapping.map(body.getArguments(), ivs);
-          for (Operation &inner : body.without_terminator())
-            b.clone(inner, mapping);
-          Value x = mapping.lookupOrDefault(yield.getValues().front());
+          // Move (not clone) the body: values it uses from outside may be
+          // awaiting replacement by the conversion.
+          Value x = yield.getValues().front();
+          if (auto arg = dyn_cast<BlockArgument>(x); arg && arg.getOwner() == &body)
+            x = ivs[arg.getArgNumber()]; // The body yields its own index.
+          rewriter.eraseOp(yield);
+          rewriter.inlineBlockBefore(&body, b.getInsertionBlock(),
+                                     b.getInsertionPoint(), ivs);
           if (!arg)
             return scf::ValueVector{combine(b, loc, c, acc[0], x)};
           // The row-major position of this iteration in the box.

@@ -1,0 +1,43 @@
+#ifndef STRATA_LOOPIR_PASSES
+#define STRATA_LOOPIR_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def LoopIRFusePass : Pass<"loopir-fuse"> {
+  let summary = "Inline producer kernels into their consumers.";
+  let description = [{
+    A kernel whose result another kernel loads is inlined at each such load:
+    the producer's computation of one element is cloned there, its loads
+    reading through the composition of its own index maps with the
+    consumer's (the consumer's indices are substituted into the producer's),
+    so the intermediate never reaches memory. A producer fuses when it is
+    one parallel nest storing each element once (elementwise, layout,
+    reduction and gather kernels all are), and when the fusion does not
+    multiply its arithmetic beyond `max-recompute`: the work of the inlined
+    copies, counting each copy once per distinct value of the consumer
+    indices its address depends on (what loopir-normalize's hoisting
+    achieves), over the producer's own work, summed over all consumers.
+    Producers that only move data always fuse.
+  }];
+  let options = [
+    Option<"maxRecompute", "max-recompute", "double", /*default=*/"4.0",
+           "How many times fusion may repeat a producer's arithmetic">
+  ];
+  let dependentDialects = ["::strata::loopir::LoopIRDialect"];
+}
+
+def LoopIRNormalizePass : Pass<"loopir-normalize"> {
+  let summary = "Put the same loop math in one canonical form.";
+  let description = [{
+    Hoists loop-invariant computation: a parallel nest is split so that work
+    depending only on its outer indices runs once per outer iteration, and
+    work inside a reduction that does not depend on the reduction's indices
+    moves before it. Identical side-effect-free computations in one block
+    (including reductions) are merged, and a division by a value invariant
+    in the enclosing loop becomes a multiplication by its reciprocal.
+  }];
+  let dependentDialects = ["::strata::loopir::LoopIRDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // STRATA_LOOPIR_PASSES

@@ -1,0 +1,359 @@
+// loopir-fuse: inline producer kernels into the kernels that load their
+// results, so that intermediates never make a round trip through memory.
+
+#include "strata/Dialect/LoopIR/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace strata::loopir {
+#define GEN_PASS_DEF_LOOPIRFUSEPASS
+#include "strata/Dialect/LoopIR/Transforms/Passes.h.inc"
+} // namespace strata::loopir
+
+using namespace mlir;
+using namespace strata::loopir;
+
+namespace {
+
+/// A kernel that computes each element of its one result in one parallel
+/// nest, with one store at the nest's indices.
+struct Producer {
+  KernelOp kernel;
+  SmallVector<Operation *> preamble; // Scalars shared by all elements.
+  ParallelOp nest;
+  StoreOp store;
+  double elementCost = 0; // Arithmetic per element.
+  int64_t elements = 1;
+};
+
+int64_t product(ArrayRef<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    n *= s;
+  return n;
+}
+
+bool isPreambleOp(Operation &op) {
+  return op.getNumRegions() == 0 && isPure(&op) &&
+         llvm::all_of(op.getOperands(), [&](Value v) {
+           return !isa<BlockArgument>(v);
+         });
+}
+
+/// Arithmetic of one execution of `block` (loads, stores and constants are
+/// free; a reduction costs its trip count times its body plus a combine).
+double blockCost(Block &block) {
+  double cost = 0;
+  for (Operation &op : block.without_terminator()) {
+    if (isa<LoadOp, StoreOp, arith::ConstantOp>(op))
+      continue;
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      cost += product(reduce.getBounds()) *
+              (blockCost(reduce.getBody().front()) + 1);
+      continue;
+    }
+    if (auto nest = dyn_cast<ParallelOp>(op)) {
+      cost += product(nest.getBounds()) * blockCost(nest.getBody().front());
+      continue;
+    }
+    cost += 1;
+  }
+  return cost;
+}
+
+FailureOr<Producer> analyzeProducer(KernelOp kernel) {
+  Producer p;
+  p.kernel = kernel;
+  if (kernel->getNumResults() != 1)
+    return failure();
+  Block &body = kernel.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    if (!p.nest && isPreambleOp(op)) {
+      p.preamble.push_back(&op);
+      continue;
+    }
+    if (p.nest || !isa<ParallelOp>(op))
+      return failure();
+    p.nest = cast<ParallelOp>(op);
+  }
+  if (!p.nest)
+    return failure();
+  Value output = kernel.getOutputBuffers().front();
+  auto shape = cast<MemRefType>(output.getType()).getShape();
+  if (p.nest.getBounds() != shape)
+    return failure();
+  // Exactly one store, at the top of the nest, of element `ivs`.
+  Block &nestBody = p.nest.getBody().front();
+  for (Operation &op : nestBody) {
+    auto store = dyn_cast<StoreOp>(op);
+    if (!store)
+      continue;
+    if (p.store)
+      return failure();
+    p.store = store;
+  }
+  if (!p.store || p.store.getMemref() != output ||
+      !p.store.getIndexMap().isIdentity() ||
+      !llvm::equal(p.store.getIndices(), p.nest.getInductionVars()))
+    return failure();
+  bool nestedStore = false;
+  p.nest.walk([&](StoreOp s) { nestedStore |= s != p.store; });
+  if (nestedStore)
+    return failure();
+  // The nest's indices may only address loads (and the one store).
+  for (BlockArgument iv : p.nest.getInductionVars())
+    for (OpOperand &use : iv.getUses())
+      if (!isa<LoadOp>(use.getOwner()) && use.getOwner() != p.store)
+        return failure();
+  p.elements = product(shape);
+  p.elementCost = blockCost(nestBody);
+  return p;
+}
+
+/// The loop indices a load's address depends on; a computed (data-dependent)
+/// index counts as depending on every index in `all`.
+void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
+                    llvm::SmallDenseSet<Value> &used) {
+  AffineMap map = load.getIndexMap();
+  for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+    if (!map.isFunctionOfDim(d))
+      continue;
+    if (isa<BlockArgument>(index) &&
+        isa<ParallelOp, ReduceOp>(
+            cast<BlockArgument>(index).getOwner()->getParentOp()))
+      used.insert(index);
+    else
+      used.insert(all.begin(), all.end());
+  }
+}
+
+/// How often the element a load reads gets computed once fused and hoisted
+/// by loopir-normalize. Let U be the load's ancestor directly inside the
+/// kernel's outer parallel nest: normalization runs U once per value of the
+/// nest indices U depends on, and inside U the element is recomputed for
+/// every iteration of the loops whose indices the load itself depends on.
+double loadWork(LoadOp load) {
+  ParallelOp nest;
+  Operation *unit = load;
+  for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
+       p = p->getParentOp())
+    if (auto outer = dyn_cast<ParallelOp>(p))
+      nest = outer;
+  if (!nest)
+    return 1;
+  while (unit->getParentOp() != nest)
+    unit = unit->getParentOp();
+  SmallVector<BlockArgument> nestIvs(nest.getInductionVars());
+  llvm::SmallDenseSet<Value> unitDeps;
+  unit->walk([&](Operation *op) {
+    if (auto l = dyn_cast<LoadOp>(op))
+      return addressIndices(l, nestIvs, unitDeps);
+    for (Value v : op->getOperands())
+      if (llvm::is_contained(nestIvs, v))
+        unitDeps.insert(v);
+  });
+  double work = 1;
+  for (auto [iv, bound] : llvm::zip(nestIvs, nest.getBounds()))
+    if (unitDeps.contains(iv))
+      work *= bound;
+  SmallVector<BlockArgument> inner;
+  for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp())
+    llvm::append_range(inner, p->getRegion(0).front().getArguments());
+  llvm::SmallDenseSet<Value> loadDeps;
+  addressIndices(load, inner, loadDeps);
+  for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp()) {
+    ArrayRef<int64_t> bounds = isa<ReduceOp>(p)
+                                   ? cast<ReduceOp>(p).getBounds()
+                                   : cast<ParallelOp>(p).getBounds();
+    for (auto [iv, bound] :
+         llvm::zip(p->getRegion(0).front().getArguments(), bounds))
+      if (loadDeps.contains(iv))
+        work *= bound;
+  }
+  return work;
+}
+
+/// The loads of `result` inside consumer kernels, and whether something
+/// else (a host use) keeps the producer alive.
+struct Uses {
+  SmallVector<std::pair<KernelOp, unsigned>> consumers; // kernel, input #
+  bool producerStays = false;
+};
+
+Uses usesOf(Value result) {
+  Uses uses;
+  for (OpOperand &use : result.getUses()) {
+    auto consumer = dyn_cast<KernelOp>(use.getOwner());
+    if (consumer)
+      uses.consumers.push_back({consumer, use.getOperandNumber()});
+    else
+      uses.producerStays = true;
+  }
+  return uses;
+}
+
+SmallVector<LoadOp> loadsOf(Value buffer) {
+  SmallVector<LoadOp> loads;
+  for (Operation *user : buffer.getUsers())
+    if (auto load = dyn_cast<LoadOp>(user))
+      loads.push_back(load);
+  return loads;
+}
+
+/// Rewrites `load` (a producer load cloned at a consumer's load site) so that
+/// it addresses through `siteMap` applied to `siteIndices` wherever it used
+/// one of the producer's loop indices.
+void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
+                   ValueRange siteIndices, AffineMap siteMap) {
+  if (llvm::none_of(load.getIndices(), [&](Value v) {
+        return llvm::is_contained(producerIvs, v);
+      }))
+    return;
+  MLIRContext *ctx = load.getContext();
+  SmallVector<Value> indices(siteIndices);
+  SmallVector<AffineExpr> substitution;
+  for (Value index : load.getIndices()) {
+    auto it = llvm::find(producerIvs, index);
+    if (it != producerIvs.end()) {
+      substitution.push_back(siteMap.getResult(it - producerIvs.begin()));
+    } else {
+      substitution.push_back(getAffineDimExpr(indices.size(), ctx));
+      indices.push_back(index);
+    }
+  }
+  AffineMap map = load.getIndexMap().replaceDimsAndSymbols(
+      substitution, {}, indices.size(), 0);
+  map = simplifyAffineMap(map);
+  // In place: the cloned load's result may be what the site reads.
+  b.modifyOpInPlace(load, [&] {
+    load.getIndicesMutable().assign(indices);
+    if (map.isIdentity())
+      load.removeMapAttr();
+    else
+      load.setMapAttr(AffineMapAttr::get(map));
+  });
+}
+
+struct FuseProducer : OpRewritePattern<KernelOp> {
+  FuseProducer(MLIRContext *ctx, double maxRecompute)
+      : OpRewritePattern(ctx), maxRecompute(maxRecompute) {}
+
+  LogicalResult matchAndRewrite(KernelOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (auto [pos, input] : llvm::enumerate(consumer.getInputs())) {
+      auto kernel = input.getDefiningOp<KernelOp>();
+      if (!kernel)
+        continue;
+      FailureOr<Producer> producer = analyzeProducer(kernel);
+      if (failed(producer) || !worthFusing(*producer))
+        continue;
+      fuse(rewriter, consumer, pos, *producer);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(consumer, "no producer to fuse");
+  }
+
+  /// The guard: the arithmetic after fusing into every consumer, over the
+  /// producer's own, stays within maxRecompute.
+  bool worthFusing(Producer p) const {
+    if (p.elementCost == 0)
+      return true; // Moving data is free to repeat.
+    Uses uses = usesOf(p.kernel.getResult(0));
+    double work = uses.producerStays ? p.elements : 0;
+    for (auto [consumer, pos] : uses.consumers)
+      for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos]))
+        work += loadWork(load);
+    return work <= maxRecompute * p.elements;
+  }
+
+  void fuse(PatternRewriter &rewriter, KernelOp consumer, unsigned pos,
+            Producer p) const {
+    Location loc = consumer.getLoc();
+    // Inputs: the consumer's but the fused one, then the producer's new ones.
+    SmallVector<Value> inputs;
+    for (auto [i, v] : llvm::enumerate(consumer.getInputs()))
+      if (i != pos)
+        inputs.push_back(v);
+    for (Value v : p.kernel.getInputs())
+      if (!llvm::is_contained(inputs, v))
+        inputs.push_back(v);
+    auto fused = KernelOp::create(rewriter, loc, consumer.getResultTypes(),
+                                  inputs);
+    SmallVector<Type> argTypes;
+    for (Value v : inputs)
+      argTypes.push_back(
+          MemRefType::get(cast<RankedTensorType>(v.getType()).getShape(),
+                          cast<RankedTensorType>(v.getType()).getElementType()));
+    for (BlockArgument out : consumer.getOutputBuffers())
+      argTypes.push_back(out.getType());
+    Block *body = rewriter.createBlock(
+        &fused.getBody(), {}, argTypes,
+        SmallVector<Location>(argTypes.size(), loc));
+    auto argFor = [&](Value tensor) {
+      return body->getArgument(llvm::find(inputs, tensor) - inputs.begin());
+    };
+    IRMapping consumerMap;
+    for (auto [i, arg] : llvm::enumerate(consumer.getInputBuffers()))
+      if (i != pos)
+        consumerMap.map(arg, argFor(consumer.getInputs()[i]));
+    for (auto [arg, newArg] :
+         llvm::zip(consumer.getOutputBuffers(),
+                   body->getArguments().take_back(
+                       consumer.getOutputBuffers().size())))
+      consumerMap.map(arg, newArg);
+    rewriter.setInsertionPointToEnd(body);
+    for (Operation &op : consumer.getBody().front())
+      rewriter.clone(op, consumerMap);
+
+    // Inline the producer at every load of the fused buffer.
+    Value fusedBuffer = consumer.getInputBuffers()[pos];
+    SmallVector<LoadOp> sites;
+    body->walk([&](LoadOp load) {
+      if (load.getMemref() == fusedBuffer)
+        sites.push_back(load);
+    });
+    IRMapping producerArgs;
+    for (auto [arg, tensor] :
+         llvm::zip(p.kernel.getInputBuffers(), p.kernel.getInputs()))
+      producerArgs.map(arg, argFor(tensor));
+    ValueRange producerIvs = p.nest.getInductionVars();
+    for (LoadOp site : sites) {
+      rewriter.setInsertionPoint(site);
+      IRMapping element = producerArgs;
+      for (Operation *op : p.preamble)
+        rewriter.clone(*op, element);
+      SmallVector<Operation *> cloned;
+      for (Operation &op : p.nest.getBody().front().without_terminator())
+        if (&op != p.store.getOperation())
+          cloned.push_back(rewriter.clone(op, element));
+      SmallVector<LoadOp> producerLoads;
+      for (Operation *op : cloned)
+        op->walk([&](LoadOp l) { producerLoads.push_back(l); });
+      for (LoadOp l : producerLoads)
+        composeAccess(rewriter, l, producerIvs, site.getIndices(),
+                      site.getIndexMap());
+      rewriter.replaceOp(site, element.lookupOrDefault(p.store.getValue()));
+    }
+    rewriter.replaceOp(consumer, fused.getResults());
+  }
+
+  double maxRecompute;
+};
+
+struct LoopIRFusePass
+    : strata::loopir::impl::LoopIRFusePassBase<LoopIRFusePass> {
+  using LoopIRFusePassBase::LoopIRFusePassBase;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateFusePatterns(patterns, maxRecompute);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void strata::loopir::populateFusePatterns(RewritePatternSet &patterns,
+                                          double maxRecompute) {
+  patterns.add<FuseProducer>(patterns.getContext(), maxRecompute);
+}

@@ -1,0 +1,259 @@
+// loopir-normalize: one canonical form for the same loop math. Invariant
+// computation is hoisted (out of reductions, and out of the inner dimensions
+// of parallel nests), identical reductions are merged, and divisions by
+// invariants become multiplications by reciprocals.
+
+#include "strata/Dialect/LoopIR/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace strata::loopir {
+#define GEN_PASS_DEF_LOOPIRNORMALIZEPASS
+#include "strata/Dialect/LoopIR/Transforms/Passes.h.inc"
+} // namespace strata::loopir
+
+using namespace mlir;
+using namespace strata::loopir;
+
+namespace {
+
+/// A load reads a buffer no store of its kernel writes: it can move.
+bool isReadOnlyLoad(LoadOp load) {
+  auto kernel = load->getParentOfType<KernelOp>();
+  if (!kernel)
+    return false;
+  bool written = false;
+  kernel.walk([&](StoreOp s) { written |= s.getMemref() == load.getMemref(); });
+  return !written;
+}
+
+/// Ops that may move to another place in the same kernel: pure ops, loads of
+/// read-only buffers, and reductions made of those.
+bool isMovable(Operation *op) {
+  if (isa<StoreOp, ParallelOp, YieldOp>(op))
+    return false;
+  if (auto load = dyn_cast<LoadOp>(op))
+    return isReadOnlyLoad(load);
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    bool movable = true;
+    reduce.getBody().walk([&](Operation *inner) {
+      if (inner != reduce && !isa<YieldOp>(inner) && !isMovable(inner))
+        movable = false;
+    });
+    return movable;
+  }
+  return op->getNumRegions() == 0 && isPure(op);
+}
+
+/// The values an op uses, including those its regions use from outside.
+SmallVector<Value> usedValues(Operation *op) {
+  SmallVector<Value> values(op->getOperands());
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (!op->isAncestor(v.getParentBlock()->getParentOp()) ||
+          v.getParentBlock()->getParentOp() == op->getParentOp())
+        values.push_back(v);
+  });
+  return values;
+}
+
+/// Whether `v` is defined inside `region` (or is one of its arguments).
+bool definedIn(Value v, Region &region) {
+  return region.isAncestor(v.getParentRegion());
+}
+
+/// Moves invariant ops of a reduction's body in front of the reduction.
+struct HoistOutOfReduce : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    Region &body = reduce.getBody();
+    for (Operation &op : body.front().without_terminator()) {
+      if (!isMovable(&op))
+        continue;
+      bool invariant = llvm::none_of(usedValues(&op), [&](Value v) {
+        return definedIn(v, body);
+      });
+      if (!invariant)
+        continue;
+      rewriter.modifyOpInPlace(reduce, [&] { op.moveBefore(reduce); });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The loop indices of `nest` that `op` depends on, through the values it
+/// uses that are defined in the nest's body.
+llvm::SmallDenseSet<unsigned> dependence(
+    Operation *op, ParallelOp nest,
+    DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo) {
+  auto it = memo.find(op);
+  if (it != memo.end())
+    return it->second;
+  llvm::SmallDenseSet<unsigned> deps;
+  Block &body = nest.getBody().front();
+  for (Value v : usedValues(op)) {
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body) {
+      deps.insert(arg.getArgNumber());
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == &body)
+      for (unsigned d : dependence(def, nest, memo))
+        deps.insert(d);
+  }
+  memo[op] = deps;
+  return deps;
+}
+
+/// Splits `parallel (i..., j...)` into `parallel (i...) { parallel (j...) }`
+/// when a reduction in its body depends only on some indices i, so that the
+/// reduction (and everything else depending only on i) runs once per i.
+struct SplitParallelNest : OpRewritePattern<ParallelOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ParallelOp nest,
+                                PatternRewriter &rewriter) const override {
+    Block &body = nest.getBody().front();
+    unsigned rank = nest.getBounds().size();
+    DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> memo;
+    std::optional<llvm::SmallDenseSet<unsigned>> outer;
+    for (Operation &op : body.without_terminator()) {
+      if (!isa<ReduceOp>(op) || !isMovable(&op))
+        continue;
+      auto deps = dependence(&op, nest, memo);
+      if (deps.size() < rank) {
+        outer = deps;
+        break;
+      }
+    }
+    if (!outer)
+      return failure();
+    SmallVector<unsigned> outerDims, innerDims;
+    for (unsigned d = 0; d < rank; ++d)
+      (outer->contains(d) ? outerDims : innerDims).push_back(d);
+    auto boundsOf = [&](ArrayRef<unsigned> dims) {
+      SmallVector<int64_t> bounds;
+      for (unsigned d : dims)
+        bounds.push_back(nest.getBounds()[d]);
+      return bounds;
+    };
+    Location loc = nest.getLoc();
+    rewriter.setInsertionPoint(nest);
+    auto outerNest = ParallelOp::create(rewriter, loc, boundsOf(outerDims));
+    rewriter.setInsertionPoint(outerNest.getBody().front().getTerminator());
+    auto innerNest = ParallelOp::create(rewriter, loc, boundsOf(innerDims));
+    IRMapping map;
+    for (auto [i, d] : llvm::enumerate(outerDims))
+      map.map(body.getArgument(d), outerNest.getInductionVars()[i]);
+    for (auto [i, d] : llvm::enumerate(innerDims))
+      map.map(body.getArgument(d), innerNest.getInductionVars()[i]);
+    for (Operation &op : body.without_terminator()) {
+      bool hoist = isMovable(&op) &&
+                   llvm::all_of(dependence(&op, nest, memo),
+                                [&](unsigned d) { return outer->contains(d); });
+      rewriter.setInsertionPoint(hoist ? innerNest.getOperation()
+                                       : innerNest.getBody().front().getTerminator());
+      rewriter.clone(op, map);
+    }
+    rewriter.eraseOp(nest);
+    return success();
+  }
+};
+
+/// A reduction identical to an earlier one in the same block is merged.
+struct MergeEqualReductions : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    if (!isMovable(reduce))
+      return failure();
+    for (Operation *prev = reduce->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      auto other = dyn_cast<ReduceOp>(prev);
+      if (!other || !OperationEquivalence::isEquivalentTo(
+                        reduce, other, OperationEquivalence::IgnoreLocations))
+        continue;
+      rewriter.replaceOp(reduce, other.getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// The innermost loop (parallel or reduction) around `op`, if any.
+Operation *enclosingLoop(Operation *op) {
+  for (Operation *p = op->getParentOp(); p && !isa<KernelOp>(p);
+       p = p->getParentOp())
+    if (isa<ParallelOp, ReduceOp>(p))
+      return p;
+  return nullptr;
+}
+
+/// x / y with y invariant in the innermost loop around the division becomes
+/// x * (1 / y), the reciprocal computed once where y is.
+struct DivisionByInvariant : OpRewritePattern<arith::DivFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::DivFOp div,
+                                PatternRewriter &rewriter) const override {
+    Operation *loop = enclosingLoop(div);
+    Value y = div.getRhs();
+    if (!loop || definedIn(y, loop->getRegion(0)))
+      return failure();
+    if (auto c = y.getDefiningOp<arith::ConstantOp>()) // 1 / 1.0 and such
+      if (c == div.getLhs().getDefiningOp())
+        return failure();
+    rewriter.setInsertionPointAfterValue(y);
+    Value one = arith::ConstantOp::create(rewriter, div.getLoc(),
+                                          rewriter.getFloatAttr(y.getType(), 1.0));
+    Value reciprocal = arith::DivFOp::create(rewriter, div.getLoc(), one, y);
+    rewriter.setInsertionPoint(div);
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(div, div.getLhs(), reciprocal);
+    return success();
+  }
+};
+
+/// An access lists only the indices its map reads: fusion leaves indices the
+/// composed map ignores, and they would hide which loops it depends on.
+template <typename AccessOp>
+struct DropUnusedIndices : OpRewritePattern<AccessOp> {
+  using OpRewritePattern<AccessOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AccessOp op,
+                                PatternRewriter &rewriter) const override {
+    AffineMap map = op.getIndexMap();
+    SmallVector<Value> kept;
+    for (auto [d, index] : llvm::enumerate(op.getIndices()))
+      if (map.isFunctionOfDim(d))
+        kept.push_back(index);
+    if (kept.size() == op.getIndices().size())
+      return failure();
+    AffineMap compressed = compressUnusedDims(map);
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getIndicesMutable().assign(kept);
+      if (compressed.isIdentity())
+        op.removeMapAttr();
+      else
+        op.setMapAttr(AffineMapAttr::get(compressed));
+    });
+    return success();
+  }
+};
+
+struct LoopIRNormalizePass
+    : strata::loopir::impl::LoopIRNormalizePassBase<LoopIRNormalizePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateNormalizePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
+  patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualReductions,
+               DivisionByInvariant, DropUnusedIndices<LoadOp>,
+               DropUnusedIndices<StoreOp>>(patterns.getContext());
+}
