@@ -3,6 +3,7 @@
 
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -101,11 +102,6 @@ FailureOr<Producer> analyzeProducer(KernelOp kernel) {
   p.nest.walk([&](StoreOp s) { nestedStore |= s != p.store; });
   if (nestedStore)
     return failure();
-  // The nest's indices may only address loads (and the one store).
-  for (BlockArgument iv : p.nest.getInductionVars())
-    for (OpOperand &use : iv.getUses())
-      if (!isa<LoadOp>(use.getOwner()) && use.getOwner() != p.store)
-        return failure();
   p.elements = product(shape);
   p.elementCost = blockCost(nestBody);
   return p;
@@ -236,8 +232,9 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
 }
 
 struct FuseProducer : OpRewritePattern<KernelOp> {
-  FuseProducer(MLIRContext *ctx, double maxRecompute)
-      : OpRewritePattern(ctx), maxRecompute(maxRecompute) {}
+  FuseProducer(MLIRContext *ctx, double maxRecompute, double roundTripCost)
+      : OpRewritePattern(ctx), maxRecompute(maxRecompute),
+        roundTripCost(roundTripCost) {}
 
   LogicalResult matchAndRewrite(KernelOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -254,17 +251,20 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     return rewriter.notifyMatchFailure(consumer, "no producer to fuse");
   }
 
-  /// The guard: the arithmetic after fusing into every consumer, over the
-  /// producer's own, stays within maxRecompute.
+  /// The guard: fused into every consumer, the producer's arithmetic (once
+  /// per element each consumer needs) stays within maxRecompute times its
+  /// cost as a kernel (its arithmetic plus a round trip through memory).
   bool worthFusing(Producer p) const {
     if (p.elementCost == 0)
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
-    double work = uses.producerStays ? p.elements : 0;
+    double elements = uses.producerStays ? p.elements : 0;
     for (auto [consumer, pos] : uses.consumers)
       for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos]))
-        work += loadWork(load);
-    return work <= maxRecompute * p.elements;
+        elements += loadWork(load);
+    double fused = elements * p.elementCost;
+    double unfused = p.elements * (p.elementCost + roundTripCost);
+    return fused <= maxRecompute * unfused;
   }
 
   void fuse(PatternRewriter &rewriter, KernelOp consumer, unsigned pos,
@@ -320,6 +320,10 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     ValueRange producerIvs = p.nest.getInductionVars();
     for (LoadOp site : sites) {
       rewriter.setInsertionPoint(site);
+      // The producer's loop indices at this site, for the producer's ops
+      // that compute with them (iota, masks); loads compose maps instead.
+      SmallVector<Value> coords = *affine::expandAffineMap(
+          rewriter, site.getLoc(), site.getIndexMap(), site.getIndices());
       IRMapping element = producerArgs;
       for (Operation *op : p.preamble)
         rewriter.clone(*op, element);
@@ -333,12 +337,18 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
       for (LoadOp l : producerLoads)
         composeAccess(rewriter, l, producerIvs, site.getIndices(),
                       site.getIndexMap());
+      for (auto [iv, coord] : llvm::zip(producerIvs, coords))
+        rewriter.replaceUsesWithIf(iv, coord, [&](OpOperand &use) {
+          return llvm::any_of(cloned, [&](Operation *op) {
+            return op->isAncestor(use.getOwner());
+          });
+        });
       rewriter.replaceOp(site, element.lookupOrDefault(p.store.getValue()));
     }
     rewriter.replaceOp(consumer, fused.getResults());
   }
 
-  double maxRecompute;
+  double maxRecompute, roundTripCost;
 };
 
 struct LoopIRFusePass
@@ -346,7 +356,7 @@ struct LoopIRFusePass
   using LoopIRFusePassBase::LoopIRFusePassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateFusePatterns(patterns, maxRecompute);
+    populateFusePatterns(patterns, maxRecompute, roundTripCost);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -354,6 +364,8 @@ struct LoopIRFusePass
 } // namespace
 
 void strata::loopir::populateFusePatterns(RewritePatternSet &patterns,
-                                          double maxRecompute) {
-  patterns.add<FuseProducer>(patterns.getContext(), maxRecompute);
+                                          double maxRecompute,
+                                          double roundTripCost) {
+  patterns.add<FuseProducer>(patterns.getContext(), maxRecompute,
+                             roundTripCost);
 }

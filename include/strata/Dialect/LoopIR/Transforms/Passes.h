@@ -13,7 +13,7 @@ namespace strata::loopir {
 
 /// Fuses producer kernels into consumers (see loopir-fuse).
 void populateFusePatterns(mlir::RewritePatternSet &patterns,
-                          double maxRecompute);
+                          double maxRecompute, double roundTripCost);
 
 /// Hoists invariants, merges duplicates (see loopir-normalize).
 void populateNormalizePatterns(mlir::RewritePatternSet &patterns);

@@ -12,16 +12,23 @@ def LoopIRFusePass : Pass<"loopir-fuse"> {
     consumer's (the consumer's indices are substituted into the producer's),
     so the intermediate never reaches memory. A producer fuses when it is
     one parallel nest storing each element once (elementwise, layout,
-    reduction and gather kernels all are), and when the fusion does not
-    multiply its arithmetic beyond `max-recompute`: the work of the inlined
-    copies, counting each copy once per distinct value of the consumer
-    indices its address depends on (what loopir-normalize's hoisting
-    achieves), over the producer's own work, summed over all consumers.
-    Producers that only move data always fuse.
+    reduction and gather kernels all are), and when fusion does not cost
+    more than `max-recompute` times what it saves. Cost counts arithmetic
+    ops: the producer as a kernel costs its arithmetic per element plus
+    `round-trip-cost` (writing the element and reading it back); fused, it
+    costs its arithmetic once per element each consumer needs, counting an
+    element once per distinct value of the consumer indices its address
+    depends on (what loopir-normalize's hoisting achieves). So cheap
+    elementwise producers fuse even where they are recomputed (a prologue
+    of a matmul), a reduction fuses only where it is not repeated, and a
+    producer that only moves data always fuses.
   }];
   let options = [
-    Option<"maxRecompute", "max-recompute", "double", /*default=*/"4.0",
-           "How many times fusion may repeat a producer's arithmetic">
+    Option<"maxRecompute", "max-recompute", "double", /*default=*/"1.0",
+           "The most fused cost may exceed the unfused cost, as a ratio">,
+    Option<"roundTripCost", "round-trip-cost", "double", /*default=*/"64.0",
+           "The cost of writing an element to memory and reading it back, "
+           "in arithmetic ops (a GPU does tens of flops per byte moved)">
   ];
   let dependentDialects = ["::strata::loopir::LoopIRDialect"];
 }
