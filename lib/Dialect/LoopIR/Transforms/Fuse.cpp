@@ -24,7 +24,7 @@ struct Producer {
   SmallVector<Operation *> preamble; // Scalars shared by all elements.
   ParallelOp nest;
   StoreOp store;
-  double elementCost = 0; // Arithmetic per element.
+  double work = 0; // Arithmetic of the whole kernel, invariants hoisted.
   int64_t elements = 1;
 };
 
@@ -62,6 +62,8 @@ double blockCost(Block &block) {
   }
   return cost;
 }
+
+double hoistedWork(ParallelOp nest);
 
 FailureOr<Producer> analyzeProducer(KernelOp kernel) {
   Producer p;
@@ -103,7 +105,7 @@ FailureOr<Producer> analyzeProducer(KernelOp kernel) {
   if (nestedStore)
     return failure();
   p.elements = product(shape);
-  p.elementCost = blockCost(nestBody);
+  p.work = hoistedWork(p.nest);
   return p;
 }
 
@@ -166,6 +168,64 @@ double loadWork(LoadOp load) {
          llvm::zip(p->getRegion(0).front().getArguments(), bounds))
       if (loadDeps.contains(iv))
         work *= bound;
+  }
+  return work;
+}
+
+/// The nest indices `op` depends on: through loads' addresses, operands,
+/// and values computed in the nest body.
+llvm::SmallDenseSet<Value>
+nestDependence(Operation *op, ParallelOp nest,
+               DenseMap<Operation *, llvm::SmallDenseSet<Value>> &memo) {
+  auto it = memo.find(op);
+  if (it != memo.end())
+    return it->second;
+  SmallVector<BlockArgument> ivs(nest.getInductionVars());
+  llvm::SmallDenseSet<Value> deps;
+  Block &body = nest.getBody().front();
+  op->walk([&](Operation *inner) {
+    if (auto load = dyn_cast<LoadOp>(inner)) {
+      llvm::SmallDenseSet<Value> address;
+      addressIndices(load, ivs, address);
+      for (Value v : address)
+        if (llvm::is_contained(ivs, v))
+          deps.insert(v);
+    }
+    for (Value v : inner->getOperands()) {
+      if (llvm::is_contained(ivs, v) && !isa<LoadOp>(inner))
+        deps.insert(v);
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == &body && def != op)
+        for (Value d : nestDependence(def, nest, memo))
+          deps.insert(d);
+    }
+  });
+  memo[op] = deps;
+  return deps;
+}
+
+/// The arithmetic of a parallel nest once loop-invariant work is hoisted:
+/// each top-level op costs its arithmetic once per value of the indices it
+/// depends on.
+double hoistedWork(ParallelOp nest) {
+  DenseMap<Operation *, llvm::SmallDenseSet<Value>> memo;
+  double work = 0;
+  for (Operation &op : nest.getBody().front().without_terminator()) {
+    double cost = 0;
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      cost = product(reduce.getBounds()) *
+             (blockCost(reduce.getBody().front()) + 1);
+    else if (!isa<LoadOp, StoreOp, arith::ConstantOp>(op))
+      cost = op.getNumRegions() ? blockCost(op.getRegion(0).front()) : 1;
+    if (cost == 0)
+      continue;
+    double iterations = 1;
+    llvm::SmallDenseSet<Value> deps = nestDependence(&op, nest, memo);
+    for (auto [iv, bound] :
+         llvm::zip(nest.getInductionVars(), nest.getBounds()))
+      if (deps.contains(iv))
+        iterations *= bound;
+    work += cost * iterations;
   }
   return work;
 }
@@ -251,19 +311,36 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     return rewriter.notifyMatchFailure(consumer, "no producer to fuse");
   }
 
-  /// The guard: fused into every consumer, the producer's arithmetic (once
-  /// per element each consumer needs) stays within maxRecompute times its
-  /// cost as a kernel (its arithmetic plus a round trip through memory).
+  /// The guard. Each op of the producer costs its arithmetic once per value
+  /// of the producer indices it depends on (loopir-normalize hoists the
+  /// rest). Fused, the producer runs again wherever a consumer needs an
+  /// element: `demand` counts the elements needed over all consumers, per
+  /// element of the result. Fusion must cost at most maxRecompute times the
+  /// producer as a kernel: its work plus a round trip of every element.
   bool worthFusing(Producer p) const {
-    if (p.elementCost == 0)
+    if (p.work == 0)
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
-    double elements = uses.producerStays ? p.elements : 0;
-    for (auto [consumer, pos] : uses.consumers)
-      for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos]))
-        elements += loadWork(load);
-    double fused = elements * p.elementCost;
-    double unfused = p.elements * (p.elementCost + roundTripCost);
+    double demand = uses.producerStays ? p.elements : 0;
+    for (auto [consumer, pos] : uses.consumers) {
+      // Loads of one element in one consumer (same address once unused
+      // indices are dropped) become one computation after normalization.
+      SmallVector<std::pair<SmallVector<Value>, AffineMap>> seen;
+      for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos])) {
+        AffineMap map = load.getIndexMap();
+        SmallVector<Value> read;
+        for (auto [d, index] : llvm::enumerate(load.getIndices()))
+          if (map.isFunctionOfDim(d))
+            read.push_back(index);
+        auto key = std::make_pair(read, compressUnusedDims(map));
+        if (llvm::is_contained(seen, key))
+          continue;
+        seen.push_back(key);
+        demand += loadWork(load);
+      }
+    }
+    double fused = demand / p.elements * p.work;
+    double unfused = p.work + p.elements * roundTripCost;
     return fused <= maxRecompute * unfused;
   }
 

@@ -241,6 +241,96 @@ struct DropUnusedIndices : OpRewritePattern<AccessOp> {
   }
 };
 
+/// The closed range [lo, hi] of an affine expression over dims of known
+/// ranges, after simplifying floordiv and mod whose operand stays within one
+/// period: with 0 <= d < 65, `d floordiv 65` is 0 and `d mod 65` is d. This
+/// is what makes reshapes through a unit or full dimension vanish from maps.
+struct Ranged {
+  AffineExpr expr;
+  int64_t lo, hi;
+};
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return {e, 0, bounds[d.getPosition()] - 1};
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return {e, c.getValue(), c.getValue()};
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Ranged l = simplifyInRange(bin.getLHS(), bounds);
+  Ranged r = simplifyInRange(bin.getRHS(), bounds);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return {l.expr + r.expr, l.lo + r.lo, l.hi + r.hi};
+  case AffineExprKind::Mul: {
+    int64_t a = l.lo * r.lo, b = l.lo * r.hi, c = l.hi * r.lo, d = l.hi * r.hi;
+    return {l.expr * r.expr, std::min({a, b, c, d}), std::max({a, b, c, d})};
+  }
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::Mod: {
+    auto divisor = dyn_cast<AffineConstantExpr>(r.expr);
+    if (!divisor || divisor.getValue() <= 0)
+      break;
+    int64_t c = divisor.getValue();
+    int64_t qlo = floorDiv(l.lo, c), qhi = floorDiv(l.hi, c);
+    if (e.getKind() == AffineExprKind::FloorDiv) {
+      if (qlo == qhi)
+        return {getAffineConstantExpr(qlo, e.getContext()), qlo, qlo};
+      return {l.expr.floorDiv(c), qlo, qhi};
+    }
+    if (qlo == qhi) // One period: the remainder is an offset.
+      return {l.expr - qlo * c, l.lo - qlo * c, l.hi - qlo * c};
+    return {l.expr % c, 0, c - 1};
+  }
+  default:
+    break;
+  }
+  // Ceildiv and non-constant divisors: keep, without a useful range.
+  return {e, INT64_MIN / 4, INT64_MAX / 4};
+}
+
+/// Simplifies an access map using the bounds of the loops whose indices it
+/// reads, when all its indices are loop indices.
+template <typename AccessOp>
+struct SimplifyWithLoopBounds : OpRewritePattern<AccessOp> {
+  using OpRewritePattern<AccessOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AccessOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getMap())
+      return failure();
+    SmallVector<int64_t> bounds;
+    for (Value index : op.getIndices()) {
+      auto iv = dyn_cast<BlockArgument>(index);
+      Operation *loop = iv ? iv.getOwner()->getParentOp() : nullptr;
+      if (auto p = dyn_cast_or_null<ParallelOp>(loop))
+        bounds.push_back(p.getBounds()[iv.getArgNumber()]);
+      else if (auto r = dyn_cast_or_null<ReduceOp>(loop))
+        bounds.push_back(r.getBounds()[iv.getArgNumber()]);
+      else
+        return failure();
+    }
+    AffineMap map = op.getIndexMap();
+    SmallVector<AffineExpr> exprs;
+    for (AffineExpr e : map.getResults())
+      exprs.push_back(simplifyAffineExpr(simplifyInRange(e, bounds).expr,
+                                         map.getNumDims(), 0));
+    AffineMap simplified =
+        AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+    if (simplified == map)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (simplified.isIdentity())
+        op.removeMapAttr();
+      else
+        op.setMapAttr(AffineMapAttr::get(simplified));
+    });
+    return success();
+  }
+};
+
 struct LoopIRNormalizePass
     : strata::loopir::impl::LoopIRNormalizePassBase<LoopIRNormalizePass> {
   void runOnOperation() override {
@@ -255,5 +345,6 @@ struct LoopIRNormalizePass
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
   patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualReductions,
                DivisionByInvariant, DropUnusedIndices<LoadOp>,
-               DropUnusedIndices<StoreOp>>(patterns.getContext());
+               DropUnusedIndices<StoreOp>, SimplifyWithLoopBounds<LoadOp>,
+               SimplifyWithLoopBounds<StoreOp>>(patterns.getContext());
 }

@@ -1,0 +1,162 @@
+// RUN: strata-opt %s -split-input-file --loopir-fuse --canonicalize | FileCheck %s
+// The guard, on both sides of its bound:
+// RUN: strata-opt %s -split-input-file '--loopir-fuse=max-recompute=0.01' --canonicalize | FileCheck %s --check-prefix=STRICT
+
+// An elementwise chain through a broadcast becomes one kernel: the
+// consumer's indices are substituted into the producers' loads.
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[A:.*]]: tensor<1000x37xf32>, %[[B:.*]]: tensor<37xf32>)
+// CHECK: %[[K:.*]] = loopir.kernel ins(%[[A]], %[[B]] : tensor<1000x37xf32>, tensor<37xf32>) -> tensor<1000x37xf32> {
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [1000, 37] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[J]]] : memref<1000x37xf32>
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK-NEXT: %[[Y:.*]] = loopir.load %{{.*}}[%[[I]], %[[J]]] map #[[ROW]] : memref<37xf32>
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[E]], %[[Y]] : f32
+// CHECK-NEXT: loopir.store %[[M]]
+// CHECK-NOT: loopir.kernel
+// CHECK: return %[[K]]
+// With a stricter bound the exp stays a kernel; the broadcast, which only
+// moves data, still fuses.
+// STRICT-LABEL: func.func @chain
+// STRICT: loopir.kernel
+// STRICT: math.exp
+// STRICT: loopir.kernel
+// STRICT-NOT: loopir.kernel
+// STRICT: arith.mulf
+func.func @chain(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000x37xf32> {
+  %e = loopir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32> {
+  ^bb0(%in: memref<1000x37xf32>, %out: memref<1000x37xf32>):
+    loopir.parallel (%i, %j) in [1000, 37] {
+      %x = loopir.load %in[%i, %j] : memref<1000x37xf32>
+      %y = math.exp %x : f32
+      loopir.store %y, %out[%i, %j] : memref<1000x37xf32>
+    }
+  }
+  %bb = loopir.kernel ins(%b : tensor<37xf32>) -> tensor<1000x37xf32> {
+  ^bb0(%in: memref<37xf32>, %out: memref<1000x37xf32>):
+    loopir.parallel (%i, %j) in [1000, 37] {
+      %x = loopir.load %in[%i, %j] map affine_map<(d0, d1) -> (d1)> : memref<37xf32>
+      loopir.store %x, %out[%i, %j] : memref<1000x37xf32>
+    }
+  }
+  %m = loopir.kernel ins(%e, %bb : tensor<1000x37xf32>, tensor<1000x37xf32>) -> tensor<1000x37xf32> {
+  ^bb0(%x: memref<1000x37xf32>, %y: memref<1000x37xf32>, %out: memref<1000x37xf32>):
+    loopir.parallel (%i, %j) in [1000, 37] {
+      %u = loopir.load %x[%i, %j] : memref<1000x37xf32>
+      %v = loopir.load %y[%i, %j] : memref<1000x37xf32>
+      %w = arith.mulf %u, %v : f32
+      loopir.store %w, %out[%i, %j] : memref<1000x37xf32>
+    }
+  }
+  return %m : tensor<1000x37xf32>
+}
+
+// -----
+
+// A row reduction is placed where its consumer reads it: inside the
+// consumer's nest, at the row's indices (normalization hoists it later).
+// STRICT-LABEL: func.func @reduction_into_consumer
+// CHECK-LABEL: func.func @reduction_into_consumer
+// CHECK: loopir.kernel ins(%{{.*}} : tensor<32x2049xf32>) -> tensor<32x2049xf32>
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [32, 2049] {
+// CHECK: %[[M:.*]] = loopir.reduce max (%[[K:.*]]) in [2049] : f32 {
+// CHECK: loopir.load %{{.*}}[%[[I]], %[[J]], %[[K]]] map #{{.*}} : memref<32x2049xf32>
+// CHECK: arith.subf %{{.*}}, %[[M]] : f32
+// CHECK-NOT: loopir.kernel
+func.func @reduction_into_consumer(%a: tensor<32x2049xf32>) -> tensor<32x2049xf32> {
+  %m = loopir.kernel ins(%a : tensor<32x2049xf32>) -> tensor<32xf32> {
+  ^bb0(%in: memref<32x2049xf32>, %out: memref<32xf32>):
+    loopir.parallel (%i) in [32] {
+      %r = loopir.reduce max (%k) in [2049] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x2049xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %r, %out[%i] : memref<32xf32>
+    }
+  }
+  %d = loopir.kernel ins(%a, %m : tensor<32x2049xf32>, tensor<32xf32>) -> tensor<32x2049xf32> {
+  ^bb0(%x: memref<32x2049xf32>, %y: memref<32xf32>, %out: memref<32x2049xf32>):
+    loopir.parallel (%i, %j) in [32, 2049] {
+      %u = loopir.load %x[%i, %j] : memref<32x2049xf32>
+      %v = loopir.load %y[%i, %j] map affine_map<(d0, d1) -> (d0)> : memref<32xf32>
+      %w = arith.subf %u, %v : f32
+      loopir.store %w, %out[%i, %j] : memref<32x2049xf32>
+    }
+  }
+  return %d : tensor<32x2049xf32>
+}
+
+// -----
+
+// A reduction read where it would be recomputed for every output column
+// (a matmul consuming another matmul) stays a kernel of its own.
+// CHECK-LABEL: func.func @no_repeated_reduction
+// CHECK-COUNT-2: loopir.kernel
+func.func @no_repeated_reduction(%a: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> tensor<16x64xf32> {
+  %h = loopir.kernel ins(%a, %w : tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32> {
+  ^bb0(%x: memref<16x64xf32>, %y: memref<64x64xf32>, %out: memref<16x64xf32>):
+    loopir.parallel (%i, %j) in [16, 64] {
+      %r = loopir.reduce add (%k) in [64] : f32 {
+        %u = loopir.load %x[%i, %k] : memref<16x64xf32>
+        %v = loopir.load %y[%k, %j] : memref<64x64xf32>
+        %p = arith.mulf %u, %v : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %r, %out[%i, %j] : memref<16x64xf32>
+    }
+  }
+  %o = loopir.kernel ins(%h, %w : tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32> {
+  ^bb0(%x: memref<16x64xf32>, %y: memref<64x64xf32>, %out: memref<16x64xf32>):
+    loopir.parallel (%i, %j) in [16, 64] {
+      %r = loopir.reduce add (%k) in [64] : f32 {
+        %u = loopir.load %x[%i, %k] : memref<16x64xf32>
+        %v = loopir.load %y[%k, %j] : memref<64x64xf32>
+        %p = arith.mulf %u, %v : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %r, %out[%i, %j] : memref<16x64xf32>
+    }
+  }
+  return %o : tensor<16x64xf32>
+}
+
+// -----
+
+// A producer with two consumers is recomputed in both when that is cheaper
+// than a round trip through memory, and disappears.
+// CHECK-LABEL: func.func @two_consumers
+// CHECK: loopir.kernel
+// CHECK: math.exp
+// CHECK-NEXT: arith.negf
+// CHECK: loopir.kernel
+// CHECK: math.exp
+// CHECK-NEXT: math.sqrt
+// CHECK-NOT: loopir.kernel
+func.func @two_consumers(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = loopir.kernel ins(%a : tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %x = loopir.load %in[%i] : memref<64xf32>
+      %y = math.exp %x : f32
+      loopir.store %y, %out[%i] : memref<64xf32>
+    }
+  }
+  %n = loopir.kernel ins(%e : tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %x = loopir.load %in[%i] : memref<64xf32>
+      %y = arith.negf %x : f32
+      loopir.store %y, %out[%i] : memref<64xf32>
+    }
+  }
+  %s = loopir.kernel ins(%e : tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %x = loopir.load %in[%i] : memref<64xf32>
+      %y = math.sqrt %x : f32
+      loopir.store %y, %out[%i] : memref<64xf32>
+    }
+  }
+  return %n, %s : tensor<64xf32>, tensor<64xf32>
+}

@@ -1,0 +1,64 @@
+// RUN: strata-opt %s -split-input-file --loopir-normalize --canonicalize | FileCheck %s
+
+// The fused softmax: the row max and sum move out of the column loop (and
+// the max out of the sum), the duplicated max is merged, and the division
+// by the row sum becomes a multiplication by its reciprocal.
+// CHECK-LABEL: func.func @softmax
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: loopir.parallel (%[[I:.*]]) in [33] {
+// CHECK-NEXT: %[[M:.*]] = loopir.reduce max (%[[K:.*]]) in [70] : f32 {
+// CHECK-NEXT: loopir.load %{{.*}}[%[[I]], %[[K]]] : memref<33x70xf32>
+// CHECK: %[[S:.*]] = loopir.reduce add (%[[K2:.*]]) in [70] : f32 {
+// CHECK: arith.subf %{{.*}}, %[[M]] : f32
+// CHECK: %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT: loopir.parallel (%[[J:.*]]) in [70] {
+// CHECK: %[[E:.*]] = math.exp
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[E]], %[[R]] : f32
+// CHECK-NEXT: loopir.store %[[Y]], %{{.*}}[%[[I]], %[[J]]]
+// CHECK-NOT: loopir.reduce max
+func.func @softmax(%arg0: tensor<33x70xf32>) -> tensor<33x70xf32> {
+  %0 = loopir.kernel ins(%arg0 : tensor<33x70xf32>) -> tensor<33x70xf32> {
+  ^bb0(%arg1: memref<33x70xf32>, %arg2: memref<33x70xf32>):
+    loopir.parallel (%arg3, %arg4) in [33, 70] {
+      %1 = loopir.load %arg1[%arg3, %arg4] : memref<33x70xf32>
+      %2 = loopir.reduce max (%arg5) in [70] : f32 {
+        %7 = loopir.load %arg1[%arg3, %arg4, %arg5] map affine_map<(d0, d1, d2) -> (d0, d2)> : memref<33x70xf32>
+        loopir.yield %7 : f32
+      }
+      %3 = arith.subf %1, %2 : f32
+      %4 = math.exp %3 : f32
+      %5 = loopir.reduce add (%arg5) in [70] : f32 {
+        %7 = loopir.load %arg1[%arg3, %arg4, %arg5] map affine_map<(d0, d1, d2) -> (d0, d2)> : memref<33x70xf32>
+        %8 = loopir.reduce max (%arg6) in [70] : f32 {
+          %11 = loopir.load %arg1[%arg3, %arg4, %arg5, %arg6] map affine_map<(d0, d1, d2, d3) -> (d0, d3)> : memref<33x70xf32>
+          loopir.yield %11 : f32
+        }
+        %9 = arith.subf %7, %8 : f32
+        %10 = math.exp %9 : f32
+        loopir.yield %10 : f32
+      }
+      %6 = arith.divf %4, %5 : f32
+      loopir.store %6, %arg2[%arg3, %arg4] : memref<33x70xf32>
+    }
+  }
+  return %0 : tensor<33x70xf32>
+}
+
+// -----
+
+// A division by a value computed in the same iteration stays a division.
+// CHECK-LABEL: func.func @variant_divisor
+// CHECK: arith.divf
+// CHECK-NOT: arith.mulf
+func.func @variant_divisor(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = loopir.kernel ins(%a, %b : tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32> {
+  ^bb0(%x: memref<8xf32>, %y: memref<8xf32>, %out: memref<8xf32>):
+    loopir.parallel (%i) in [8] {
+      %u = loopir.load %x[%i] : memref<8xf32>
+      %v = loopir.load %y[%i] : memref<8xf32>
+      %w = arith.divf %u, %v : f32
+      loopir.store %w, %out[%i] : memref<8xf32>
+    }
+  }
+  return %0 : tensor<8xf32>
+}
