@@ -68,3 +68,11 @@ def test_mlp_keeps_a_matmul_consuming_a_matmul_separate():
     mlp = nn.Sequential(nn.Linear(64, 129), nn.GELU(), nn.Linear(129, 33))
     report = check(mlp, (torch.randn(11, 64),))
     assert report.passed and report.kernels == 2
+
+
+def test_independent_sibling_reductions_share_one_pass():
+    fn = lambda x: x.pow(2).mean(-1) - x.mean(-1).pow(2)
+    text = loop_ir(fn, torch.randn(32, 100))
+    assert len(re.findall(r"loopir\.reduce add, add", text)) == 1
+    report = check(fn, (torch.randn(32, 100),))
+    assert report.passed and report.kernels == 1

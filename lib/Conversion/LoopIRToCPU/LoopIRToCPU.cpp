@@ -152,42 +152,57 @@ struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
   matchAndRewrite(loopir::ReduceOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    loopir::Combiner c = op.getCombiner();
-    bool arg = c == loopir::Combiner::argmax || c == loopir::Combiner::argmin;
-    Type t = op.getResult(0).getType();
-    SmallVector<Value> init = {identity(rewriter, loc, c, t)};
-    if (arg)
-      init.push_back(arith::ConstantOp::create(rewriter, loc,
-                                               rewriter.getI64IntegerAttr(0)));
+    SmallVector<loopir::Combiner> combiners = op.getCombinerList();
     Block &body = op.getBody().front();
     auto yield = cast<loopir::YieldOp>(body.getTerminator());
+    // One accumulator per combiner, and a position for arg-reductions.
+    SmallVector<Value> init;
+    for (auto [c, value] : llvm::zip(combiners, yield.getValues())) {
+      init.push_back(identity(rewriter, loc, c, value.getType()));
+      if (loopir::ReduceOp::isArgCombiner(c))
+        init.push_back(arith::ConstantOp::create(
+            rewriter, loc, rewriter.getI64IntegerAttr(0)));
+    }
     ArrayRef<int64_t> bounds = op.getBounds();
     scf::LoopNest nest = buildNest(
         rewriter, loc, bounds, init,
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange acc) {
           // Move (not clone) the body: values it uses from outside may be
           // awaiting replacement by the conversion.
-          Value x = yield.getValues().front();
-          if (auto arg = dyn_cast<BlockArgument>(x); arg && arg.getOwner() == &body)
-            x = ivs[arg.getArgNumber()]; // The body yields its own index.
+          SmallVector<Value> contributions;
+          for (Value x : yield.getValues()) {
+            if (auto arg = dyn_cast<BlockArgument>(x);
+                arg && arg.getOwner() == &body)
+              x = ivs[arg.getArgNumber()]; // The body yields an index.
+            contributions.push_back(x);
+          }
           rewriter.eraseOp(yield);
           rewriter.inlineBlockBefore(&body, b.getInsertionBlock(),
                                      b.getInsertionPoint(), ivs);
-          if (!arg)
-            return scf::ValueVector{combine(b, loc, c, acc[0], x)};
-          // The row-major position of this iteration in the box.
-          Value pos = arith::ConstantIndexOp::create(b, loc, 0);
-          for (auto [iv, bound] : llvm::zip(ivs, bounds)) {
-            Value size = arith::ConstantIndexOp::create(b, loc, bound);
-            pos = arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, pos, size), iv);
+          scf::ValueVector next;
+          unsigned a = 0;
+          for (auto [c, x] : llvm::zip(combiners, contributions)) {
+            if (!loopir::ReduceOp::isArgCombiner(c)) {
+              next.push_back(combine(b, loc, c, acc[a++], x));
+              continue;
+            }
+            // The row-major position of this iteration in the box.
+            Value pos = arith::ConstantIndexOp::create(b, loc, 0);
+            for (auto [iv, bound] : llvm::zip(ivs, bounds)) {
+              Value size = arith::ConstantIndexOp::create(b, loc, bound);
+              pos = arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, pos, size), iv);
+            }
+            Value pos64 =
+                arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
+            Value takes = argTakes(b, loc, c == loopir::Combiner::argmax,
+                                   acc[a], x);
+            next.push_back(arith::SelectOp::create(b, loc, takes, x, acc[a]));
+            next.push_back(
+                arith::SelectOp::create(b, loc, takes, pos64, acc[a + 1]));
+            a += 2;
           }
-          Value pos64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
-          Value takes = argTakes(b, loc, c == loopir::Combiner::argmax,
-                                 acc[0], x);
-          return scf::ValueVector{
-              arith::SelectOp::create(b, loc, takes, x, acc[0]),
-              arith::SelectOp::create(b, loc, takes, pos64, acc[1])};
+          return next;
         });
     rewriter.replaceOp(op, nest.results);
     return success();

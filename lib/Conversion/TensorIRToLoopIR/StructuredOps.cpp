@@ -57,8 +57,9 @@ loopir::ReduceOp buildReduce(OpBuilder &b, Location loc, Value input,
       combiner == loopir::Combiner::argmin)
     results.push_back(b.getI64Type());
   OperationState state(loc, loopir::ReduceOp::getOperationName());
-  state.addAttribute("combiner",
-                     loopir::CombinerAttr::get(b.getContext(), combiner));
+  state.addAttribute("combiners",
+                     b.getArrayAttr({loopir::CombinerAttr::get(b.getContext(),
+                                                               combiner)}));
   state.addAttribute("bounds", b.getDenseI64ArrayAttr(bounds));
   state.addTypes(results);
   Region *region = state.addRegion();

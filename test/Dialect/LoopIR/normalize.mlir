@@ -62,3 +62,42 @@ func.func @variant_divisor(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32
   }
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Independent reductions over one box share one pass; a reduction that uses
+// another's result does not join it (the sum of x - max joins the sum of
+// squares, not the max).
+// CHECK-LABEL: func.func @siblings
+// CHECK: %[[M:.*]] = loopir.reduce max (%{{.*}}) in [100] : f32 {
+// CHECK: %[[R:.*]]:2 = loopir.reduce add, add (%{{.*}}) in [100] : f32, f32 {
+// CHECK: %[[X:.*]] = loopir.load
+// CHECK: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK: %[[D:.*]] = arith.subf %{{.*}}, %[[M]] : f32
+// CHECK: loopir.yield %[[SQ]], %[[D]] : f32, f32
+// CHECK: arith.addf %[[R]]#0, %[[R]]#1
+func.func @siblings(%a: tensor<32x100xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  %0:2 = loopir.kernel ins(%a : tensor<32x100xf32>) -> tensor<32xf32>, tensor<32xf32> {
+  ^bb0(%in: memref<32x100xf32>, %o1: memref<32xf32>, %o2: memref<32xf32>):
+    loopir.parallel (%i) in [32] {
+      %s = loopir.reduce add (%k) in [100] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x100xf32>
+        %x2 = arith.mulf %x, %x : f32
+        loopir.yield %x2 : f32
+      }
+      %m = loopir.reduce max (%k) in [100] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x100xf32>
+        loopir.yield %x : f32
+      }
+      %d = loopir.reduce add (%k) in [100] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x100xf32>
+        %y = arith.subf %x, %m : f32
+        loopir.yield %y : f32
+      }
+      %t = arith.addf %s, %d : f32
+      loopir.store %t, %o1[%i] : memref<32xf32>
+      loopir.store %m, %o2[%i] : memref<32xf32>
+    }
+  }
+  return %0#0, %0#1 : tensor<32xf32>, tensor<32xf32>
+}

@@ -105,17 +105,21 @@ LogicalResult ParallelOp::verify() {
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
-// loopir.reduce add (%k) in [2048] attr-dict : f32 { ... }
+// loopir.reduce add, max (%k) in [2048] attr-dict : f32, f32 { ... }
 ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
-  StringRef keyword;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  std::optional<Combiner> combiner = symbolizeCombiner(keyword);
-  if (!combiner)
-    return parser.emitError(loc, "unknown combiner '") << keyword << "'";
-  result.addAttribute("combiner",
-                      CombinerAttr::get(parser.getContext(), *combiner));
+  SmallVector<Attribute> combiners;
+  do {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    std::optional<Combiner> combiner = symbolizeCombiner(keyword);
+    if (!combiner)
+      return parser.emitError(loc, "unknown combiner '") << keyword << "'";
+    combiners.push_back(CombinerAttr::get(parser.getContext(), *combiner));
+  } while (succeeded(parser.parseOptionalComma()));
+  result.addAttribute("combiners",
+                      parser.getBuilder().getArrayAttr(combiners));
   SmallVector<OpAsmParser::Argument> ivs;
   SmallVector<Type> types;
   if (parseBox(parser, result, ivs) ||
@@ -128,38 +132,61 @@ ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void ReduceOp::print(OpAsmPrinter &p) {
-  p << " " << stringifyCombiner(getCombiner());
+  p << " ";
+  llvm::interleaveComma(getCombinerList(), p,
+                        [&](Combiner c) { p << stringifyCombiner(c); });
   printBox(p, getInductionVars(), getBounds());
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                     {"bounds", "combiner"});
+                                     {"bounds", "combiners"});
   p << " : ";
   llvm::interleaveComma(getResultTypes(), p);
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
 
-Value ReduceOp::getContribution() {
-  return cast<YieldOp>(getBody().front().getTerminator()).getValues().front();
+SmallVector<Combiner> ReduceOp::getCombinerList() {
+  SmallVector<Combiner> list;
+  for (Attribute a : getCombiners())
+    list.push_back(cast<CombinerAttr>(a).getValue());
+  return list;
+}
+
+ValueRange ReduceOp::getResultsOf(unsigned i) {
+  unsigned first = 0;
+  SmallVector<Combiner> list = getCombinerList();
+  for (unsigned j = 0; j < i; ++j)
+    first += isArgCombiner(list[j]) ? 2 : 1;
+  return getResults().slice(first, isArgCombiner(list[i]) ? 2 : 1);
 }
 
 LogicalResult ReduceOp::verify() {
   if (failed(verifyBox(*this, getBody().front(), getBounds())))
     return failure();
+  SmallVector<Combiner> combiners = getCombinerList();
+  if (combiners.empty())
+    return emitOpError("expects at least one combiner");
   auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
-  if (!yield || yield.getValues().size() != 1)
-    return emitOpError("body must yield exactly one contribution");
-  Type t = yield.getValues().front().getType();
-  if (!t.isIntOrFloat())
-    return emitOpError("contributions must be integers or floats, got ") << t;
-  bool arg = getCombiner() == Combiner::argmax ||
-             getCombiner() == Combiner::argmin;
-  if (!arg && (getNumResults() != 1 || getResult(0).getType() != t))
-    return emitOpError("expects one result of the contribution type ") << t;
-  if (arg && (getNumResults() != 2 || getResult(0).getType() != t ||
-              !getResult(1).getType().isInteger(64)))
-    return emitOpError("an arg-reduction has two results: the contribution "
-                       "type ")
-           << t << " and the i64 position";
+  if (!yield || yield.getValues().size() != combiners.size())
+    return emitOpError("body must yield one contribution per combiner");
+  unsigned result = 0;
+  for (auto [c, value] : llvm::zip(combiners, yield.getValues())) {
+    Type t = value.getType();
+    if (!t.isIntOrFloat())
+      return emitOpError("contributions must be integers or floats, got ")
+             << t;
+    unsigned count = isArgCombiner(c) ? 2 : 1;
+    if (result + count > getNumResults() || getResult(result).getType() != t ||
+        (count == 2 && !getResult(result + 1).getType().isInteger(64)))
+      return emitOpError(count == 2
+                             ? "an arg-reduction has two results: the "
+                               "contribution type "
+                             : "expects one result of the contribution type ")
+             << t << (count == 2 ? " and the i64 position" : "");
+    result += count;
+  }
+  if (result != getNumResults())
+    return emitOpError("has ") << getNumResults() << " results for "
+                               << result << " expected";
   return success();
 }
 

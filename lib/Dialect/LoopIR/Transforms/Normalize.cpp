@@ -183,6 +183,97 @@ struct MergeEqualReductions : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// Independent reductions over the same box in one block share one pass:
+/// `reduce add (k) {x}` and `reduce add (k) {x * x}` become
+/// `reduce add, add (k) {x, x * x}`. The later one must not use the earlier
+/// one's results; the merged reduction takes the later one's place, or the
+/// earlier one's when something in between uses the earlier results.
+struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp later,
+                                PatternRewriter &rewriter) const override {
+    if (!isMovable(later) || hasDuplicate(later))
+      return failure();
+    for (Operation *prev = later->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      auto earlier = dyn_cast<ReduceOp>(prev);
+      if (!earlier || earlier.getBounds() != later.getBounds() ||
+          !isMovable(earlier) || hasDuplicate(earlier))
+        continue;
+      Block *block = later->getBlock();
+      // The merged reduction goes where the later one is, if nothing
+      // between uses the earlier one's results ...
+      bool usedBefore = llvm::any_of(earlier->getUsers(), [&](Operation *u) {
+        Operation *top = block->findAncestorOpInBlock(*u);
+        return !top || top == later.getOperation() ||
+               top->isBeforeInBlock(later);
+      });
+      // ... or where the earlier one is, if the later one only uses values
+      // defined before that.
+      bool needsBetween = llvm::any_of(usedValues(later), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        Operation *top = def ? block->findAncestorOpInBlock(*def) : nullptr;
+        return top && !top->isBeforeInBlock(earlier) &&
+               !later->isAncestor(def);
+      });
+      bool usesEarlier = llvm::any_of(earlier->getUsers(), [&](Operation *u) {
+        return later->isAncestor(u);
+      });
+      if (usesEarlier || (usedBefore && needsBetween))
+        continue;
+      merge(rewriter, earlier, later, usedBefore ? earlier : later);
+      return success();
+    }
+    return failure();
+  }
+
+  /// Identical reductions are merged first (MergeEqualReductions), so that
+  /// a duplicate is never folded into an unrelated sibling.
+  static bool hasDuplicate(ReduceOp op) {
+    for (Operation &other : *op->getBlock())
+      if (&other != op.getOperation() && isa<ReduceOp>(other) &&
+          OperationEquivalence::isEquivalentTo(
+              op, &other, OperationEquivalence::IgnoreLocations))
+        return true;
+    return false;
+  }
+
+  void merge(PatternRewriter &rewriter, ReduceOp earlier, ReduceOp later,
+             ReduceOp at) const {
+    Location loc = later.getLoc();
+    SmallVector<Attribute> combiners(earlier.getCombiners().getValue());
+    llvm::append_range(combiners, later.getCombiners().getValue());
+    SmallVector<Type> types(earlier.getResultTypes());
+    llvm::append_range(types, later.getResultTypes());
+    rewriter.setInsertionPoint(at);
+    OperationState state(loc, ReduceOp::getOperationName());
+    state.addAttribute("combiners", rewriter.getArrayAttr(combiners));
+    state.addAttribute("bounds", later.getBoundsAttr());
+    state.addTypes(types);
+    Region *region = state.addRegion();
+    Block *body = new Block();
+    region->push_back(body);
+    for (BlockArgument iv : later.getInductionVars())
+      body->addArgument(iv.getType(), loc);
+    auto merged = cast<ReduceOp>(rewriter.create(state));
+    rewriter.setInsertionPointToStart(body);
+    SmallVector<Value> yielded;
+    for (ReduceOp part : {earlier, later}) {
+      IRMapping map;
+      map.map(part.getInductionVars(), body->getArguments());
+      Block &old = part.getBody().front();
+      for (Operation &op : old.without_terminator())
+        rewriter.clone(op, map);
+      for (Value v : cast<YieldOp>(old.getTerminator()).getValues())
+        yielded.push_back(map.lookupOrDefault(v));
+    }
+    YieldOp::create(rewriter, loc, yielded);
+    unsigned n = earlier.getNumResults();
+    rewriter.replaceOp(earlier, merged.getResults().take_front(n));
+    rewriter.replaceOp(later, merged.getResults().drop_front(n));
+  }
+};
+
 /// The innermost loop (parallel or reduction) around `op`, if any.
 Operation *enclosingLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p && !isa<KernelOp>(p);
@@ -344,6 +435,7 @@ struct LoopIRNormalizePass
 
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
   patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualReductions,
+               MergeSiblingReductions,
                DivisionByInvariant, DropUnusedIndices<LoadOp>,
                DropUnusedIndices<StoreOp>, SimplifyWithLoopBounds<LoadOp>,
                SimplifyWithLoopBounds<StoreOp>>(patterns.getContext());

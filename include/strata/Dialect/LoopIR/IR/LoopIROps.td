@@ -169,24 +169,33 @@ def LoopIR_Combiner : I32EnumAttr<"Combiner",
 
 def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
     SingleBlock]> {
-  let summary = "Folds one contribution per iteration of a box.";
+  let summary = "Folds contributions over the iterations of a box.";
   let description = [{
-    The body runs for every point of `[0, bounds)` and yields one scalar;
-    the results are the fold of those scalars with `combiner`, starting
-    from its identity (0 for add, 1 for mul, -inf/+inf or the integer
-    extremes for max/min). Float max/min propagate NaN. `argmax`/`argmin`
-    have two results: the extreme and the row-major position (i64) of its
-    first occurrence (of the first NaN, if any). The combiners are
-    associative, so later stages may split and reorder the fold.
+    The body runs for every point of `[0, bounds)` and yields one scalar per
+    combiner; each is folded with its combiner, starting from the
+    combiner's identity (0 for add, 1 for mul, -inf/+inf or the integer
+    extremes for max/min). Float max/min propagate NaN. An `argmax` or
+    `argmin` combiner gives two results: the extreme and the row-major
+    position (i64) of its first occurrence (of the first NaN, if any). The
+    combiners are associative, so later stages may split and reorder the
+    folds; several combiners in one op share one pass over the box.
 
     ```mlir
     %m = loopir.reduce max (%k) in [2048] : f32 {
       %x = loopir.load %in[%i, %k] : memref<32x2048xf32>
       loopir.yield %x : f32
     }
+    // Sum and sum of squares in one pass.
+    %s, %q = loopir.reduce add, add (%k) in [2048] : f32, f32 {
+      %x = loopir.load %in[%i, %k] : memref<32x2048xf32>
+      %x2 = arith.mulf %x, %x : f32
+      loopir.yield %x, %x2 : f32, f32
+    }
     ```
   }];
-  let arguments = (ins LoopIR_Combiner:$combiner, DenseI64ArrayAttr:$bounds);
+  let arguments = (ins TypedArrayAttrBase<LoopIR_Combiner,
+                                          "combiners">:$combiners,
+                       DenseI64ArrayAttr:$bounds);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -195,8 +204,13 @@ def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
     ::mlir::Block::BlockArgListType getInductionVars() {
       return getBody().getArguments();
     }
-    /// The scalar the body yields.
-    ::mlir::Value getContribution();
+    /// The combiners, in order.
+    ::llvm::SmallVector<Combiner> getCombinerList();
+    /// The results of combiner `i` (one, or two for an arg-reduction).
+    ::mlir::ValueRange getResultsOf(unsigned i);
+    static bool isArgCombiner(Combiner c) {
+      return c == Combiner::argmax || c == Combiner::argmin;
+    }
   }];
 }
 
