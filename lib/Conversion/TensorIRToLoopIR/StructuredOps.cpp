@@ -81,21 +81,31 @@ loopir::ReduceOp buildReduce(OpBuilder &b, Location loc, Value input,
   return reduce;
 }
 
+/// A kernel whose nest over the results holds one loopir.reduce over `axes`
+/// of `input`, storing each of its results.
+loopir::KernelOp buildReductionKernel(OpBuilder &b, Location loc,
+                                      TypeRange resultTypes, Value input,
+                                      ArrayRef<int64_t> axes, bool keepdim,
+                                      loopir::Combiner combiner) {
+  return buildLoopKernel(
+      b, loc, resultTypes, input,
+      [&](OpBuilder &b, Location loc, ValueRange in, ValueRange out,
+          ValueRange ivs) {
+        auto reduce = buildReduce(b, loc, in[0], axes, keepdim, combiner, ivs);
+        for (auto [result, buffer] : llvm::zip(reduce.getResults(), out))
+          loopir::StoreOp::create(b, loc, result, buffer, ivs,
+                                  AffineMapAttr());
+      });
+}
+
 struct ReduceToKernel : OpConversionPattern<tensorir::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tensorir::ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto kernel = buildLoopKernel(
-        rewriter, op.getLoc(), TypeRange{op.getType()}, adaptor.getInput(),
-        [&](OpBuilder &b, Location loc, ValueRange in, ValueRange out,
-            ValueRange ivs) {
-          auto reduce =
-              buildReduce(b, loc, in[0], op.getAxes(), op.getKeepdim(),
-                          toCombiner(op.getKind(), false), ivs);
-          loopir::StoreOp::create(b, loc, reduce.getResult(0), out[0], ivs,
-                                  AffineMapAttr());
-        });
+    auto kernel = buildReductionKernel(
+        rewriter, op.getLoc(), op->getResultTypes(), adaptor.getInput(),
+        op.getAxes(), op.getKeepdim(), toCombiner(op.getKind(), false));
     rewriter.replaceOp(op, kernel.getResults());
     return success();
   }
@@ -107,17 +117,9 @@ struct ArgReduceToKernel : OpConversionPattern<tensorir::ArgReduceOp> {
   matchAndRewrite(tensorir::ArgReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     int64_t axis = op.getAxis();
-    auto kernel = buildLoopKernel(
-        rewriter, op.getLoc(), op.getResultTypes(), adaptor.getInput(),
-        [&](OpBuilder &b, Location loc, ValueRange in, ValueRange out,
-            ValueRange ivs) {
-          auto reduce = buildReduce(b, loc, in[0], {axis}, op.getKeepdim(),
-                                    toCombiner(op.getKind(), true), ivs);
-          loopir::StoreOp::create(b, loc, reduce.getResult(0), out[0], ivs,
-                                  AffineMapAttr());
-          loopir::StoreOp::create(b, loc, reduce.getResult(1), out[1], ivs,
-                                  AffineMapAttr());
-        });
+    auto kernel = buildReductionKernel(
+        rewriter, op.getLoc(), op->getResultTypes(), adaptor.getInput(),
+        {axis}, op.getKeepdim(), toCombiner(op.getKind(), true));
     rewriter.replaceOp(op, kernel.getResults());
     return success();
   }
