@@ -1,6 +1,8 @@
 // Runs loop kernels on the CPU: kernels are inlined on buffers, parallel
-// nests and reductions become scf.for nests, accesses become memref ones.
+// nests and reductions become scf.for nests (ScalarLoops), accesses become
+// memref ones.
 
+#include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
@@ -18,11 +20,6 @@ using namespace strata;
 
 namespace {
 
-/// The buffer indices of an access: its map applied to its index operands.
-SmallVector<Value> accessIndices(OpBuilder &b, Location loc, AffineMap map,
-                                 ValueRange indices) {
-  return *affine::expandAffineMap(b, loc, map, indices);
-}
 
 struct KernelToBuffers : OpConversionPattern<loopir::KernelOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -44,177 +41,12 @@ struct KernelToBuffers : OpConversionPattern<loopir::KernelOp> {
   }
 };
 
-/// Builds a scf.for nest over [0, bounds) carrying `iterArgs`.
-scf::LoopNest buildNest(OpBuilder &b, Location loc, ArrayRef<int64_t> bounds,
-                        ValueRange iterArgs,
-                        function_ref<scf::ValueVector(OpBuilder &, Location,
-                                                      ValueRange, ValueRange)>
-                            body) {
-  SmallVector<Value> lbs, ubs, steps;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t bound : bounds) {
-    lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, bound));
-    steps.push_back(one);
-  }
-  return scf::buildLoopNest(b, loc, lbs, ubs, steps, iterArgs, body);
-}
-
-struct ParallelToLoops : OpConversionPattern<loopir::ParallelOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(loopir::ParallelOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Block &body = op.getBody().front();
-    rewriter.eraseOp(body.getTerminator());
-    buildNest(rewriter, op.getLoc(), op.getBounds(), {},
-              [&](OpBuilder &b, Location, ValueRange ivs, ValueRange) {
-                // The innermost loop's terminator comes after this callback.
-                rewriter.inlineBlockBefore(&body, b.getInsertionBlock(),
-                                           b.getInsertionPoint(), ivs);
-                return scf::ValueVector();
-              });
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-Value identity(OpBuilder &b, Location loc, loopir::Combiner c, Type t) {
-  auto f = dyn_cast<FloatType>(t);
-  unsigned w = t.getIntOrFloatBitWidth();
-  switch (c) {
-  case loopir::Combiner::add:
-    return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
-  case loopir::Combiner::mul:
-    return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0))
-             : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
-  case loopir::Combiner::max:
-  case loopir::Combiner::argmax:
-    return f ? arith::ConstantOp::create(
-                   b, loc, b.getFloatAttr(t, APFloat::getInf(
-                                                f.getFloatSemantics(), true)))
-             : arith::ConstantOp::create(
-                   b, loc, b.getIntegerAttr(t, APInt::getSignedMinValue(w)));
-  case loopir::Combiner::min:
-  case loopir::Combiner::argmin:
-    return f ? arith::ConstantOp::create(
-                   b, loc, b.getFloatAttr(t, APFloat::getInf(
-                                                f.getFloatSemantics(), false)))
-             : arith::ConstantOp::create(
-                   b, loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(w)));
-  }
-  llvm_unreachable("unknown combiner");
-}
-
-Value combine(OpBuilder &b, Location loc, loopir::Combiner c, Value acc,
-              Value x) {
-  bool f = isa<FloatType>(x.getType());
-  switch (c) {
-  case loopir::Combiner::add:
-    return f ? Value(arith::AddFOp::create(b, loc, acc, x))
-             : Value(arith::AddIOp::create(b, loc, acc, x));
-  case loopir::Combiner::mul:
-    return f ? Value(arith::MulFOp::create(b, loc, acc, x))
-             : Value(arith::MulIOp::create(b, loc, acc, x));
-  case loopir::Combiner::max:
-    return f ? Value(arith::MaximumFOp::create(b, loc, acc, x))
-             : Value(arith::MaxSIOp::create(b, loc, acc, x));
-  case loopir::Combiner::min:
-    return f ? Value(arith::MinimumFOp::create(b, loc, acc, x))
-             : Value(arith::MinSIOp::create(b, loc, acc, x));
-  default:
-    llvm_unreachable("arg-reductions combine in ReduceToLoops");
-  }
-}
-
-/// Whether `x` replaces the current extreme `acc` of an arg-reduction: it is
-/// strictly better, or the first NaN.
-Value argTakes(OpBuilder &b, Location loc, bool isMax, Value acc, Value x) {
-  if (!isa<FloatType>(x.getType()))
-    return arith::CmpIOp::create(b, loc,
-                                 isMax ? arith::CmpIPredicate::sgt
-                                       : arith::CmpIPredicate::slt,
-                                 x, acc);
-  Value better = arith::CmpFOp::create(
-      b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
-      acc);
-  Value xNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  Value accNumber =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, acc, acc);
-  Value firstNaN = arith::AndIOp::create(b, loc, xNaN, accNumber);
-  return arith::OrIOp::create(b, loc, better, firstNaN);
-}
-
-struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(loopir::ReduceOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    SmallVector<loopir::Combiner> combiners = op.getCombinerList();
-    Block &body = op.getBody().front();
-    auto yield = cast<loopir::YieldOp>(body.getTerminator());
-    // One accumulator per combiner, and a position for arg-reductions.
-    SmallVector<Value> init;
-    for (auto [c, value] : llvm::zip(combiners, yield.getValues())) {
-      init.push_back(identity(rewriter, loc, c, value.getType()));
-      if (loopir::ReduceOp::isArgCombiner(c))
-        init.push_back(arith::ConstantOp::create(
-            rewriter, loc, rewriter.getI64IntegerAttr(0)));
-    }
-    ArrayRef<int64_t> bounds = op.getBounds();
-    scf::LoopNest nest = buildNest(
-        rewriter, loc, bounds, init,
-        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange acc) {
-          // Move (not clone) the body: values it uses from outside may be
-          // awaiting replacement by the conversion.
-          SmallVector<Value> contributions;
-          for (Value x : yield.getValues()) {
-            if (auto arg = dyn_cast<BlockArgument>(x);
-                arg && arg.getOwner() == &body)
-              x = ivs[arg.getArgNumber()]; // The body yields an index.
-            contributions.push_back(x);
-          }
-          rewriter.eraseOp(yield);
-          rewriter.inlineBlockBefore(&body, b.getInsertionBlock(),
-                                     b.getInsertionPoint(), ivs);
-          scf::ValueVector next;
-          unsigned a = 0;
-          for (auto [c, x] : llvm::zip(combiners, contributions)) {
-            if (!loopir::ReduceOp::isArgCombiner(c)) {
-              next.push_back(combine(b, loc, c, acc[a++], x));
-              continue;
-            }
-            // The row-major position of this iteration in the box.
-            Value pos = arith::ConstantIndexOp::create(b, loc, 0);
-            for (auto [iv, bound] : llvm::zip(ivs, bounds)) {
-              Value size = arith::ConstantIndexOp::create(b, loc, bound);
-              pos = arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, pos, size), iv);
-            }
-            Value pos64 =
-                arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
-            Value takes = argTakes(b, loc, c == loopir::Combiner::argmax,
-                                   acc[a], x);
-            next.push_back(arith::SelectOp::create(b, loc, takes, x, acc[a]));
-            next.push_back(
-                arith::SelectOp::create(b, loc, takes, pos64, acc[a + 1]));
-            a += 2;
-          }
-          return next;
-        });
-    rewriter.replaceOp(op, nest.results);
-    return success();
-  }
-};
-
 struct LoadToMemref : OpConversionPattern<loopir::LoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto indices = accessIndices(rewriter, op.getLoc(), op.getIndexMap(),
+    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
                                  adaptor.getIndices());
     rewriter.replaceOpWithNewOp<memref::LoadOp>(op, adaptor.getMemref(),
                                                 indices);
@@ -227,7 +59,7 @@ struct StoreToMemref : OpConversionPattern<loopir::StoreOp> {
   LogicalResult
   matchAndRewrite(loopir::StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto indices = accessIndices(rewriter, op.getLoc(), op.getIndexMap(),
+    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
                                  adaptor.getIndices());
     rewriter.replaceOpWithNewOp<memref::StoreOp>(op, adaptor.getValue(),
                                                  adaptor.getMemref(), indices);
@@ -261,6 +93,7 @@ struct ConvertLoopIRToCPUPass
 
 void strata::populateLoopIRToCPUPatterns(TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<KernelToBuffers, ParallelToLoops, ReduceToLoops, LoadToMemref,
-               StoreToMemref>(converter, patterns.getContext());
+  patterns.add<KernelToBuffers, LoadToMemref, StoreToMemref>(
+      converter, patterns.getContext());
+  populateLoopIRScalarLoopPatterns(converter, patterns);
 }
