@@ -178,9 +178,10 @@ def build_parser():
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("-c", metavar="EXPR", help="as for compile")
     source.add_argument("--file", help="as for compile")
-    p.add_argument("--via", choices=["loop"], default="loop",
-                   help="run the program's loop kernels on the CPU "
-                        "(default: loop)")
+    p.add_argument("--via", choices=["kernel", "loop"], default="kernel",
+                   help="kernel: run the final GPU kernels on the CPU, "
+                        "threads emulated (default); loop: run the fused "
+                        "loop kernels")
     p.add_argument("--check", action="store_true",
                    help="compare with PyTorch eager (always done today)")
     p.set_defaults(func=cmd_run)

@@ -13,8 +13,10 @@ from strata.frontend import capture, import_program
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
              torch.bfloat16: 2e-2}
 
-# How each stage runs on the CPU.
-VIA = {"loop": "strata-lower-loop-to-cpu"}
+# How each stage runs on the CPU: "loop" runs the fused loop kernels
+# directly, "kernel" runs the final GPU kernels (their blocks and threads
+# emulated as loops).
+VIA = {"loop": "strata-lower-loop-to-cpu", "kernel": "strata-lower-to-cpu"}
 
 
 @dataclass

@@ -23,11 +23,17 @@ def ConvertLoopIRToTileIRPass
     : Pass<"convert-loopir-to-tileir", "::mlir::ModuleOp"> {
   let summary = "Schedule each loop kernel as a block program over tiles.";
   let description = [{
-    A kernel made of one parallel loop nest becomes a `tileir.kernel` whose
-    domain is the loop nest. The tile shape covers the innermost dimensions
-    first (about 512 elements, powers of two) and each of `threads` threads
-    handles tile/threads elements. The options force a schedule, for tests
-    and tuning; a schedule the hardware cannot run is a diagnostic.
+    A kernel made of one parallel loop nest of loads, scalar math and stores
+    addressed by its indices (elementwise and layout kernels) becomes a
+    `tileir.kernel` whose domain is the loop nest, with tile loads, a
+    `tileir.map` and tile stores. The tile shape covers the innermost
+    dimensions first (about 512 elements, powers of two) and each of
+    `threads` threads handles tile/threads elements. Every other loop kernel
+    (reductions, nested loops, index arithmetic, computed addresses, several
+    nests) gets the generic schedule: a `tileir.for_each_point` running the
+    Loop IR body once per point of the domain, one point per thread. The
+    options force a schedule, for tests and tuning; a schedule the hardware
+    cannot run is a diagnostic.
   }];
   let options = [
     ListOption<"tileSizes", "tile-sizes", "int64_t",
@@ -38,7 +44,8 @@ def ConvertLoopIRToTileIRPass
            "Elements per tile the default schedule aims for">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def ConvertTileIRToKernelIRPass
@@ -53,7 +60,8 @@ def ConvertTileIRToKernelIRPass
   }];
   let dependentDialects = ["::strata::kernelir::KernelIRDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def ConvertKernelIRToGPUPass

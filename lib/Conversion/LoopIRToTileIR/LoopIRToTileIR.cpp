@@ -5,6 +5,7 @@
 #include "strata/Conversion/Passes.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -78,7 +79,7 @@ FailureOr<AffineMap> mapOverLoopIndices(Operation *access, AffineMap map,
   for (Value index : indices) {
     auto it = llvm::find(ivs, index);
     if (it == ivs.end())
-      return access->emitError("only loop indices can address a buffer here");
+      return failure(); // A computed address: the generic schedule's job.
     select.push_back(getAffineDimExpr(it - ivs.begin(), ctx));
   }
   auto selection = AffineMap::get(domainRank, 0, select, ctx);
@@ -100,33 +101,36 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
   matchAndRewrite(loopir::KernelOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     // The body is a preamble of scalar values shared by all iterations
-    // (constants hoisted by canonicalization) and one parallel loop nest.
+    // (constants hoisted by canonicalization) and parallel loop nests.
     Block &kernelBody = op.getBody().front();
     SmallVector<Operation *> preamble;
-    loopir::ParallelOp loop;
+    SmallVector<loopir::ParallelOp> nests;
     for (Operation &inner : kernelBody.without_terminator()) {
-      if (!loop && isScalarComputation(&inner)) {
+      if (nests.empty() && isScalarComputation(&inner)) {
         preamble.push_back(&inner);
         continue;
       }
-      if (loop || !isa<loopir::ParallelOp>(inner))
-        return inner.emitError("can only schedule a kernel whose body is one "
-                               "loopir.parallel nest after scalar values");
-      loop = cast<loopir::ParallelOp>(inner);
+      auto nest = dyn_cast<loopir::ParallelOp>(inner);
+      if (!nest)
+        return inner.emitError("can only schedule a kernel made of scalar "
+                               "values and loopir.parallel nests");
+      nests.push_back(nest);
     }
-    if (!loop)
+    if (nests.empty())
       return op.emitError("kernel has no loopir.parallel nest to schedule");
+    if (nests.size() > 1)
+      return buildGeneric(op, adaptor, rewriter, preamble, nests);
+    loopir::ParallelOp loop = nests.front();
     // A 0-d loop nest runs once: give it a one-element domain.
     SmallVector<int64_t> domain(loop.getBounds());
     unsigned rank = std::max<size_t>(domain.size(), 1);
     if (domain.empty())
       domain.push_back(1);
-    FailureOr<Schedule> schedule = chooseSchedule(op, domain, options);
-    if (failed(schedule))
-      return failure();
 
-    // Check the loop body, and express every access over the domain,
-    // before building anything.
+    // The elementwise schedule needs a body of loads, scalar math and
+    // stores addressed by the loop indices; anything else (reductions,
+    // nested loops, index arithmetic, computed addresses) gets the generic
+    // schedule.
     ValueRange ivs = loop.getInductionVars();
     auto accessMap = [&](auto access) -> FailureOr<AffineMap> {
       AffineMap map = access.getIndexMap();
@@ -142,21 +146,21 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
                 ? accessMap(cast<loopir::LoadOp>(inner))
                 : accessMap(cast<loopir::StoreOp>(inner));
         if (failed(map))
-          return failure();
+          return buildGeneric(op, adaptor, rewriter, preamble, nests);
         domainMaps[&inner] = *map;
         continue;
       }
       if (!isScalarComputation(&inner))
-        return inner.emitError("cannot schedule this op in a loop kernel");
-      for (Value operand : inner.getOperands()) {
-        if (llvm::is_contained(ivs, operand))
-          return inner.emitError("computing with loop indices is not "
-                                 "supported yet");
-        if (operand.getParentRegion() != &loop.getBody() &&
-            !llvm::is_contained(preamble, operand.getDefiningOp()))
-          return inner.emitError("uses a value defined outside the loop");
-      }
+        return buildGeneric(op, adaptor, rewriter, preamble, nests);
+      for (Value operand : inner.getOperands())
+        if (llvm::is_contained(ivs, operand) ||
+            (operand.getParentRegion() != &loop.getBody() &&
+             !llvm::is_contained(preamble, operand.getDefiningOp())))
+          return buildGeneric(op, adaptor, rewriter, preamble, nests);
     }
+    FailureOr<Schedule> schedule = chooseSchedule(op, domain, options);
+    if (failed(schedule))
+      return failure();
 
     Location loc = op.getLoc();
     auto tileKernel = tileir::KernelOp::create(
@@ -250,6 +254,90 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     return success();
   }
 
+  /// The generic schedule: the domain covers every nest (same rank), and
+  /// each point runs each nest's body whose bounds contain it.
+  LogicalResult buildGeneric(loopir::KernelOp op, OpAdaptor adaptor,
+                             ConversionPatternRewriter &rewriter,
+                             ArrayRef<Operation *> preamble,
+                             SmallVector<loopir::ParallelOp> nests) const {
+    size_t rank = nests.front().getBounds().size();
+    SmallVector<int64_t> domain(std::max<size_t>(rank, 1), 1);
+    for (loopir::ParallelOp nest : nests) {
+      if (nest.getBounds().size() != rank)
+        return nest.emitError("cannot schedule loop nests of different ranks "
+                              "in one kernel");
+      for (auto [d, b] : llvm::enumerate(nest.getBounds()))
+        domain[d] = std::max(domain[d], b);
+    }
+    // One point per thread: a point may run whole reductions.
+    TileScheduleOptions generic = options;
+    if (generic.tileSizes.empty() && generic.threads == 0)
+      generic.tileElements = kDefaultThreads;
+    FailureOr<Schedule> schedule = chooseSchedule(op, domain, generic);
+    if (failed(schedule))
+      return failure();
+
+    Location loc = op.getLoc();
+    Block &kernelBody = op.getBody().front();
+    auto tileKernel = tileir::KernelOp::create(
+        rewriter, loc, op.getResultTypes(), adaptor.getInputs(),
+        rewriter.getDenseI64ArrayAttr(domain),
+        rewriter.getDenseI64ArrayAttr(schedule->tile),
+        rewriter.getI64IntegerAttr(schedule->threads));
+    Block *body = rewriter.createBlock(
+        &tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
+        SmallVector<Location>(kernelBody.getNumArguments(), loc));
+    IRMapping mapping;
+    mapping.map(kernelBody.getArguments(), body->getArguments());
+    for (Operation *scalarOp : preamble)
+      rewriter.clone(*scalarOp, mapping);
+    SmallVector<Value> origin;
+    for (size_t d = 0; d < domain.size(); ++d) {
+      Value pid = tileir::ProgramIdOp::create(rewriter, loc, (int64_t)d);
+      Value size =
+          arith::ConstantIndexOp::create(rewriter, loc, schedule->tile[d]);
+      origin.push_back(arith::MulIOp::create(rewriter, loc, pid, size));
+    }
+    OperationState state(loc, tileir::ForEachPointOp::getOperationName());
+    state.addOperands(origin);
+    Region *region = state.addRegion();
+    Block *pointBody = new Block();
+    region->push_back(pointBody);
+    for (size_t d = 0; d < domain.size(); ++d)
+      pointBody->addArgument(rewriter.getIndexType(), loc);
+    rewriter.create(state);
+    rewriter.setInsertionPointToStart(pointBody);
+    for (loopir::ParallelOp nest : nests) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      // Points outside this nest's box skip it.
+      Value inside;
+      for (auto [d, b] : llvm::enumerate(nest.getBounds())) {
+        if (b == domain[d])
+          continue;
+        Value bound = arith::ConstantIndexOp::create(rewriter, loc, b);
+        Value ok = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                         pointBody->getArgument(d), bound);
+        inside = inside ? arith::AndIOp::create(rewriter, loc, inside, ok) : ok;
+      }
+      if (inside) {
+        auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, inside,
+                                      /*withElseRegion=*/false);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
+      IRMapping point = mapping;
+      point.map(nest.getInductionVars(),
+                pointBody->getArguments().take_front(rank));
+      for (Operation &inner : nest.getBody().front().without_terminator())
+        rewriter.clone(inner, point);
+    }
+    rewriter.setInsertionPointToEnd(pointBody);
+    tileir::YieldOp::create(rewriter, loc);
+    rewriter.setInsertionPointToEnd(body);
+    tileir::YieldOp::create(rewriter, loc);
+    rewriter.replaceOp(op, tileKernel.getResults());
+    return success();
+  }
+
   TileScheduleOptions options;
 };
 
@@ -263,7 +351,11 @@ struct ConvertLoopIRToTileIRPass
     options.threads = threads;
     options.tileElements = tileElements;
     ConversionTarget target(getContext());
-    target.addIllegalDialect<loopir::LoopIRDialect>();
+    // Loop IR stays only as the scalar body of a generic schedule.
+    target.addDynamicallyLegalDialect<loopir::LoopIRDialect>(
+        [](Operation *op) {
+          return op->getParentOfType<tileir::ForEachPointOp>() != nullptr;
+        });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLoopIRToTileIRPatterns(patterns, options);

@@ -1,6 +1,7 @@
 // Materializes tile programs as kernels: one block per tile, each thread
 // handling tile/threads elements of it, every access guarded by the domain.
 
+#include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -96,6 +97,8 @@ private:
     }
     if (auto map = dyn_cast<tileir::MapOp>(op))
       return translateMap(map);
+    if (auto points = dyn_cast<tileir::ForEachPointOp>(op))
+      return translatePoints(points);
     bool touchesTiles =
         llvm::any_of(op.getOperandTypes(), llvm::IsaPred<tileir::TileType>) ||
         llvm::any_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>);
@@ -120,6 +123,32 @@ private:
       }
       for (auto [result, value] : llvm::zip(map.getResults(), yield.getValues()))
         scalars[result].push_back(element.lookupOrDefault(value));
+    }
+    return success();
+  }
+
+  /// The generic schedule: each owned element is a point that runs the
+  /// Loop IR body (lowered to scalar loops by the same conversion) when it
+  /// lies inside the domain.
+  LogicalResult translatePoints(tileir::ForEachPointOp points) {
+    Block &body = points.getBody().front();
+    Location loc = points.getLoc();
+    for (int64_t k = 0; k < elementsPerThread; ++k) {
+      auto [coords, inside] =
+          access(loc, points.getOrigin(),
+                 AffineMap::getMultiDimIdentityMap(body.getNumArguments(),
+                                                   b.getContext()),
+                 k);
+      OpBuilder::InsertionGuard guard(b);
+      if (inside) {
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inside,
+                                      /*withElseRegion=*/false);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
+      IRMapping point = mapping;
+      point.map(body.getArguments(), coords);
+      for (Operation &inner : body.without_terminator())
+        b.clone(inner, point);
     }
     return success();
   }
@@ -198,6 +227,34 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
   }
 };
 
+/// Loop IR accesses of a generic schedule: kernel loads and stores, in
+/// bounds by construction.
+struct LoopLoadToKernel : OpConversionPattern<loopir::LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
+                                       adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<kernelir::LoadOp>(op, adaptor.getMemref(),
+                                                  indices, Value());
+    return success();
+  }
+};
+
+struct LoopStoreToKernel : OpConversionPattern<loopir::StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(loopir::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
+                                       adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<kernelir::StoreOp>(
+        op, adaptor.getValue(), adaptor.getMemref(), indices, Value());
+    return success();
+  }
+};
+
 struct ConvertTileIRToKernelIRPass
     : strata::impl::ConvertTileIRToKernelIRPassBase<
           ConvertTileIRToKernelIRPass> {
@@ -205,7 +262,7 @@ struct ConvertTileIRToKernelIRPass
     MLIRContext *ctx = &getContext();
     HostBufferTypeConverter converter;
     ConversionTarget target(*ctx);
-    target.addIllegalDialect<tileir::TileIRDialect>();
+    target.addIllegalDialect<tileir::TileIRDialect, loopir::LoopIRDialect>();
     target.markUnknownOpDynamicallyLegal([&](Operation *op) {
       if (auto func = dyn_cast<FunctionOpInterface>(op))
         return converter.isSignatureLegal(
@@ -225,5 +282,7 @@ struct ConvertTileIRToKernelIRPass
 
 void strata::populateTileIRToKernelIRPatterns(TypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns.add<KernelToLaunch>(converter, patterns.getContext());
+  patterns.add<KernelToLaunch, LoopLoadToKernel, LoopStoreToKernel>(
+      converter, patterns.getContext());
+  populateLoopIRScalarLoopPatterns(converter, patterns);
 }

@@ -22,51 +22,19 @@ func.func @rank_mismatch(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
-func.func @index_arithmetic(%a: tensor<64xf32>) -> tensor<64xf32> {
+func.func @ranks_differ(%a: tensor<4x5xf32>, %b: tensor<20xf32>) -> (tensor<4x5xf32>) {
   // expected-error @+1 {{failed to legalize operation 'loopir.kernel'}}
-  %r = loopir.kernel ins(%a : tensor<64xf32>) -> tensor<64xf32> {
-  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
-    loopir.parallel (%i) in [64] {
-      // expected-error @+1 {{computing with loop indices is not supported yet}}
-      %k = arith.index_cast %i : index to i32
-      %f = arith.sitofp %k : i32 to f32
-      loopir.store %f, %out[%i] : memref<64xf32>
+  %r = loopir.kernel ins(%a, %b : tensor<4x5xf32>, tensor<20xf32>) -> tensor<4x5xf32> {
+  ^bb0(%x: memref<4x5xf32>, %y: memref<20xf32>, %out: memref<4x5xf32>):
+    loopir.parallel (%i, %j) in [4, 5] {
+      %v = loopir.load %x[%i, %j] : memref<4x5xf32>
+      loopir.store %v, %out[%i, %j] : memref<4x5xf32>
+    }
+    // expected-error @+1 {{cannot schedule loop nests of different ranks in one kernel}}
+    loopir.parallel (%k) in [20] {
+      %v = loopir.load %y[%k] : memref<20xf32>
+      loopir.store %v, %out[%k] map affine_map<(d0) -> (d0 floordiv 5, d0 mod 5)> : memref<4x5xf32>
     }
   }
-  return %r : tensor<64xf32>
-}
-
-// -----
-
-func.func @two_loop_nests(%a: tensor<64xf32>) -> tensor<64xf32> {
-  // expected-error @+1 {{failed to legalize operation 'loopir.kernel'}}
-  %r = loopir.kernel ins(%a : tensor<64xf32>) -> tensor<64xf32> {
-  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
-    loopir.parallel (%i) in [64] {
-      %x = loopir.load %in[%i] : memref<64xf32>
-      loopir.store %x, %out[%i] : memref<64xf32>
-    }
-    // expected-error @+1 {{can only schedule a kernel whose body is one loopir.parallel nest after scalar values}}
-    loopir.parallel (%i) in [64] {
-      %x = loopir.load %in[%i] : memref<64xf32>
-      loopir.store %x, %out[%i] : memref<64xf32>
-    }
-  }
-  return %r : tensor<64xf32>
-}
-
-// -----
-
-func.func @computed_index(%a: tensor<64xf32>) -> tensor<64xf32> {
-  // expected-error @+1 {{failed to legalize operation 'loopir.kernel'}}
-  %r = loopir.kernel ins(%a : tensor<64xf32>) -> tensor<64xf32> {
-  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
-    %c0 = arith.constant 0 : index
-    loopir.parallel (%i) in [64] {
-      // expected-error @+1 {{only loop indices can address a buffer here}}
-      %x = loopir.load %in[%c0] : memref<64xf32>
-      loopir.store %x, %out[%i] : memref<64xf32>
-    }
-  }
-  return %r : tensor<64xf32>
+  return %r : tensor<4x5xf32>
 }

@@ -152,3 +152,51 @@ LogicalResult MapOp::verify() {
              << v.getType() << " differs from the result's element type";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ForEachPointOp
+//===----------------------------------------------------------------------===//
+
+// tileir.for_each_point [%o0, %o1] (%i, %j) attr-dict { ... }
+ParseResult ForEachPointOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand> origin;
+  SmallVector<OpAsmParser::Argument> points;
+  Type index = parser.getBuilder().getIndexType();
+  if (parser.parseOperandList(origin, OpAsmParser::Delimiter::Square) ||
+      parser.resolveOperands(origin, index, result.operands) ||
+      parser.parseArgumentList(points, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  for (auto &p : points)
+    p.type = index;
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, points))
+    return failure();
+  ForEachPointOp::ensureTerminator(*body, parser.getBuilder(),
+                                   result.location);
+  return success();
+}
+
+void ForEachPointOp::print(OpAsmPrinter &p) {
+  p << " [" << getOrigin() << "] (";
+  llvm::interleaveComma(getBody().getArguments(), p,
+                        [&](BlockArgument a) { p.printOperand(a); });
+  p << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult ForEachPointOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  size_t rank = kernel.getDomain().size();
+  if (getOrigin().size() != rank || getBody().getNumArguments() != rank)
+    return emitOpError("expects one origin index and one point coordinate "
+                       "per domain dimension (")
+           << rank << ")";
+  for (BlockArgument a : getBody().getArguments())
+    if (!a.getType().isIndex())
+      return emitOpError("point coordinates must have index type");
+  return success();
+}

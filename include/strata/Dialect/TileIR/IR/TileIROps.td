@@ -197,8 +197,36 @@ def TileIR_MapOp : TileIR_Op<"map", [RecursiveMemoryEffects]> {
   let hasVerifier = 1;
 }
 
+def TileIR_ForEachPointOp : TileIR_Op<"for_each_point", [
+    HasParent<"KernelOp">, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Scalar code run once per point of the program's tile.";
+  let description = [{
+    The generic schedule: the body runs for every point `origin + e` of this
+    program instance's tile that lies inside the kernel's domain, and its
+    block arguments are that point's domain coordinates. The body is scalar
+    Loop IR (loads, stores, reductions, nested parallel loops, arith/math);
+    the threads of the program share the points. It is correct for any loop
+    kernel, and the fallback where no cooperative schedule applies.
+
+    ```mlir
+    tileir.for_each_point [%o0] (%i) {
+      %s = loopir.reduce add (%k) in [2048] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x2048xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%i] : memref<32xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$origin);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
 def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "MapOp"]>]> {
+    ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp"]>]> {
   let summary = "Ends a kernel or a map body.";
   let description = [{
     In a `tileir.map` it yields the scalars of one element; in a kernel it

@@ -1,0 +1,71 @@
+// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir | FileCheck %s
+
+// A row reduction gets the generic schedule: one point (row) per thread,
+// the Loop IR body unchanged inside tileir.for_each_point.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: tileir.kernel ins(%{{.*}} : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [64] threads 64 {
+// CHECK: %[[P:.*]] = tileir.program_id 0
+// CHECK: %[[O:.*]] = arith.muli %[[P]], %{{.*}} : index
+// CHECK: tileir.for_each_point [%[[O]]] (%[[I:.*]]) {
+// CHECK-NEXT: %[[S:.*]] = loopir.reduce add (%[[K:.*]]) in [70] : f32 {
+// CHECK-NEXT: loopir.load %{{.*}}[%[[I]], %[[K]]] : memref<33x70xf32>
+// CHECK: loopir.store %[[S]], %{{.*}}[%[[I]]] : memref<33xf32>
+func.func @row_sum(%a: tensor<33x70xf32>) -> tensor<33xf32> {
+  %r = loopir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
+    loopir.parallel (%i) in [33] {
+      %s = loopir.reduce add (%k) in [70] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<33x70xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%i] : memref<33xf32>
+    }
+  }
+  return %r : tensor<33xf32>
+}
+
+// -----
+
+// Index arithmetic (iota) and computed addresses (gather) are generic too.
+// CHECK-LABEL: func.func @index_arithmetic
+// CHECK: tileir.for_each_point
+// CHECK: arith.index_cast
+func.func @index_arithmetic() -> tensor<64xf32> {
+  %r = loopir.kernel -> tensor<64xf32> {
+  ^bb0(%out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %k = arith.index_cast %i : index to i32
+      %f = arith.sitofp %k : i32 to f32
+      loopir.store %f, %out[%i] : memref<64xf32>
+    }
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// Several nests of one rank share a domain covering all of them; a point
+// outside a nest's box skips it.
+// CHECK-LABEL: func.func @concat
+// CHECK: domain [4, 5]
+// CHECK: tileir.for_each_point [%{{.*}}, %{{.*}}] (%[[I:.*]], %[[J:.*]]) {
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[J]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK: loopir.store
+// CHECK: }
+// CHECK-NOT: scf.if
+// CHECK: loopir.store %{{.*}} map
+func.func @concat(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %r = loopir.kernel ins(%a, %b : tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: memref<4x3xf32>, %y: memref<4x5xf32>, %out: memref<4x8xf32>):
+    loopir.parallel (%i, %j) in [4, 3] {
+      %v = loopir.load %x[%i, %j] : memref<4x3xf32>
+      loopir.store %v, %out[%i, %j] : memref<4x8xf32>
+    }
+    loopir.parallel (%i, %j) in [4, 5] {
+      %v = loopir.load %y[%i, %j] : memref<4x5xf32>
+      loopir.store %v, %out[%i, %j] map affine_map<(d0, d1) -> (d0, d1 + 3)> : memref<4x8xf32>
+    }
+  }
+  return %r : tensor<4x8xf32>
+}
