@@ -145,3 +145,17 @@ func.func @unknown_combiner(%a: tensor<4xf32>) -> tensor<f32> {
   }
   return %r : tensor<f32>
 }
+
+// -----
+
+func.func @writes_input(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = loopir.kernel ins(%a : tensor<8xf32>) -> tensor<8xf32> {
+  ^bb0(%in: memref<8xf32>, %out: memref<8xf32>):
+    loopir.parallel (%i) in [8] {
+      %x = loopir.load %in[%i] : memref<8xf32>
+      // expected-error @+1 {{writes an input buffer of its kernel; a kernel only writes its result buffers}}
+      loopir.store %x, %in[%i] : memref<8xf32>
+    }
+  }
+  return %r : tensor<8xf32>
+}

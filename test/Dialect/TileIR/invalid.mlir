@@ -86,3 +86,29 @@ func.func @map_yield_type(%a: tensor<100xf32>) -> tensor<100xf32> {
 func.func @bad_tile_type(%t: !tileir.tile<0x4xf32>) {
   return
 }
+
+// -----
+
+func.func @writes_input(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %r = tileir.kernel ins(%a : tensor<64xf32>) -> tensor<64xf32> domain [64] tile [64] threads 64 {
+  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
+    %c0 = arith.constant 0 : index
+    %x = tileir.load %in[%c0] : memref<64xf32> -> !tileir.tile<64xf32>
+    // expected-error @+1 {{writes an input buffer of its kernel; a kernel only writes its result buffers}}
+    tileir.store %x, %in[%c0] : !tileir.tile<64xf32>, memref<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+func.func @point_rank(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x4xf32>) -> tensor<4x4xf32> domain [4, 4] tile [4, 4] threads 16 {
+  ^bb0(%in: memref<4x4xf32>, %out: memref<4x4xf32>):
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{expects one origin index and one point coordinate per domain dimension (2)}}
+    tileir.for_each_point [%c0] (%i) {
+    }
+  }
+  return %r : tensor<4x4xf32>
+}

@@ -33,3 +33,23 @@ func.func @scheduled(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000
   }
   return %r : tensor<1000x37xf32>
 }
+
+// CHECK-LABEL: func.func @generic
+// CHECK: tileir.for_each_point [%{{.*}}] (%[[I:.*]]) {
+// CHECK-NEXT: loopir.reduce add
+func.func @generic(%a: tensor<33x70xf32>) -> tensor<33xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [64] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
+    %p = tileir.program_id 0
+    %c64 = arith.constant 64 : index
+    %o = arith.muli %p, %c64 : index
+    tileir.for_each_point [%o] (%i) {
+      %s = loopir.reduce add (%k) in [70] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<33x70xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%i] : memref<33xf32>
+    }
+  }
+  return %r : tensor<33xf32>
+}

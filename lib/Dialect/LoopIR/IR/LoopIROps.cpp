@@ -12,8 +12,19 @@ using namespace strata::loopir;
 #include "strata/Dialect/LoopIR/IR/LoopIROps.cpp.inc"
 
 LogicalResult KernelOp::verify() {
-  return verifyKernelBuffers(*this, getInputs().getTypes(),
-                             getResults().getTypes(), getBody().front());
+  if (failed(verifyKernelBuffers(*this, getInputs().getTypes(),
+                                 getResults().getTypes(), getBody().front())))
+    return failure();
+  // Inputs are values: the body may only read them.
+  WalkResult written = walk([&](StoreOp store) {
+    if (llvm::is_contained(getInputBuffers(), store.getMemref())) {
+      store.emitOpError("writes an input buffer of its kernel; a kernel "
+                        "only writes its result buffers");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(written.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//

@@ -37,6 +37,21 @@ LogicalResult KernelOp::verify() {
       return emitOpError("tile sizes must be positive, got ") << t;
     elements *= t;
   }
+  WalkResult written = walk([&](Operation *op) {
+    Value buffer;
+    if (auto store = dyn_cast<StoreOp>(op))
+      buffer = store.getMemref();
+    else if (op->getName().getStringRef() == "loopir.store")
+      buffer = op->getOperand(1);
+    if (buffer && llvm::is_contained(getInputBuffers(), buffer)) {
+      op->emitOpError("writes an input buffer of its kernel; a kernel only "
+                      "writes its result buffers");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (written.wasInterrupted())
+    return failure();
   int64_t threads = getThreads();
   if (threads <= 0 || threads > kMaxThreadsPerBlock)
     return emitOpError("threads must be in [1, ")
