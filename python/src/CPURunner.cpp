@@ -104,7 +104,7 @@ void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
   // Lower a copy, so the caller's module stays at its stage.
   std::unique_ptr<Module> copy = Module::parse(str(/*generic=*/true), "<cpu>");
   addEntryWrapper(copy->op(), copy->op().lookupSymbol<func::FuncOp>(entryName));
-  copy->run(pipeline);
+  (void)copy->run(pipeline);
 
   ExecutionEngineOptions options;
   options.transformer = makeOptimizingTransformer(/*optLevel=*/2,

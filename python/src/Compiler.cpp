@@ -15,6 +15,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
@@ -122,7 +123,7 @@ std::unique_ptr<Module> Module::create() {
 
 ModuleOp Module::op() const { return **module; }
 
-void Module::run(const std::string &pipeline) {
+std::string Module::run(const std::string &pipeline, bool timing) {
   DiagnosticCollector diagnostics(ctx.get());
   // The pass manager is anchored on the module; the text lists what runs in
   // it, so an explicit builtin.module(...) wrapper is unwrapped.
@@ -135,8 +136,26 @@ void Module::run(const std::string &pipeline) {
   llvm::raw_string_ostream errorStream(error);
   if (failed(parsePassPipeline(text, pm, errorStream)))
     throw CompilerError("invalid pass pipeline '" + pipeline + "': " + error);
+  std::string report;
+  llvm::raw_string_ostream reportStream(report);
+  DefaultTimingManager timer;
+  std::optional<TimingScope> root;
+  if (timing) {
+    timer.setEnabled(true);
+    timer.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+    timer.setOutput(createOutputStrategy(
+        DefaultTimingManager::OutputFormat::Text, reportStream));
+    root = timer.getRootScope();
+    pm.enableTiming(*root);
+  }
   if (failed(pm.run(**module)))
     diagnostics.fail("pipeline '" + pipeline + "' failed");
+  if (timing) {
+    root->stop();
+    timer.print();
+    timer.setEnabled(false); // The report is printed once, above.
+  }
+  return report;
 }
 
 void Module::verify() {

@@ -53,7 +53,8 @@ public:
 
   /// Runs a pass pipeline: a registered pipeline ("strata-lower-to-loop"), a
   /// comma-separated list of passes, or a full "builtin.module(...)" string.
-  void run(const std::string &pipeline);
+  /// With `timing`, returns MLIR's report of the time of every pass.
+  std::string run(const std::string &pipeline, bool timing = false);
   void verify();
   std::string str(bool generic) const;
   std::vector<GpuObject> gpuObjects() const;

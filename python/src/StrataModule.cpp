@@ -63,9 +63,10 @@ PYBIND11_MODULE(_strata, m) {
       .def_static("parse", &Module::parse, py::arg("text"),
                   py::arg("filename") = "<string>",
                   "Parses MLIR text into a module.")
-      .def("run", &Module::run, py::arg("pipeline"),
+      .def("run", &Module::run, py::arg("pipeline"), py::arg("timing") = false,
            "Runs a pass pipeline (a registered pipeline name, a list of "
-           "passes, or builtin.module(...)).")
+           "passes, or builtin.module(...)); with timing=True returns the "
+           "time of every pass.")
       .def("verify", &Module::verify)
       .def("to_string", &Module::str, py::arg("generic") = false)
       .def("__str__", [](const Module &m) { return m.str(false); })

@@ -101,25 +101,100 @@ def cmd_ptx(args):
 EMITS = ["tensor", "loop", "tile", "kernel", "ptx"]
 
 
+def _ptxas(ptx, chip, verbose):
+    """Assembles PTX with ptxas; returns (seconds, ptxas's report)."""
+    import tempfile
+    import time
+    ptxas = os.path.join(config.CUDA_ROOT, "bin", "ptxas")
+    if not os.access(ptxas, os.X_OK):
+        raise strata.CompilerError("ptxas not found at %s" % ptxas)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "kernels.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        start = time.perf_counter()
+        r = subprocess.run([ptxas, "-arch=" + chip] + (["-v"] if verbose else [])
+                           + [src, "-o", os.path.join(tmp, "kernels.cubin")],
+                           capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+    if r.returncode != 0:
+        raise strata.CompilerError("ptxas failed:\n" + r.stderr)
+    return seconds, r.stderr
+
+
+def resource_report(ptxas_output):
+    """Per kernel: registers, spill stores/loads (bytes), shared memory."""
+    import re
+    rows, kernel = [], None
+    for line in ptxas_output.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            kernel = {"kernel": m.group(1), "registers": 0, "spill_stores": 0,
+                      "spill_loads": 0, "smem": 0}
+            rows.append(kernel)
+            continue
+        if kernel is None:
+            continue
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            kernel["spill_stores"], kernel["spill_loads"] = map(int, m.groups())
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            kernel["registers"] = int(m.group(1))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m:
+            kernel["smem"] = int(m.group(1))
+    return rows
+
+
 def cmd_compile(args):
+    import time
     # Imported here: torch is slow to import and other commands need none.
     from strata.compile_expr import InputError, from_expression, from_file
     from strata.frontend import UnsupportedOperation, capture, import_program
+    times = []
     try:
         fn, inputs = (from_expression(args.c) if args.c is not None
                       else from_file(args.file))
-        module = import_program(capture(fn, inputs))
+        start = time.perf_counter()
+        program = capture(fn, inputs)
+        times.append(("capture (PyTorch tracing)", time.perf_counter() - start))
+        start = time.perf_counter()
+        module = import_program(program)
+        times.append(("import into tensorir", time.perf_counter() - start))
     except (InputError, UnsupportedOperation) as e:
         raise SystemExit("strata: error: %s" % e)
+    passes = ""
     if args.emit == "tensor":
         text = str(module)
     elif args.emit == "ptx":
-        module.run(strata.pipeline("nvvm", _nvvm_options(args) + " format=isa"))
+        start = time.perf_counter()
+        passes = module.run(strata.pipeline("nvvm", _nvvm_options(args)
+                                            + " format=isa"), args.timing)
+        times.append(("tensorir to PTX", time.perf_counter() - start))
         text = "".join(o.data.decode() for o in module.gpu_objects())
     else:
-        module.run(strata.pipeline(args.emit))
+        start = time.perf_counter()
+        passes = module.run(strata.pipeline(args.emit), args.timing)
+        times.append(("tensorir to %s" % args.emit, time.perf_counter() - start))
         text = str(module)
     _write(args.output, text)
+    if args.report or (args.timing and args.emit == "ptx"):
+        if args.emit != "ptx":
+            raise SystemExit("strata: error: --report needs --emit ptx")
+        seconds, ptxas_out = _ptxas(text, args.chip, verbose=True)
+        times.append(("ptxas -arch=%s" % args.chip, seconds))
+        if args.report:
+            sys.stderr.write("%-32s %9s %12s %11s %10s\n" % (
+                "kernel", "registers", "spill stores", "spill loads", "smem"))
+            for r in resource_report(ptxas_out):
+                sys.stderr.write("%-32s %9d %12d %11d %10d\n" % (
+                    r["kernel"], r["registers"], r["spill_stores"],
+                    r["spill_loads"], r["smem"]))
+    if args.timing:
+        sys.stderr.write(passes)
+        for what, seconds in times:
+            sys.stderr.write("%-28s %8.1f ms\n" % (what, seconds * 1e3))
     return 0
 
 
@@ -170,6 +245,12 @@ def build_parser():
     p.add_argument("--emit", choices=EMITS, default="tensor",
                    help="the stage to print (default: tensor)")
     p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument("--timing", action="store_true",
+                   help="print the time of every stage and pass (and of "
+                        "ptxas with --emit ptx) on stderr")
+    p.add_argument("--report", action="store_true",
+                   help="with --emit ptx: registers, spills and shared "
+                        "memory of every kernel, from ptxas -v")
     add_target(p)
     p.set_defaults(func=cmd_compile)
 

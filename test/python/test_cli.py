@@ -2,6 +2,8 @@
 import os
 import subprocess
 
+import pytest
+
 from conftest import BUILD, REPO
 
 STRATA = os.path.join(BUILD, "bin", "strata")
@@ -84,3 +86,28 @@ def test_ptx_of_the_example(tmp_path):
     ptx = out.read_text()
     assert ".target sm_90" in ptx
     assert ptx.count(".visible .entry") == 1
+
+
+PTXAS = "/usr/local/cuda/bin/ptxas"
+
+
+def test_compile_timing_lists_passes_and_stages():
+    r = run("compile", "-c", "F.softmax(torch.randn(33, 2049), -1)", "--emit",
+            "loop", "--timing")
+    assert r.returncode == 0, r.stderr
+    for what in ("Execution time report", "LoopIRFusePass",
+                 "capture (PyTorch tracing)", "tensorir to loop"):
+        assert what in r.stderr
+
+
+@pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+def test_compile_report_lists_every_kernel_without_spills(tmp_path):
+    r = run("compile", "--file", os.path.join(REPO, "examples", "decoder.py"),
+            "--emit", "ptx", "-o", str(tmp_path / "d.ptx"), "--report",
+            "--timing")
+    assert r.returncode == 0, r.stderr
+    rows = [l.split() for l in r.stderr.splitlines()
+            if l.startswith("forward_kernel")]
+    assert len(rows) == 12
+    assert all(row[2] == "0" and row[3] == "0" for row in rows)  # no spills
+    assert "ptxas -arch=sm_90" in r.stderr
