@@ -2,6 +2,7 @@
 
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/InitAll.h"
+#include "strata/Target/CUDA/CUDAEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -171,6 +172,15 @@ std::string Module::str(bool generic) const {
   if (generic)
     flags.printGenericOpForm();
   (*module)->print(os, flags);
+  return text;
+}
+
+std::string Module::cuda() const {
+  DiagnosticCollector diagnostics(ctx.get());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (failed(strata::renderKernelsAsCUDA(**module, os)))
+    diagnostics.fail("cannot render the kernels as CUDA");
   return text;
 }
 

@@ -58,6 +58,8 @@ public:
   void verify();
   std::string str(bool generic) const;
   std::vector<GpuObject> gpuObjects() const;
+  /// The kernelir kernels of the module as CUDA C++.
+  std::string cuda() const;
 
   /// Compiles the tensor-level function `entry` through `pipeline` (which
   /// must end in the LLVM dialect, e.g. strata-lower-loop-to-cpu), JITs it

@@ -72,6 +72,8 @@ PYBIND11_MODULE(_strata, m) {
       .def("__str__", [](const Module &m) { return m.str(false); })
       .def("gpu_objects", &Module::gpuObjects,
            "The objects (PTX, cubin, ...) of every gpu.binary.")
+      .def("to_cuda", &Module::cuda,
+           "The kernelir kernels as readable CUDA C++.")
       .def("run_on_cpu",
            [](Module &m, const std::string &entry, const std::string &pipeline,
               const std::vector<py::buffer> &inputs,

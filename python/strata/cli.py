@@ -98,7 +98,7 @@ def cmd_ptx(args):
     return 0
 
 
-EMITS = ["tensor", "loop", "tile", "kernel", "ptx"]
+EMITS = ["tensor", "loop", "tile", "kernel", "cuda", "ptx"]
 
 
 def _ptxas(ptx, chip, verbose):
@@ -167,6 +167,9 @@ def cmd_compile(args):
     passes = ""
     if args.emit == "tensor":
         text = str(module)
+    elif args.emit == "cuda":
+        module.run(strata.pipeline("kernel"))
+        text = module.to_cuda()
     elif args.emit == "ptx":
         start = time.perf_counter()
         passes = module.run(strata.pipeline("nvvm", _nvvm_options(args)

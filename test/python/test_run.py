@@ -112,3 +112,33 @@ def test_run_command_prints_a_verdict():
     assert lines[0].startswith("kernels: ")
     assert lines[-2].startswith("max abs error: ")
     assert lines[-1] == "PASS"
+
+
+NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc")
+
+
+@pytest.mark.skipif(not os.access(NVCC, os.X_OK),
+                    reason="nvcc not found: the CUDA rendering is not compiled here")
+@pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
+                                  "max_with_indices", "decoder"])
+def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
+    if name == "decoder":
+        args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
+    else:
+        args = {"softmax": ["-c", "F.softmax(torch.randn(33, 2049), -1)"],
+                "where_mask": ["-c", "(lambda x: torch.where(x > 0.5, x, "
+                               "torch.zeros_like(x)).to(torch.float16))"
+                               "(torch.randn(5, 3))"],
+                "embedding": ["-c", "(lambda ids, t: F.embedding(ids, t))"
+                              "(torch.randint(0, 100, (4, 7)), torch.randn(100, 17))"],
+                "max_with_indices": ["-c", "torch.max(torch.randn(6, 9), 1)"]}[name]
+    source = tmp_path / "kernels.cu"
+    r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
+                                                     str(source)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = source.read_text()
+    assert text.count("__global__") >= 1
+    r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
+                        str(tmp_path / "kernels.o")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr + text

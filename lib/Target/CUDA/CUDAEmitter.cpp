@@ -1,0 +1,364 @@
+// kernelir -> readable CUDA C++: what people read when a kernel is wrong.
+
+#include "strata/Target/CUDA/CUDAEmitter.h"
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+
+namespace strata {
+namespace {
+
+class Emitter {
+public:
+  explicit Emitter(raw_ostream &os) : os(os) {}
+
+  LogicalResult emitKernel(kernelir::FuncOp func) {
+    os << "extern \"C\" __global__ void __launch_bounds__("
+       << func.getNumThreadsPerBlock() << ")\n" << func.getName() << "(";
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      auto buffer = dyn_cast<MemRefType>(arg.getType());
+      if (!buffer)
+        return func.emitError("cannot render a non-buffer kernel argument");
+      std::string type;
+      if (failed(typeName(func, buffer.getElementType(), type)))
+        return failure();
+      os << (i ? ", " : "") << type << " *__restrict__ " << name(arg);
+    }
+    os << ") {\n";
+    indent = 1;
+    if (failed(emitBlock(func.getBody().front())))
+      return failure();
+    os << "}\n\n";
+    return success();
+  }
+
+private:
+  std::string name(Value v) {
+    auto [it, inserted] = names.try_emplace(v, "");
+    if (inserted)
+      it->second = (isa<BlockArgument>(v) ? "a" : "v") +
+                   std::to_string(names.size() - 1);
+    return it->second;
+  }
+
+  LogicalResult typeName(Operation *op, Type t, std::string &out) {
+    if (t.isIndex() || t.isInteger(64))
+      out = "long long";
+    else if (t.isInteger(32))
+      out = "int";
+    else if (t.isInteger(16))
+      out = "short";
+    else if (t.isInteger(8))
+      out = "signed char";
+    else if (t.isInteger(1))
+      out = "bool";
+    else if (t.isF32())
+      out = "float";
+    else if (t.isF64())
+      out = "double";
+    else if (t.isF16())
+      out = "__half";
+    else if (t.isBF16())
+      out = "__nv_bfloat16";
+    else
+      return op->emitError("cannot render type ") << t << " as CUDA";
+    return success();
+  }
+
+  raw_ostream &line() { return os.indent(2 * indent); }
+
+  /// `type name = ` for the result of `op`.
+  LogicalResult declare(Operation *op, Value v) {
+    std::string type;
+    if (failed(typeName(op, v.getType(), type)))
+      return failure();
+    line() << type << " " << name(v) << " = ";
+    return success();
+  }
+
+  /// The linear element offset of `indices` in a row-major buffer.
+  std::string offset(MemRefType buffer, ValueRange indices) {
+    std::string expr;
+    int64_t stride = 1;
+    SmallVector<std::string> terms;
+    for (int64_t d = buffer.getRank() - 1; d >= 0; --d) {
+      terms.push_back(stride == 1 ? name(indices[d])
+                                  : name(indices[d]) + " * " +
+                                        std::to_string(stride) + "LL");
+      stride *= buffer.getDimSize(d);
+    }
+    if (terms.empty())
+      return "0";
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it)
+      expr += (expr.empty() ? "" : " + ") + *it;
+    return expr;
+  }
+
+  LogicalResult emitBlock(Block &block) {
+    for (Operation &op : block)
+      if (failed(emitOp(op)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult binary(Operation &op, StringRef symbol) {
+    if (failed(declare(&op, op.getResult(0))))
+      return failure();
+    os << name(op.getOperand(0)) << " " << symbol << " "
+       << name(op.getOperand(1)) << ";\n";
+    return success();
+  }
+
+  LogicalResult call(Operation &op, StringRef f32, StringRef f64) {
+    if (failed(declare(&op, op.getResult(0))))
+      return failure();
+    bool isF64 = op.getResult(0).getType().isF64();
+    os << (isF64 ? f64 : f32) << "(";
+    llvm::interleaveComma(op.getOperands(), os,
+                          [&](Value v) { os << name(v); });
+    os << ");\n";
+    return success();
+  }
+
+  LogicalResult cast(Operation &op) {
+    std::string type;
+    if (failed(typeName(&op, op.getResult(0).getType(), type)) ||
+        failed(declare(&op, op.getResult(0))))
+      return failure();
+    os << "(" << type << ")" << name(op.getOperand(0)) << ";\n";
+    return success();
+  }
+
+  LogicalResult emitOp(Operation &op) {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+        .Case([&](kernelir::ReturnOp) {
+          line() << "return;\n";
+          return success();
+        })
+        .Case([&](kernelir::BlockIdOp id) {
+          if (failed(declare(&op, id)))
+            return failure();
+          os << "blockIdx." << kernelir::stringifyDim(id.getDim()) << ";\n";
+          return success();
+        })
+        .Case([&](kernelir::ThreadIdOp id) {
+          if (failed(declare(&op, id)))
+            return failure();
+          os << "threadIdx." << kernelir::stringifyDim(id.getDim()) << ";\n";
+          return success();
+        })
+        .Case([&](kernelir::LoadOp load) {
+          if (failed(declare(&op, load)))
+            return failure();
+          std::string at = name(load.getMemref()) + "[" +
+                           offset(load.getMemref().getType(),
+                                  load.getIndices()) + "]";
+          if (load.getPred())
+            os << name(load.getPred()) << " ? " << at << " : 0;\n";
+          else
+            os << at << ";\n";
+          return success();
+        })
+        .Case([&](kernelir::StoreOp store) {
+          line();
+          if (store.getPred())
+            os << "if (" << name(store.getPred()) << ") ";
+          os << name(store.getMemref()) << "["
+             << offset(store.getMemref().getType(), store.getIndices())
+             << "] = " << name(store.getValue()) << ";\n";
+          return success();
+        })
+        .Case([&](arith::ConstantOp c) -> LogicalResult {
+          if (failed(declare(&op, c)))
+            return failure();
+          Attribute value = c.getValue();
+          if (auto i = dyn_cast<IntegerAttr>(value)) {
+            if (i.getType().isInteger(1))
+              os << (i.getValue().isZero() ? "false" : "true") << ";\n";
+            else
+              os << i.getValue().getSExtValue() << "LL;\n";
+            return success();
+          }
+          if (auto f = dyn_cast<FloatAttr>(value)) {
+            double d = f.getValueAsDouble();
+            if (std::isinf(d))
+              os << (d < 0 ? "-INFINITY" : "INFINITY") << ";\n";
+            else if (std::isnan(d))
+              os << "NAN;\n";
+            else
+              os << llvm::format("%.9g", d) << ";\n";
+            return success();
+          }
+          return op.emitError("cannot render this constant as CUDA");
+        })
+        .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary(op, "+"); })
+        .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary(op, "-"); })
+        .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary(op, "*"); })
+        .Case<arith::DivSIOp, arith::DivUIOp, arith::DivFOp>(
+            [&](auto) { return binary(op, "/"); })
+        .Case<arith::RemSIOp, arith::RemUIOp>([&](auto) { return binary(op, "%"); })
+        .Case<arith::AndIOp>([&](auto) { return binary(op, "&"); })
+        .Case<arith::OrIOp>([&](auto) { return binary(op, "|"); })
+        .Case<arith::XOrIOp>([&](auto) { return binary(op, "^"); })
+        .Case([&](arith::NegFOp n) {
+          if (failed(declare(&op, n)))
+            return failure();
+          os << "-" << name(n.getOperand()) << ";\n";
+          return success();
+        })
+        .Case([&](arith::CmpIOp cmp) { return binary(op, cmpSymbol(cmp)); })
+        .Case([&](arith::CmpFOp cmp) -> LogicalResult {
+          if (failed(declare(&op, cmp)))
+            return failure();
+          std::string a = name(cmp.getLhs()), b = name(cmp.getRhs());
+          using P = arith::CmpFPredicate;
+          switch (cmp.getPredicate()) {
+          case P::OEQ: os << a << " == " << b; break;
+          case P::UNE: os << "!(" << a << " == " << b << ")"; break;
+          case P::OLT: os << a << " < " << b; break;
+          case P::OLE: os << a << " <= " << b; break;
+          case P::OGT: os << a << " > " << b; break;
+          case P::OGE: os << a << " >= " << b; break;
+          case P::UNO: os << "(" << a << " != " << a << " || " << b << " != " << b << ")"; break;
+          case P::ORD: os << "(" << a << " == " << a << " && " << b << " == " << b << ")"; break;
+          default:
+            return op.emitError("cannot render this float comparison as CUDA");
+          }
+          os << ";\n";
+          return success();
+        })
+        .Case([&](arith::SelectOp s) {
+          if (failed(declare(&op, s)))
+            return failure();
+          os << name(s.getCondition()) << " ? " << name(s.getTrueValue())
+             << " : " << name(s.getFalseValue()) << ";\n";
+          return success();
+        })
+        .Case<arith::MaximumFOp>([&](auto) { return call(op, "strata_maximumf", "strata_maximum"); })
+        .Case<arith::MinimumFOp>([&](auto) { return call(op, "strata_minimumf", "strata_minimum"); })
+        .Case<arith::MaxSIOp>([&](auto) { return call(op, "max", "max"); })
+        .Case<arith::MinSIOp>([&](auto) { return call(op, "min", "min"); })
+        .Case<arith::IndexCastOp, arith::SIToFPOp, arith::UIToFPOp,
+              arith::FPToSIOp, arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp,
+              arith::ExtUIOp, arith::TruncIOp>([&](auto) { return cast(op); })
+        .Case<math::ExpOp>([&](auto) { return call(op, "expf", "exp"); })
+        .Case<math::LogOp>([&](auto) { return call(op, "logf", "log"); })
+        .Case<math::SqrtOp>([&](auto) { return call(op, "sqrtf", "sqrt"); })
+        .Case<math::RsqrtOp>([&](auto) { return call(op, "rsqrtf", "rsqrt"); })
+        .Case<math::TanhOp>([&](auto) { return call(op, "tanhf", "tanh"); })
+        .Case<math::ErfOp>([&](auto) { return call(op, "erff", "erf"); })
+        .Case<math::AbsFOp>([&](auto) { return call(op, "fabsf", "fabs"); })
+        .Case<math::AbsIOp>([&](auto) { return call(op, "llabs", "llabs"); })
+        .Case<math::PowFOp>([&](auto) { return call(op, "powf", "pow"); })
+        .Case([&](scf::ForOp loop) { return emitFor(loop); })
+        .Case([&](scf::IfOp branch) { return emitIf(branch); })
+        .Case([&](scf::YieldOp yield) {
+          for (auto [target, value] :
+               llvm::zip(yieldTargets.back(), yield.getOperands()))
+            line() << name(target) << " = " << name(value) << ";\n";
+          return success();
+        })
+        .Default([&](Operation *other) {
+          return other->emitError("cannot render '")
+                 << other->getName() << "' as CUDA";
+        });
+  }
+
+  static StringRef cmpSymbol(arith::CmpIOp cmp) {
+    using P = arith::CmpIPredicate;
+    switch (cmp.getPredicate()) {
+    case P::eq: return "==";
+    case P::ne: return "!=";
+    case P::slt: case P::ult: return "<";
+    case P::sle: case P::ule: return "<=";
+    case P::sgt: case P::ugt: return ">";
+    case P::sge: case P::uge: return ">=";
+    }
+    return "==";
+  }
+
+  /// Loop-carried and branch results live in variables declared before the
+  /// construct; scf.yield assigns them.
+  LogicalResult declareResults(Operation *op, ValueRange results,
+                               ValueRange inits) {
+    for (auto [i, r] : llvm::enumerate(results)) {
+      std::string type;
+      if (failed(typeName(op, r.getType(), type)))
+        return failure();
+      line() << type << " " << name(r);
+      if (!inits.empty())
+        os << " = " << name(inits[i]);
+      os << ";\n";
+    }
+    return success();
+  }
+
+  LogicalResult emitFor(scf::ForOp loop) {
+    if (failed(declareResults(loop, loop.getResults(), loop.getInitArgs())))
+      return failure();
+    // The body's block arguments name the loop-carried variables.
+    for (auto [arg, result] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
+      names[arg] = name(result);
+    std::string iv = name(loop.getInductionVar());
+    line() << "for (long long " << iv << " = " << name(loop.getLowerBound())
+           << "; " << iv << " < " << name(loop.getUpperBound()) << "; " << iv
+           << " += " << name(loop.getStep()) << ") {\n";
+    ++indent;
+    yieldTargets.push_back(SmallVector<Value>(loop.getResults()));
+    LogicalResult result = emitBlock(*loop.getBody());
+    yieldTargets.pop_back();
+    --indent;
+    line() << "}\n";
+    return result;
+  }
+
+  LogicalResult emitIf(scf::IfOp branch) {
+    if (failed(declareResults(branch, branch.getResults(), {})))
+      return failure();
+    line() << "if (" << name(branch.getCondition()) << ") {\n";
+    yieldTargets.push_back(SmallVector<Value>(branch.getResults()));
+    ++indent;
+    LogicalResult result = emitBlock(*branch.thenBlock());
+    --indent;
+    if (succeeded(result) && branch.elseBlock()) {
+      line() << "} else {\n";
+      ++indent;
+      result = emitBlock(*branch.elseBlock());
+      --indent;
+    }
+    yieldTargets.pop_back();
+    line() << "}\n";
+    return result;
+  }
+
+  raw_ostream &os;
+  unsigned indent = 0;
+  DenseMap<Value, std::string> names;
+  SmallVector<SmallVector<Value>> yieldTargets;
+};
+} // namespace
+
+LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
+  os << "// CUDA C++ rendering of Strata's kernelir (generated).\n"
+        "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <math.h>\n\n"
+        "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
+        "__device__ inline float strata_maximumf(float a, float b) {\n"
+        "  return (a != a || b != b) ? NAN : fmaxf(a, b);\n}\n"
+        "__device__ inline float strata_minimumf(float a, float b) {\n"
+        "  return (a != a || b != b) ? NAN : fminf(a, b);\n}\n"
+        "__device__ inline double strata_maximum(double a, double b) {\n"
+        "  return (a != a || b != b) ? NAN : fmax(a, b);\n}\n"
+        "__device__ inline double strata_minimum(double a, double b) {\n"
+        "  return (a != a || b != b) ? NAN : fmin(a, b);\n}\n\n";
+  for (auto func : module.getOps<kernelir::FuncOp>())
+    if (failed(Emitter(os).emitKernel(func)))
+      return failure();
+  return success();
+}
+
+} // namespace strata
