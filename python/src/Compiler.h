@@ -58,6 +58,12 @@ public:
   void verify();
   std::string str(bool generic) const;
   std::vector<GpuObject> gpuObjects() const;
+  /// The artifact of a program lowered by strata-lower-to-nvvm (format=isa):
+  /// its launch plan and PTX, plus the cubin of `cubin` (the same program
+  /// lowered with format=bin) when given.
+  std::string artifact(const std::string &entry,
+                       const std::vector<std::string> &argumentNames,
+                       const Module *cubin) const;
   /// The kernelir kernels of the module as CUDA C++.
   std::string cuda() const;
 

@@ -72,6 +72,15 @@ PYBIND11_MODULE(_strata, m) {
       .def("__str__", [](const Module &m) { return m.str(false); })
       .def("gpu_objects", &Module::gpuObjects,
            "The objects (PTX, cubin, ...) of every gpu.binary.")
+      .def("artifact",
+           [](const Module &m, const std::string &entry,
+              const std::vector<std::string> &names, const Module *cubin) {
+             return py::bytes(m.artifact(entry, names, cubin));
+           },
+           py::arg("entry"), py::arg("argument_names"),
+           py::arg("cubin") = nullptr,
+           "The artifact (launch plan, PTX, cubin) of a program lowered by "
+           "strata-lower-to-nvvm.")
       .def("to_cuda", &Module::cuda,
            "The kernelir kernels as readable CUDA C++.")
       .def("run_on_cpu",

@@ -42,5 +42,11 @@ def lower(text, stage, options="", filename="<string>"):
     return module
 
 
-__all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "lower",
-           "parse", "pipeline"]
+def compile(fn, example_inputs, target="sm_90"):
+    """Compiles a PyTorch callable for its example inputs; see strata.api."""
+    from strata.api import compile as compile_
+    return compile_(fn, example_inputs, target)
+
+
+__all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "compile",
+           "lower", "parse", "pipeline"]

@@ -165,6 +165,13 @@ def cmd_compile(args):
     except (InputError, UnsupportedOperation) as e:
         raise SystemExit("strata: error: %s" % e)
     passes = ""
+    if args.output and args.output.endswith(".strata"):
+        from strata.api import build_artifact
+        names = [("input%d" % b[1]) if b[0] == "input" else b[1]
+                 for b in program.bindings]
+        _write(args.output, build_artifact(str(module), names, args.chip,
+                                           args.ptx))
+        return 0
     if args.emit == "tensor":
         text = str(module)
     elif args.emit == "cuda":
@@ -247,7 +254,9 @@ def build_parser():
                                        "`inputs`")
     p.add_argument("--emit", choices=EMITS, default="tensor",
                    help="the stage to print (default: tensor)")
-    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument("-o", "--output", help="output file (default: stdout); "
+                   "a name ending in .strata gets the program's artifact "
+                   "(launch plan, PTX, cubin) for the runtime")
     p.add_argument("--timing", action="store_true",
                    help="print the time of every stage and pass (and of "
                         "ptxas with --emit ptx) on stderr")

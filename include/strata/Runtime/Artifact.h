@@ -1,0 +1,58 @@
+// A compiled program: its launch plan plus PTX and cubin. The format is
+// plain text with length-prefixed binary sections, so the runtime reads it
+// without any LLVM or MLIR library.
+#ifndef STRATA_RUNTIME_ARTIFACT_H
+#define STRATA_RUNTIME_ARTIFACT_H
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace strata::runtime {
+
+class ArtifactError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A buffer of the program: an argument of the compiled function (an input
+/// or a weight), a constant baked into the artifact, or an intermediate the
+/// runtime allocates once.
+struct Buffer {
+  enum class Kind { Argument, Constant, Intermediate };
+  Kind kind = Kind::Intermediate;
+  int argument = -1;      // Position among the function's arguments.
+  std::string name;       // For arguments: what it binds (e.g. a weight).
+  std::string dtype;      // f32, f16, bf16, i64, ...
+  std::vector<int64_t> shape;
+  std::string data;       // Constants: row-major bytes.
+
+  int64_t elements() const;
+  int64_t bytes() const;
+};
+
+struct Launch {
+  std::string kernel;
+  std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
+  unsigned sharedBytes = 0;
+  std::vector<int> args; // Buffer ids, in parameter order.
+};
+
+struct Artifact {
+  std::string target; // e.g. sm_90
+  std::vector<Buffer> buffers;
+  std::vector<Launch> launches;
+  std::vector<int> outputs; // Buffer ids of the results, in order.
+  std::string ptx, cubin;   // cubin may be empty (PTX is JIT-compiled).
+
+  std::string serialize() const;
+  static Artifact parse(const std::string &text);
+  /// Element size of a dtype in bytes (1 for booleans).
+  static int64_t elementBytes(const std::string &dtype);
+};
+
+} // namespace strata::runtime
+
+#endif

@@ -1,0 +1,52 @@
+// Strata's runtime: loads an artifact through the CUDA driver API and runs
+// its launch plan. It needs no LLVM or MLIR, and no CUDA at build time: the
+// driver (libcuda.so.1) is loaded when a program is first loaded.
+#ifndef STRATA_RUNTIME_RUNTIME_H
+#define STRATA_RUNTIME_RUNTIME_H
+
+#include "strata/Runtime/Artifact.h"
+
+#include <memory>
+
+namespace strata::runtime {
+
+/// A CUDA error, naming the call and the kernel or buffer concerned.
+class RuntimeError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A device: "NVIDIA H200 (sm_90)". Throws RuntimeError when there is no
+/// driver or no device.
+std::string describeDevice();
+
+/// A loaded program: its module on the device, its intermediates allocated
+/// once and its constants uploaded.
+class Program {
+public:
+  explicit Program(Artifact artifact);
+  ~Program();
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
+
+  /// Runs the plan on `stream` (0: the default stream). `arguments` and
+  /// `outputs` are device pointers, in the order of the artifact's argument
+  /// buffers and outputs. Returns without synchronizing.
+  void run(const std::vector<uint64_t> &arguments,
+           const std::vector<uint64_t> &outputs, uint64_t stream = 0);
+  void synchronize();
+  /// Whether the module came from the cubin (false: PTX JIT-compiled).
+  bool usedCubin() const { return fromCubin; }
+  const Artifact &artifact() const { return plan; }
+
+private:
+  Artifact plan;
+  void *module = nullptr;
+  std::vector<void *> functions;    // Per launch.
+  std::vector<uint64_t> allocations; // Per buffer (0 for arguments).
+  bool fromCubin = false;
+};
+
+} // namespace strata::runtime
+
+#endif

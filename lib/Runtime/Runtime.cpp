@@ -1,0 +1,224 @@
+// The CUDA driver API, loaded at run time so that the runtime builds and
+// reports "no driver" cleanly on machines without CUDA.
+
+#include "strata/Runtime/Runtime.h"
+
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+namespace strata::runtime {
+
+namespace {
+// The few driver types and entry points the runtime uses (cuda.h's ABI).
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using Handle = void *;
+constexpr CUresult kSuccess = 0;
+constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(Handle *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(Handle);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadData)(Handle *, const void *);
+  CUresult (*cuModuleUnload)(Handle);
+  CUresult (*cuModuleGetFunction)(Handle *, Handle, const char *);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, Handle);
+  CUresult (*cuLaunchKernel)(Handle, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, Handle, void **,
+                             void **);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUdevice device = 0;
+  Handle context = nullptr;
+};
+
+std::string errorName(const Driver &d, CUresult r) {
+  const char *name = nullptr;
+  if (d.cuGetErrorName && d.cuGetErrorName(r, &name) == kSuccess && name)
+    return name;
+  return "CUDA error " + std::to_string(r);
+}
+
+void check(const Driver &d, CUresult r, const std::string &what) {
+  if (r != kSuccess)
+    throw RuntimeError(what + " failed: " + errorName(d, r));
+}
+
+template <typename F>
+void bind(void *lib, F &f, const char *name) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!f)
+    throw RuntimeError(std::string("the CUDA driver lacks ") + name);
+}
+
+/// The driver, its first device and that device's primary context, set up
+/// once per process.
+Driver &driver() {
+  static std::once_flag once;
+  static Driver d;
+  static std::string failure;
+  std::call_once(once, [] {
+    try {
+      void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+      if (!lib)
+        throw RuntimeError("no CUDA driver: libcuda.so.1 cannot be loaded "
+                           "(is this a machine with an NVIDIA GPU?)");
+      bind(lib, d.cuInit, "cuInit");
+      bind(lib, d.cuDeviceGetCount, "cuDeviceGetCount");
+      bind(lib, d.cuDeviceGet, "cuDeviceGet");
+      bind(lib, d.cuDeviceGetName, "cuDeviceGetName");
+      bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+      bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+      bind(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent");
+      bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize");
+      bind(lib, d.cuModuleLoadData, "cuModuleLoadData");
+      bind(lib, d.cuModuleUnload, "cuModuleUnload");
+      bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction");
+      bind(lib, d.cuMemAlloc, "cuMemAlloc_v2");
+      bind(lib, d.cuMemFree, "cuMemFree_v2");
+      bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+      bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+      bind(lib, d.cuLaunchKernel, "cuLaunchKernel");
+      bind(lib, d.cuGetErrorName, "cuGetErrorName");
+      check(d, d.cuInit(0), "cuInit");
+      int count = 0;
+      check(d, d.cuDeviceGetCount(&count), "cuDeviceGetCount");
+      if (count == 0)
+        throw RuntimeError("no CUDA device: the driver sees no GPU");
+      check(d, d.cuDeviceGet(&d.device, 0), "cuDeviceGet");
+      check(d, d.cuDevicePrimaryCtxRetain(&d.context, d.device),
+            "cuDevicePrimaryCtxRetain");
+    } catch (const RuntimeError &e) {
+      failure = e.what();
+    }
+  });
+  if (!failure.empty())
+    throw RuntimeError(failure);
+  check(d, d.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
+  return d;
+}
+
+std::string deviceChip(Driver &d) {
+  int major = 0, minor = 0;
+  check(d, d.cuDeviceGetAttribute(&major, kComputeCapabilityMajor, d.device),
+        "cuDeviceGetAttribute");
+  check(d, d.cuDeviceGetAttribute(&minor, kComputeCapabilityMinor, d.device),
+        "cuDeviceGetAttribute");
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+} // namespace
+
+std::string describeDevice() {
+  Driver &d = driver();
+  char name[256] = {0};
+  check(d, d.cuDeviceGetName(name, sizeof(name), d.device), "cuDeviceGetName");
+  return std::string(name) + " (" + deviceChip(d) + ")";
+}
+
+Program::Program(Artifact artifact) : plan(std::move(artifact)) {
+  Driver &d = driver();
+  // The cubin where it was built for this device, PTX (JIT) otherwise.
+  fromCubin = !plan.cubin.empty() && plan.target == deviceChip(d);
+  const std::string &image = fromCubin ? plan.cubin : plan.ptx;
+  if (image.empty())
+    throw RuntimeError("the artifact has neither a cubin for " +
+                       deviceChip(d) + " nor PTX");
+  check(d, d.cuModuleLoadData(&module, image.c_str()),
+        fromCubin ? "loading the cubin" : "JIT-compiling the PTX");
+  for (const Launch &l : plan.launches) {
+    void *f = nullptr;
+    check(d, d.cuModuleGetFunction(&f, module, l.kernel.c_str()),
+          "finding kernel '" + l.kernel + "'");
+    functions.push_back(f);
+  }
+  allocations.assign(plan.buffers.size(), 0);
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const Buffer &b = plan.buffers[i];
+    if (b.kind == Buffer::Kind::Argument)
+      continue;
+    CUdeviceptr pointer = 0;
+    check(d, d.cuMemAlloc(&pointer, std::max<int64_t>(b.bytes(), 1)),
+          "allocating buffer " + std::to_string(i));
+    allocations[i] = pointer;
+    if (b.kind == Buffer::Kind::Constant)
+      check(d, d.cuMemcpyHtoD(allocations[i], b.data.data(), b.data.size()),
+            "uploading constant buffer " + std::to_string(i));
+  }
+}
+
+Program::~Program() {
+  try {
+    Driver &d = driver();
+    for (uint64_t p : allocations)
+      if (p)
+        d.cuMemFree(p);
+    if (module)
+      d.cuModuleUnload(module);
+  } catch (...) {
+  }
+}
+
+void Program::run(const std::vector<uint64_t> &arguments,
+                  const std::vector<uint64_t> &outputs, uint64_t stream) {
+  Driver &d = driver();
+  std::vector<uint64_t> pointers = allocations;
+  size_t nextArgument = 0;
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    if (plan.buffers[i].kind != Buffer::Kind::Argument)
+      continue;
+    if (nextArgument >= arguments.size())
+      throw RuntimeError("the program takes more arguments than given");
+    pointers[i] = arguments[nextArgument++];
+  }
+  if (nextArgument != arguments.size() || outputs.size() != plan.outputs.size())
+    throw RuntimeError("the program takes " + std::to_string(nextArgument) +
+                       " arguments and " + std::to_string(plan.outputs.size()) +
+                       " outputs");
+  // Results computed into intermediates write straight to the caller's
+  // outputs; others (an argument returned as is) are copied at the end.
+  std::vector<std::pair<size_t, uint64_t>> copies;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    int id = plan.outputs[o];
+    if (plan.buffers[id].kind == Buffer::Kind::Intermediate)
+      pointers[id] = outputs[o];
+    else
+      copies.push_back({o, pointers[id]});
+  }
+  Handle s = reinterpret_cast<Handle>(stream);
+  for (size_t k = 0; k < plan.launches.size(); ++k) {
+    const Launch &l = plan.launches[k];
+    std::vector<uint64_t> values;
+    for (int id : l.args)
+      values.push_back(pointers[id]);
+    std::vector<void *> params;
+    for (uint64_t &v : values)
+      params.push_back(&v);
+    check(d,
+          d.cuLaunchKernel(functions[k], l.grid[0], l.grid[1], l.grid[2],
+                           l.block[0], l.block[1], l.block[2], l.sharedBytes,
+                           s, params.data(), nullptr),
+          "launching kernel '" + l.kernel + "'");
+  }
+  for (auto [o, source] : copies)
+    check(d,
+          d.cuMemcpyDtoDAsync(outputs[o], source,
+                              plan.buffers[plan.outputs[o]].bytes(), s),
+          "copying output " + std::to_string(o));
+}
+
+void Program::synchronize() {
+  Driver &d = driver();
+  check(d, d.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+} // namespace strata::runtime

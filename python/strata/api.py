@@ -1,0 +1,96 @@
+"""`strata.compile`: a PyTorch callable compiled once for its example
+inputs' shapes, callable on CUDA tensors (through the CUDA runtime) and on
+CPU tensors (through the final kernels, emulated on the CPU)."""
+
+import os
+
+import torch
+
+import strata
+from strata.frontend import capture, import_program
+from strata.runner import _empty_like, _host
+
+CPU_PIPELINE = "strata-lower-to-cpu"
+
+
+def _ptxas_available():
+    import _strata_config as config
+    return os.access(os.path.join(config.CUDA_ROOT, "bin", "ptxas"), os.X_OK)
+
+
+def build_artifact(module_text, names, target="sm_90", ptx_version="80"):
+    """The artifact bytes of a tensorir program: its launch plan, PTX and,
+    where ptxas is available, a cubin for `target`."""
+    options = "chip=%s features=+ptx%s" % (target, ptx_version)
+    isa = strata.parse(module_text)
+    isa.run(strata.pipeline("nvvm", options + " format=isa"))
+    cubin = None
+    if _ptxas_available():
+        cubin = strata.parse(module_text)
+        cubin.run(strata.pipeline("nvvm", options + " format=bin"))
+    return isa.artifact("forward", names, cubin)
+
+
+class Compiled:
+    def __init__(self, fn, example_inputs, target="sm_90"):
+        self.inputs = tuple(example_inputs)
+        self.target = target
+        self.program = capture(fn, self.inputs)
+        self.module = import_program(self.program)
+        self.text = str(self.module)
+        with torch.no_grad():
+            expected = fn(*self.inputs)
+        self.tuple_output = isinstance(expected, (list, tuple))
+        self.outputs = list(expected) if self.tuple_output else [expected]
+        self.names = [("input%d" % b[1]) if b[0] == "input" else b[1]
+                      for b in self.program.bindings]
+        self._device_program = None
+        self._device_weights = None
+
+    def _arguments(self, args):
+        if len(args) != len(self.inputs):
+            raise TypeError("expected %d inputs, got %d" % (len(self.inputs), len(args)))
+        for a, e in zip(args, self.inputs):
+            if tuple(a.shape) != tuple(e.shape) or a.dtype != e.dtype:
+                raise ValueError("compiled for %s %s, got %s %s"
+                                 % (tuple(e.shape), e.dtype, tuple(a.shape), a.dtype))
+        return [args[b[1]] if b[0] == "input" else self.program.weights[b[1]]
+                for b in self.program.bindings]
+
+    def __call__(self, *args):
+        full = self._arguments(args)
+        if all(a.is_cuda for a in args):
+            results = self._run_cuda(full, args[0].device)
+        elif not any(a.is_cuda for a in args):
+            results = [_empty_like(o) for o in self.outputs]
+            self.module.run_on_cpu("forward", CPU_PIPELINE,
+                                   [_host(a) for a in full],
+                                   [_host(r) for r in results])
+        else:
+            raise ValueError("inputs must all be CUDA tensors or all CPU tensors")
+        return tuple(results) if self.tuple_output else results[0]
+
+    def _run_cuda(self, full, device):
+        import _strata_runtime
+        if self._device_program is None:
+            artifact = build_artifact(self.text, self.names, self.target)
+            self._device_program = _strata_runtime.Program(artifact)
+            self._device_weights = {}
+        arguments = []
+        for b, a in zip(self.program.bindings, full):
+            if b[0] == "weight":  # Weights move to the device once.
+                a = self._device_weights.setdefault(b[1], a.to(device).contiguous())
+            arguments.append(a.contiguous())
+        results = [torch.empty(o.shape, dtype=o.dtype, device=device)
+                   for o in self.outputs]
+        stream = torch.cuda.current_stream(device).cuda_stream
+        self._device_program.run([a.data_ptr() for a in arguments],
+                                 [r.data_ptr() for r in results], stream)
+        self._keepalive = arguments  # Until the stream has used them.
+        return results
+
+
+def compile(fn, example_inputs, target="sm_90"):
+    """Compiles `fn` (a callable or nn.Module) for the shapes and dtypes of
+    `example_inputs`; returns a callable taking and returning tensors."""
+    return Compiled(fn, example_inputs, target)
