@@ -1,0 +1,154 @@
+"""Artifacts and the CUDA runtime, on machines with and without a GPU."""
+import os
+import subprocess
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import _strata_runtime as rt
+import strata
+from conftest import BUILD, REPO
+
+STRATA = os.path.join(BUILD, "bin", "strata")
+
+
+def has_cuda_device():
+    try:
+        rt.describe_device()
+        return True
+    except rt.RuntimeError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def decoder_artifact(tmp_path_factory):
+    path = tmp_path_factory.mktemp("a") / "decoder.strata"
+    r = subprocess.run([STRATA, "compile", "--file",
+                        os.path.join(REPO, "examples", "decoder.py"), "-o", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return path.read_bytes()
+
+
+def test_artifact_holds_the_launch_plan(decoder_artifact):
+    a = rt.Artifact.parse(decoder_artifact)
+    assert a.target == "sm_90"
+    arguments = [b for b in a.buffers if b.kind == "argument"]
+    assert [b.name for b in arguments] == [
+        "input0", "attn_norm.weight", "qkv.weight", "out.weight",
+        "mlp_norm.weight", "gate.weight", "up.weight", "down.weight"]
+    assert arguments[0].shape == [2, 13, 64] and arguments[0].dtype == "f32"
+    assert len(a.launches) == 12
+    assert all(a.ptx.count(".entry " + l.kernel + "(") == 1 for l in a.launches)
+    assert len(a.outputs) == 1 and a.buffers[a.outputs[0]].shape == [2, 13, 64]
+    for l in a.launches:
+        assert all(0 <= i < len(a.buffers) for i in l.args)
+        assert l.block[0] >= 1 and l.grid[0] >= 1
+
+
+def test_artifact_round_trips(decoder_artifact):
+    a = rt.Artifact.parse(decoder_artifact)
+    assert a.serialize() == decoder_artifact
+
+
+@pytest.mark.skipif(not os.access("/usr/local/cuda/bin/ptxas", os.X_OK),
+                    reason="ptxas not found: artifacts carry PTX only")
+def test_artifact_carries_a_cubin(decoder_artifact):
+    assert rt.Artifact.parse(decoder_artifact).cubin.startswith(b"\x7fELF")
+
+
+def test_tensor_constants_of_a_model_are_inputs(tmp_path):
+    path = tmp_path / "c.strata"
+    r = subprocess.run([STRATA, "compile", "-c",
+                        "(lambda x: x * torch.tensor([1.0, 2.0, 3.0]))(torch.randn(4, 3))",
+                        "-o", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    a = rt.Artifact.parse(path.read_bytes())
+    weights = [b for b in a.buffers if b.kind == "argument"]
+    assert len(weights) == 2  # the tensor constant is an input, like a weight
+
+
+def test_dense_constants_travel_in_the_artifact():
+    import struct
+    m = strata.parse("""
+    func.func @forward(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+      %w = tensorir.constant dense<[1.5, -2.0, 3.25]> : tensor<3xf32>
+      %b = tensorir.broadcast %w dims [1] : tensor<3xf32> -> tensor<4x3xf32>
+      %r = tensorir.mul %x, %b : tensor<4x3xf32>
+      return %r : tensor<4x3xf32>
+    }""")
+    m.run(strata.pipeline("nvvm", "format=isa"))
+    a = rt.Artifact.parse(m.artifact("forward", ["x"]))
+    constants = [b for b in a.buffers if b.kind == "constant"]
+    assert len(constants) == 1 and constants[0].shape == [3]
+    constant_id = [b.kind for b in a.buffers].index("constant")
+    assert any(constant_id in l.args for l in a.launches)
+    data = a.serialize().split(b"buffer constant")[1]
+    assert struct.pack("<3f", 1.5, -2.0, 3.25) in data
+
+
+@pytest.mark.parametrize("text,message", [
+    (b"hello", "not a Strata artifact"),
+    (b"strata-artifact 1\ntarget sm_90\nlaunch k 1 1 1 1 1 1 0 1 7\nend\n",
+     "uses unknown buffer 7"),
+    (b"strata-artifact 1\nptx 100\nshort", "truncated ptx"),
+])
+def test_malformed_artifacts_are_errors(text, message):
+    with pytest.raises(rt.ArtifactError, match=message):
+        rt.Artifact.parse(text)
+
+
+@pytest.mark.skipif(has_cuda_device(), reason="this machine has a CUDA device")
+def test_no_device_is_reported_clearly(decoder_artifact):
+    with pytest.raises(rt.RuntimeError, match="no CUDA (driver|device)"):
+        rt.Program(decoder_artifact)
+
+
+def test_compiled_callable_on_cpu_tensors():
+    x = torch.randn(33, 2049) * 2
+    f = strata.compile(lambda x: F.softmax(x, -1), (x,))
+    assert torch.allclose(f(x), F.softmax(x, -1), atol=1e-6)
+    y = torch.randn(33, 2049)  # fresh inputs of the same shape
+    assert torch.allclose(f(y), F.softmax(y, -1), atol=1e-6)
+    mlp = nn.Sequential(nn.Linear(64, 129), nn.GELU(), nn.Linear(129, 33))
+    g = strata.compile(mlp, (torch.randn(11, 64),))
+    z = torch.randn(11, 64)
+    with torch.no_grad():
+        assert torch.allclose(g(z), mlp(z), atol=1e-4)
+    values, indices = strata.compile(lambda x: torch.max(x, 1), (x,))(x)
+    assert torch.equal(indices, torch.max(x, 1).indices)
+    with pytest.raises(ValueError, match="compiled for"):
+        f(torch.randn(3, 4))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or not has_cuda_device(),
+                    reason="no CUDA device: GPU execution is checked by "
+                           "tools/gpu-check.sh on a GPU host")
+def test_compiled_callable_on_cuda_tensors():
+    x = torch.randn(33, 2049, device="cuda")
+    f = strata.compile(lambda x: F.softmax(x, -1), (x.cpu(),))
+    assert torch.allclose(f(x), F.softmax(x, -1), atol=1e-5)
+
+
+def test_runtime_builds_without_llvm(tmp_path):
+    build = tmp_path / "runtime"
+    configure = subprocess.run(
+        ["cmake", "-G", "Ninja", "-S", REPO, "-B", str(build),
+         "-DSTRATA_RUNTIME_ONLY=ON", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"],
+        capture_output=True, text=True)
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    assert "MLIR" not in configure.stdout
+    built = subprocess.run(["cmake", "--build", str(build)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    probe = subprocess.run(
+        ["/usr/bin/python3", "-c",
+         "import _strata_runtime as rt\n"
+         "try:\n    print(rt.describe_device())\n"
+         "except rt.RuntimeError as e:\n    print('no device:', e)"],
+        capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=str(build / "python")))
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip()
