@@ -152,3 +152,19 @@ def test_runtime_builds_without_llvm(tmp_path):
         env=dict(os.environ, PYTHONPATH=str(build / "python")))
     assert probe.returncode == 0, probe.stderr
     assert probe.stdout.strip()
+
+
+def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
+    """The GPU check's programs compile to artifacts here, and each binds to
+    its program's inputs and weights (the GPU host's job minus the GPU)."""
+    out = tmp_path / "artifacts"
+    r = subprocess.run([os.path.join(REPO, "tools", "gpu-artifacts.sh"), str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "gpu_check.py"),
+                        str(out), "--dry-run"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                           [os.path.join(BUILD, "python"), os.path.join(REPO, "tools")])))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(r.stdout.splitlines()) == 8
+    assert "decoder_block        binds 8 arguments, 12 kernels" in r.stdout

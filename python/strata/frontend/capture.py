@@ -52,16 +52,27 @@ def capture(fn, inputs) -> Program:
     return _capture_make_fx(fn, inputs)
 
 
-def _capture_make_fx(fn, inputs) -> Program:
+def _trace(fn, inputs, mode):
     from torch.fx.experimental import proxy_tensor
     tracer_class = proxy_tensor.PythonKeyTracer
     saved = getattr(tracer_class, "record_stack_traces", False)
     tracer_class.record_stack_traces = True
     try:
         with torch.no_grad():
-            gm = proxy_tensor.make_fx(fn)(*inputs)
+            return proxy_tensor.make_fx(fn, tracing_mode=mode)(*inputs)
     finally:
         tracer_class.record_stack_traces = saved
+
+
+def _capture_make_fx(fn, inputs) -> Program:
+    # Fake tensors give every value's shape and dtype without computing
+    # anything (fast on large inputs, and fine for ops the CPU lacks, like
+    # half-precision matmul); real tracing plus shape propagation is the
+    # fallback.
+    try:
+        gm, fake = _trace(fn, inputs, "fake"), True
+    except Exception:
+        gm, fake = _trace(fn, inputs, "real"), False
     # Parameters appear as get_attr nodes; turn them into placeholders.
     named = {}
     if isinstance(fn, torch.nn.Module):
@@ -79,14 +90,16 @@ def _capture_make_fx(fn, inputs) -> Program:
         with graph.inserting_after(last_placeholder):
             ph = graph.placeholder("w_" + name.replace(".", "_"))
         ph.meta = dict(node.meta)
+        ph.meta["val"] = tensor
         node.replace_all_uses_with(ph)
         graph.erase_node(node)
         last_placeholder = ph
         weights[name] = tensor.detach()
         bindings.append(("weight", name))
     gm.recompile()
-    args = list(inputs) + [weights[b[1]] for b in bindings if b[0] == "weight"]
-    ShapeProp(gm).propagate(*args)
+    if not fake:
+        args = list(inputs) + [weights[b[1]] for b in bindings if b[0] == "weight"]
+        ShapeProp(gm).propagate(*args)
     return Program(gm, bindings, weights, innermost_first=_torch_major() < 2)
 
 

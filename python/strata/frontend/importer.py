@@ -34,10 +34,12 @@ def _dtype(t):
 
 
 def _meta(node):
+    """Shape and dtype of a node's value(s): shape propagation's tensor_meta
+    or the (fake) tensor the tracer recorded."""
     meta = node.meta.get("tensor_meta")
     if meta is None:
         val = node.meta.get("val")
-        if isinstance(val, torch.Tensor):
+        if isinstance(val, (torch.Tensor, tuple, list)):
             return val
     return meta
 
@@ -67,7 +69,17 @@ class Importer:
     def out(self, index=None):
         meta = _meta(self.node)
         if index is not None:
-            meta = meta[index]
+            if meta is None:  # A multi-output node: its getitems know.
+                for user in self.node.users:
+                    if user.target is operator.getitem and user.args[1] == index:
+                        meta = _meta(user)
+                if meta is None:
+                    self.error("no shape is known for output %d of '%s'"
+                               % (index, self.node.target))
+            else:
+                meta = meta[index]
+        if meta is None:
+            self.error("no shape is known for '%s'" % self.node.target)
         return list(meta.shape), _dtype(meta.dtype)
 
     def op(self, name, operands, shape, dtype, **attrs):
@@ -235,9 +247,13 @@ class Importer:
 
     def arg_reduce(self, kind):
         def convert(x, dim, keepdim=False):
-            vshape, vdtype = self.out(0)
-            ishape, idtype = self.out(1)
-            rank = len(_meta(x).shape)
+            # Both results' types follow from the input (either may be unused).
+            meta = _meta(x)
+            rank = len(meta.shape)
+            axis = _norm_dim(dim, rank)
+            vshape = [1 if d == axis else s for d, s in enumerate(meta.shape)
+                      if keepdim or d != axis]
+            vdtype, ishape, idtype = _dtype(meta.dtype), vshape, "i64"
             return self.b.op("tensorir.arg_reduce", [self.value(x)],
                              [(vshape, vdtype), (ishape, idtype)],
                              {"kind": _strata.I32(kind),

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On a build machine: compile the GPU check's programs (tools/gpu_programs.py)
+# into artifacts for tools/gpu-check.sh. Usage: tools/gpu-artifacts.sh [DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-gpu-artifacts}
+mkdir -p "$out"
+PYTHONPATH="python:build/python:tools${PYTHONPATH:+:$PYTHONPATH}" \
+  /usr/bin/python3 - "$out" <<'PY'
+import os, sys, time
+import torch
+import gpu_programs
+from strata.api import build_artifact
+from strata.frontend import capture, import_program
+
+out = sys.argv[1]
+for name, make in gpu_programs.PROGRAMS.items():
+    torch.manual_seed(0)
+    fn, inputs, _, _ = make()
+    start = time.perf_counter()
+    program = capture(fn, inputs)
+    module = import_program(program)
+    names = [("input%d" % b[1]) if b[0] == "input" else b[1] for b in program.bindings]
+    data = build_artifact(str(module), names, "sm_90")
+    with open(os.path.join(out, name + ".strata"), "wb") as f:
+        f.write(data)
+    print("%-20s %8d bytes  %6.1f s" % (name, len(data), time.perf_counter() - start))
+PY

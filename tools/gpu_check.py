@@ -1,0 +1,136 @@
+"""Checks Strata's artifacts on a GPU against PyTorch eager and times them.
+
+For each program of gpu_programs.PROGRAMS: load its artifact, run it on fresh
+random inputs, compare with eager (tolerance per dtype), then time it with
+CUDA events (warm-up, many repetitions, median, inputs rotated over sets
+larger than L2) next to eager and, with torch >= 2, torch.compile. Prints a
+table of time, speedup and achieved GB/s and TFLOP/s. --dry-run only checks
+that every artifact loads and binds (no GPU needed).
+"""
+import argparse
+import os
+import statistics
+import sys
+
+import torch
+
+import _strata_runtime as rt
+import gpu_programs
+
+H200_GBPS, H200_TFLOPS_F32 = 4800.0, 67.0
+
+
+def load(directory, name):
+    with open(os.path.join(directory, name + ".strata"), "rb") as f:
+        data = f.read()
+    return data, rt.Artifact.parse(data)
+
+
+def time_ms(run, input_sets, reps):
+    """Median of CUDA-event timings, rotating over input sets."""
+    for i in range(3):
+        run(input_sets[i % len(input_sets)])
+    torch.cuda.synchronize()
+    times = []
+    for i in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        args = input_sets[i % len(input_sets)]
+        start.record()
+        run(args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("artifacts")
+    parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--no-torch-compile", action="store_true")
+    parser.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+
+    rows, failed = [], False
+    if not args.dry_run:
+        print("device:", rt.describe_device())
+    for name, make in gpu_programs.PROGRAMS.items():
+        torch.manual_seed(0)
+        fn, inputs, min_bytes, flops = make()
+        data, artifact = load(args.artifacts, name)
+        names = [b.name for b in artifact.buffers if b.kind == "argument"]
+        tensors = gpu_programs.argument_tensors(fn, inputs, names)
+        arguments = [b for b in artifact.buffers if b.kind == "argument"]
+        for t, b in zip(tensors, arguments):
+            assert list(t.shape) == b.shape, (name, b.name, t.shape, b.shape)
+        if args.dry_run:
+            print("%-20s binds %d arguments, %d kernels" % (name, len(names), len(artifact.launches)))
+            continue
+
+        device = torch.device("cuda")
+        program = rt.Program(data)
+        if isinstance(fn, torch.nn.Module):
+            fn = fn.to(device)
+            tensors = gpu_programs.argument_tensors(fn, [x.to(device) for x in inputs], names)
+        else:
+            tensors = [t.to(device) for t in tensors]
+        tensors = [t.contiguous() for t in tensors]
+        outputs = [artifact.buffers[i] for i in artifact.outputs]
+        dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+                  "i64": torch.int64, "i32": torch.int32, "i1": torch.bool, "f64": torch.float64}
+        results = [torch.empty(b.shape, dtype=dtypes[b.dtype], device=device) for b in outputs]
+        for r in results:
+            if r.is_floating_point():
+                r.fill_(float("nan"))  # An unwritten element fails.
+        stream = torch.cuda.current_stream().cuda_stream
+        program.run([t.data_ptr() for t in tensors], [r.data_ptr() for r in results], stream)
+        torch.cuda.synchronize()
+        user_inputs = [x.to(device) for x in inputs]
+        with torch.no_grad():
+            expected = fn(*user_inputs)
+        expected = list(expected) if isinstance(expected, (list, tuple)) else [expected]
+        error, ok = 0.0, True
+        for got, want in zip(results, expected):
+            scale = max(1.0, float(want.double().abs().max()))
+            e = float((got.double() - want.double()).abs().max())
+            error = max(error, e)
+            ok &= e <= gpu_programs.TOLERANCE.get(want.dtype, 1e-4) * scale
+        failed |= not ok
+
+        # Rotate over input sets together larger than L2 (60 MB on H200).
+        per_set = sum(t.numel() * t.element_size() for t in tensors)
+        sets = max(2, int(2 * 60e6 // max(per_set, 1)) + 1) if per_set < 120e6 else 2
+        sets = min(sets, 16)
+        strata_sets = [[t.clone() for t in tensors] for _ in range(sets)]
+        eager_sets = [[x.clone() for x in user_inputs] for _ in range(sets)]
+
+        def run_strata(ts):
+            program.run([t.data_ptr() for t in ts], [r.data_ptr() for r in results], stream)
+
+        with torch.no_grad():
+            t_strata = time_ms(run_strata, strata_sets, args.reps)
+            t_eager = time_ms(lambda xs: fn(*xs), eager_sets, args.reps)
+            t_compiled = float("nan")
+            if not args.no_torch_compile and hasattr(torch, "compile"):
+                try:
+                    compiled = torch.compile(fn)
+                    t_compiled = time_ms(lambda xs: compiled(*xs), eager_sets, args.reps)
+                except Exception as e:  # Reported, not fatal.
+                    print("torch.compile failed on %s: %s" % (name, e), file=sys.stderr)
+        gbps = min_bytes / (t_strata * 1e-3) / 1e9
+        tflops = flops / (t_strata * 1e-3) / 1e12 if flops else float("nan")
+        rows.append((name, len(artifact.launches), error, "PASS" if ok else "FAIL",
+                     t_strata, t_eager, t_compiled, t_eager / t_strata, gbps, tflops))
+
+    if rows:
+        print("%-20s %7s %9s %5s %10s %10s %10s %8s %8s %8s" % (
+            "program", "kernels", "max err", "check", "strata ms", "eager ms",
+            "compile ms", "vs eager", "GB/s", "TFLOP/s"))
+        for r in rows:
+            print("%-20s %7d %9.2g %5s %10.3f %10.3f %10.3f %7.2fx %8.0f %8.1f" % r)
+        print("peaks (H200 data sheet): %.0f GB/s, %.0f TFLOP/s fp32" % (H200_GBPS, H200_TFLOPS_F32))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

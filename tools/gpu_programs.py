@@ -1,0 +1,99 @@
+"""The programs the GPU check compiles, checks and times (issue 8's list).
+
+Shared by tools/gpu-artifacts.sh (on a build machine, with the compiler)
+and tools/gpu_check.py (on a GPU host, with the runtime only), so it imports
+nothing of Strata. Each program: a callable (a function or an nn.Module made
+with a fixed seed), example inputs, and the minimum bytes and flops one run
+must move and do, for the achieved GB/s and TFLOP/s.
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+N = 4096
+
+
+def _bytes(*tensors):
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def elementwise_chain():
+    a, b, c = torch.randn(N, N), torch.randn(N), torch.randn(N, 1)
+    fn = lambda a, b, c: (torch.exp(a) * b + c).relu()
+    return fn, (a, b, c), _bytes(a, a), 0
+
+
+def rmsnorm():
+    x, w = torch.randn(N, N), torch.randn(N)
+    fn = lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    return fn, (x, w), _bytes(x, x), 0
+
+
+def softmax():
+    x = torch.randn(N, N)
+    return (lambda x: F.softmax(x, -1)), (x,), _bytes(x, x), 0
+
+
+def layer_norm():
+    torch.manual_seed(0)
+    ln = nn.LayerNorm(N)
+    x = torch.randn(N, N)
+    return ln, (x,), _bytes(x, x), 0
+
+
+def matmul(dtype):
+    def make():
+        a = torch.randn(N, N).to(dtype)
+        b = torch.randn(N, N).to(dtype)
+        return torch.matmul, (a, b), _bytes(a, b, a), 2 * N ** 3
+    return make
+
+
+def swiglu():
+    g, u = torch.randn(N, N), torch.randn(N, N)
+    return (lambda g, u: F.silu(g) * u), (g, u), _bytes(g, u, g), 0
+
+
+def decoder():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "examples", "decoder.py")
+    spec = importlib.util.spec_from_file_location("decoder_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.model, module.inputs, _bytes(*module.inputs) * 2, 0
+
+
+PROGRAMS = {
+    "elementwise_chain": elementwise_chain,
+    "rmsnorm_4096": rmsnorm,
+    "softmax_4096": softmax,
+    "layer_norm_4096": layer_norm,
+    "matmul_f32_4096": matmul(torch.float32),
+    "matmul_f16_4096": matmul(torch.float16),
+    "swiglu_4096": swiglu,
+    "decoder_block": decoder,
+}
+
+# Tolerance relative to max(1, max|ref|), per dtype.
+TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}
+
+
+def argument_tensors(program_fn, inputs, names):
+    """The tensors bound to an artifact's argument names: the inputs
+    (input0, input1, ...) and a module's parameters and buffers by name."""
+    named = {}
+    if isinstance(program_fn, nn.Module):
+        named.update(dict(program_fn.named_parameters()))
+        named.update(dict(program_fn.named_buffers()))
+    tensors = []
+    for name in names:
+        if name.startswith("input") and name[5:].isdigit():
+            tensors.append(inputs[int(name[5:])])
+        elif name in named:
+            tensors.append(named[name].detach())
+        else:
+            raise KeyError("the artifact binds '%s', which the program lacks" % name)
+    return tensors
