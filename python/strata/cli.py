@@ -211,10 +211,12 @@ def cmd_compile(args):
 def cmd_run(args):
     from strata.compile_expr import InputError, from_expression, from_file
     from strata.frontend import UnsupportedOperation
-    from strata.runner import check
     try:
         fn, inputs = (from_expression(args.c) if args.c is not None
                       else from_file(args.file))
+        if args.device == "cuda":
+            return run_on_cuda(fn, inputs, args)
+        from strata.runner import check
         report = check(fn, inputs, via=args.via)
     except (InputError, UnsupportedOperation) as e:
         raise SystemExit("strata: error: %s" % e)
@@ -227,6 +229,60 @@ def cmd_run(args):
     print("max abs error: %.3g" % report.max_abs_error)
     print("PASS" if report.passed else "FAIL")
     return 0 if report.passed else 1
+
+
+def run_on_cuda(fn, inputs, args):
+    """Runs through the CUDA runtime, checks against eager on the GPU and,
+    with --bench, times both with CUDA events."""
+    import statistics
+    import torch
+    import _strata_runtime
+    from strata.api import compile as compile_
+    from strata.runner import TOLERANCE
+    try:
+        print("device: %s" % _strata_runtime.describe_device())
+    except _strata_runtime.RuntimeError as e:
+        raise SystemExit("strata: error: %s" % e)
+    if not torch.cuda.is_available():
+        raise SystemExit("strata: error: this PyTorch cannot use the GPU")
+    compiled = compile_(fn, inputs, target=args.chip)
+    device_inputs = [x.cuda() for x in inputs]
+    if isinstance(fn, torch.nn.Module):
+        fn = fn.cuda()
+    got = compiled(*device_inputs)
+    with torch.no_grad():
+        want = fn(*device_inputs)
+    got = list(got) if isinstance(got, tuple) else [got]
+    want = list(want) if isinstance(want, (list, tuple)) else [want]
+    passed, worst = True, 0.0
+    for g, w in zip(got, want):
+        error = float((g.double() - w.double()).abs().max())
+        scale = max(1.0, float(w.double().abs().max()))
+        worst = max(worst, error)
+        passed &= error <= TOLERANCE.get(w.dtype, 1e-4) * scale
+    print("max abs error: %.3g" % worst)
+    print("PASS" if passed else "FAIL")
+    if args.bench:
+        def median_ms(run):
+            for _ in range(3):
+                run()
+            torch.cuda.synchronize()
+            times = []
+            for _ in range(20):
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                run()
+                end.record()
+                end.synchronize()
+                times.append(start.elapsed_time(end))
+            return statistics.median(times)
+        with torch.no_grad():
+            t_strata = median_ms(lambda: compiled(*device_inputs))
+            t_eager = median_ms(lambda: fn(*device_inputs))
+        print("strata %.3f ms, eager %.3f ms (%.2fx)"
+              % (t_strata, t_eager, t_eager / t_strata))
+    return 0 if passed else 1
 
 
 def build_parser():
@@ -275,8 +331,15 @@ def build_parser():
                    help="kernel: run the final GPU kernels on the CPU, "
                         "threads emulated (default); loop: run the fused "
                         "loop kernels")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                   help="cpu: run on the CPU (default); cuda: run the "
+                        "artifact through the CUDA runtime")
     p.add_argument("--check", action="store_true",
                    help="compare with PyTorch eager (always done today)")
+    p.add_argument("--bench", action="store_true",
+                   help="with --device cuda: time with CUDA events against "
+                        "eager")
+    add_target(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("lower", help="lower a tensorir .mlir file to a stage")

@@ -168,3 +168,12 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(r.stdout.splitlines()) == 8
     assert "decoder_block        binds 8 arguments, 12 kernels" in r.stdout
+
+
+@pytest.mark.skipif(has_cuda_device(), reason="this machine has a CUDA device")
+def test_run_on_cuda_without_a_device_is_one_line():
+    r = subprocess.run([STRATA, "run", "-c", "F.softmax(torch.randn(33, 2049), -1)",
+                        "--device", "cuda", "--check"], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.startswith("strata: error: no CUDA")
+    assert r.stderr.strip().count("\n") == 0
