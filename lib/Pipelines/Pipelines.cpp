@@ -95,7 +95,9 @@ static void buildCPUToLLVMStages(OpPassManager &pm) {
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const ScheduleOptions &options) {
   buildKernelStages(pm, options.tileSizes, options.threads);
-  pm.addPass(createConvertKernelIRToCPUPass());
+  ConvertKernelIRToCPUPassOptions cpu;
+  cpu.reverseOrder = options.reverseOrder;
+  pm.addPass(createConvertKernelIRToCPUPass(cpu));
   buildCPUToLLVMStages(pm);
 }
 

@@ -16,7 +16,9 @@ TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
 # How each stage runs on the CPU: "loop" runs the fused loop kernels
 # directly, "kernel" runs the final GPU kernels (their blocks and threads
 # emulated as loops).
-VIA = {"loop": "strata-lower-loop-to-cpu", "kernel": "strata-lower-to-cpu"}
+VIA = {"loop": "strata-lower-loop-to-cpu", "kernel": "strata-lower-to-cpu",
+       # The race check: threads and blocks run last to first.
+       "kernel-reversed": "strata-lower-to-cpu{reverse-order=true}"}
 
 
 @dataclass

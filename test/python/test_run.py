@@ -53,7 +53,7 @@ PROGRAMS = {
 }
 
 
-@pytest.mark.parametrize("via", ["loop", "kernel"])
+@pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_pytorch(name, via):
     torch.manual_seed(sum(map(ord, name)))

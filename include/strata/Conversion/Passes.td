@@ -84,8 +84,15 @@ def ConvertKernelIRToCPUPass
   let description = [{
     Each `kernelir.func` becomes a `func.func` whose body runs inside loops
     over the grid and the block; launches become calls. This gives every
-    generated kernel a CPU reference execution.
+    generated kernel a CPU reference execution. With `reverse-order`, blocks
+    and threads run last to first: results that change with the order show
+    a race between threads (two writing one element, or one reading what
+    another writes).
   }];
+  let options = [
+    Option<"reverseOrder", "reverse-order", "bool", /*default=*/"false",
+           "Run blocks and threads in reverse order (race check)">
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];

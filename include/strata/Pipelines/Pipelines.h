@@ -20,7 +20,13 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.
-struct ScheduleOptions : public ScheduleOptionsBase<ScheduleOptions> {};
+struct ScheduleOptions : public ScheduleOptionsBase<ScheduleOptions> {
+  Option<bool> reverseOrder{
+      *this, "reverse-order",
+      llvm::cl::desc("strata-lower-to-cpu: run blocks and threads in reverse "
+                     "order (race check)"),
+      llvm::cl::init(false)};
+};
 
 /// Options of strata-lower-to-nvvm.
 struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {

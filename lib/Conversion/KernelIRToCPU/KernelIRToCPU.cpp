@@ -18,7 +18,8 @@ using namespace strata;
 
 namespace {
 struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
-  using OpConversionPattern::OpConversionPattern;
+  FuncToLoops(MLIRContext *ctx, bool reverse)
+      : OpConversionPattern(ctx), reverse(reverse) {}
 
   LogicalResult
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
@@ -33,11 +34,17 @@ struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
     SmallVector<Value> blockIds(3), threadIds(3);
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto loopOver = [&](int64_t count) {
+    // In reverse order, iteration i runs block or thread count - 1 - i: a
+    // kernel whose result depends on that order has a race.
+    auto loopOver = [&](int64_t count) -> Value {
       Value ub = arith::ConstantIndexOp::create(rewriter, loc, count);
       auto loop = scf::ForOp::create(rewriter, loc, zero, ub, one);
       rewriter.setInsertionPointToStart(loop.getBody());
-      return loop.getInductionVar();
+      if (!reverse)
+        return loop.getInductionVar();
+      Value last = arith::ConstantIndexOp::create(rewriter, loc, count - 1);
+      return arith::SubIOp::create(rewriter, loc, last,
+                                   loop.getInductionVar());
     };
     for (int d = 2; d >= 0; --d)
       blockIds[d] = loopOver(op.getGrid()[d]);
@@ -60,6 +67,8 @@ struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
     rewriter.eraseOp(op);
     return success();
   }
+
+  bool reverse;
 };
 
 struct LaunchToCall : OpConversionPattern<kernelir::LaunchOp> {
@@ -75,12 +84,13 @@ struct LaunchToCall : OpConversionPattern<kernelir::LaunchOp> {
 
 struct ConvertKernelIRToCPUPass
     : strata::impl::ConvertKernelIRToCPUPassBase<ConvertKernelIRToCPUPass> {
+  using ConvertKernelIRToCPUPassBase::ConvertKernelIRToCPUPassBase;
   void runOnOperation() override {
     ConversionTarget target(getContext());
     target.addIllegalDialect<kernelir::KernelIRDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateKernelIRToCPUPatterns(patterns);
+    populateKernelIRToCPUPatterns(patterns, reverseOrder);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -88,7 +98,9 @@ struct ConvertKernelIRToCPUPass
 };
 } // namespace
 
-void strata::populateKernelIRToCPUPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuncToLoops, LaunchToCall>(patterns.getContext());
+void strata::populateKernelIRToCPUPatterns(RewritePatternSet &patterns,
+                                           bool reverseOrder) {
+  patterns.add<FuncToLoops>(patterns.getContext(), reverseOrder);
+  patterns.add<LaunchToCall>(patterns.getContext());
   populateGuardedAccessPatterns(patterns);
 }

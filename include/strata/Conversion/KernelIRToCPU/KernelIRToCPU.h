@@ -4,8 +4,10 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace strata {
-/// Patterns that lower kernelir to loops and calls for the CPU.
-void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns);
+/// Patterns that lower kernelir to loops and calls for the CPU; with
+/// `reverseOrder`, blocks and threads run last to first (the race check).
+void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
+                                   bool reverseOrder = false);
 } // namespace strata
 
 #endif
