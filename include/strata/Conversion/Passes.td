@@ -91,9 +91,13 @@ def ConvertKernelIRToCPUPass
   }];
   let options = [
     Option<"reverseOrder", "reverse-order", "bool", /*default=*/"false",
-           "Run blocks and threads in reverse order (race check)">
+           "Run blocks and threads in reverse order (race check)">,
+    Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
+           "Assert that every access stays inside its buffer (cf.assert, "
+           "which aborts the run with the kernel's and buffer's names)">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::cf::ControlFlowDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];
 }

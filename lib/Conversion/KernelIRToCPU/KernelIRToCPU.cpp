@@ -6,6 +6,7 @@
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
 #include "strata/Conversion/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace strata {
@@ -17,14 +18,56 @@ using namespace mlir;
 using namespace strata;
 
 namespace {
+/// Checks that every access of `func` stays inside its buffer (where its
+/// guard holds): a cf.assert naming the kernel and the buffer, before the
+/// access. Run before the kernel's ops are lowered.
+void insertBoundsChecks(RewriterBase &rewriter, kernelir::FuncOp func) {
+  auto check = [&](Operation *op, Value memref, ValueRange indices,
+                   Value pred, StringRef what) {
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    auto type = cast<MemRefType>(memref.getType());
+    Value ok = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    for (auto [d, index] : llvm::enumerate(indices)) {
+      Value size = arith::ConstantIndexOp::create(rewriter, loc,
+                                                  type.getDimSize(d));
+      Value inside = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::ult, index,
+                                           size);
+      ok = arith::AndIOp::create(rewriter, loc, ok, inside);
+    }
+    if (pred) { // Only accesses that happen must be in bounds.
+      Value one = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+      Value skipped = arith::XOrIOp::create(rewriter, loc, pred, one);
+      ok = arith::OrIOp::create(rewriter, loc, ok, skipped);
+    }
+    unsigned arg = cast<BlockArgument>(memref).getArgNumber();
+    cf::AssertOp::create(rewriter, loc, ok,
+                         ("out-of-bounds " + what + " of argument #" +
+                          Twine(arg) + " in kernel " + func.getName())
+                             .str());
+  };
+  func.walk([&](kernelir::LoadOp load) {
+    check(load, load.getMemref(), load.getIndices(), load.getPred(), "load");
+  });
+  func.walk([&](kernelir::StoreOp store) {
+    check(store, store.getMemref(), store.getIndices(), store.getPred(),
+          "store");
+  });
+}
+
 struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
-  FuncToLoops(MLIRContext *ctx, bool reverse)
-      : OpConversionPattern(ctx), reverse(reverse) {}
+  FuncToLoops(MLIRContext *ctx, bool reverse, bool checkBounds)
+      : OpConversionPattern(ctx), reverse(reverse), checkBounds(checkBounds) {}
 
   LogicalResult
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (checkBounds) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      insertBoundsChecks(rewriter, op);
+    }
     auto func = func::FuncOp::create(rewriter, loc, op.getName(),
                                      op.getFunctionType());
     func.setPrivate();
@@ -68,7 +111,7 @@ struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
     return success();
   }
 
-  bool reverse;
+  bool reverse, checkBounds;
 };
 
 struct LaunchToCall : OpConversionPattern<kernelir::LaunchOp> {
@@ -90,7 +133,7 @@ struct ConvertKernelIRToCPUPass
     target.addIllegalDialect<kernelir::KernelIRDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateKernelIRToCPUPatterns(patterns, reverseOrder);
+    populateKernelIRToCPUPatterns(patterns, reverseOrder, checkBounds);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -99,8 +142,9 @@ struct ConvertKernelIRToCPUPass
 } // namespace
 
 void strata::populateKernelIRToCPUPatterns(RewritePatternSet &patterns,
-                                           bool reverseOrder) {
-  patterns.add<FuncToLoops>(patterns.getContext(), reverseOrder);
+                                           bool reverseOrder,
+                                           bool checkBounds) {
+  patterns.add<FuncToLoops>(patterns.getContext(), reverseOrder, checkBounds);
   patterns.add<LaunchToCall>(patterns.getContext());
   populateGuardedAccessPatterns(patterns);
 }
