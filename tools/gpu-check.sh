@@ -12,5 +12,5 @@ cmake -G Ninja -S . -B build-runtime -DSTRATA_RUNTIME_ONLY=ON \
   -DSTRATA_PYTHON="$(command -v "$py")" \
   -Dpybind11_DIR="$("$py" -m pybind11 --cmakedir)" > build-runtime.log
 cmake --build build-runtime >> build-runtime.log
-PYTHONPATH="build-runtime/python:tools${PYTHONPATH:+:$PYTHONPATH}" \
+PYTHONPATH="build-runtime/python:python:tools${PYTHONPATH:+:$PYTHONPATH}" \
   "$py" tools/gpu_check.py "$artifacts" "$@"

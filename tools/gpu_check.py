@@ -9,13 +9,13 @@ that every artifact loads and binds (no GPU needed).
 """
 import argparse
 import os
-import statistics
 import sys
 
 import torch
 
 import _strata_runtime as rt
 import gpu_programs
+from strata.bench import rotating_sets, time_ms
 
 H200_GBPS, H200_TFLOPS_F32 = 4800.0, 67.0
 
@@ -24,23 +24,6 @@ def load(directory, name):
     with open(os.path.join(directory, name + ".strata"), "rb") as f:
         data = f.read()
     return data, rt.Artifact.parse(data)
-
-
-def time_ms(run, input_sets, reps):
-    """Median of CUDA-event timings, rotating over input sets."""
-    for i in range(3):
-        run(input_sets[i % len(input_sets)])
-    torch.cuda.synchronize()
-    times = []
-    for i in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        args = input_sets[i % len(input_sets)]
-        start.record()
-        run(args)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def main():
@@ -97,12 +80,9 @@ def main():
             ok &= e <= gpu_programs.TOLERANCE.get(want.dtype, 1e-4) * scale
         failed |= not ok
 
-        # Rotate over input sets together larger than L2 (60 MB on H200).
-        per_set = sum(t.numel() * t.element_size() for t in tensors)
-        sets = max(2, int(2 * 60e6 // max(per_set, 1)) + 1) if per_set < 120e6 else 2
-        sets = min(sets, 16)
-        strata_sets = [[t.clone() for t in tensors] for _ in range(sets)]
-        eager_sets = [[x.clone() for x in user_inputs] for _ in range(sets)]
+        # Rotate over input sets together larger than L2.
+        strata_sets = rotating_sets(tensors)
+        eager_sets = rotating_sets(user_inputs)
 
         def run_strata(ts):
             program.run([t.data_ptr() for t in ts], [r.data_ptr() for r in results], stream)

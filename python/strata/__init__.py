@@ -9,7 +9,11 @@ face. Typical use::
     print(m)
 """
 
-from _strata import CompilerError, GpuObject, Module
+try:
+    from _strata import CompilerError, GpuObject, Module
+except ImportError:  # A runtime-only build (a GPU host): no compiler here.
+    CompilerError = RuntimeError
+    GpuObject = Module = None
 
 # The lowering pipelines, by the stage they end in.
 PIPELINES = {

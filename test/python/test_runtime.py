@@ -164,7 +164,8 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
     r = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "gpu_check.py"),
                         str(out), "--dry-run"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(
-                           [os.path.join(BUILD, "python"), os.path.join(REPO, "tools")])))
+                           [os.path.join(BUILD, "python"), os.path.join(REPO, "python"),
+                            os.path.join(REPO, "tools")])))
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(r.stdout.splitlines()) == 8
     assert "decoder_block        binds 8 arguments, 12 kernels" in r.stdout
