@@ -142,3 +142,14 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + text
+
+
+@pytest.mark.parametrize("shape", [(1000, 37), (513,), (333, 1), (1, 2049), (1, 1)])
+def test_ragged_sizes_through_both_schedules(shape):
+    """Elementwise (tile masks) and reduction (generic) kernels on sizes
+    that are no multiple of any tile, down to one row and one element."""
+    x = randn(*shape)
+    elementwise = check(lambda x: torch.tanh(x) * 2 + 1, (x,), via="kernel")
+    assert elementwise.passed, elementwise
+    reduction = check(lambda x: F.softmax(x, -1), (x,), via="kernel")
+    assert reduction.passed, reduction
