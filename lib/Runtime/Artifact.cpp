@@ -27,7 +27,7 @@ int64_t Buffer::bytes() const {
   return elements() * Artifact::elementBytes(dtype);
 }
 
-static const char *kindName(Buffer::Kind kind) {
+const char *kindName(Buffer::Kind kind) {
   switch (kind) {
   case Buffer::Kind::Argument:
     return "argument";

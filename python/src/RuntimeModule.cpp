@@ -8,18 +8,6 @@
 namespace py = pybind11;
 using namespace strata::runtime;
 
-static const char *kindName(Buffer::Kind kind) {
-  switch (kind) {
-  case Buffer::Kind::Argument:
-    return "argument";
-  case Buffer::Kind::Constant:
-    return "constant";
-  case Buffer::Kind::Intermediate:
-    return "intermediate";
-  }
-  return "?";
-}
-
 PYBIND11_MODULE(_strata_runtime, m) {
   m.doc() = "Strata's CUDA runtime (driver API; no LLVM/MLIR).";
   py::register_exception<RuntimeError>(m, "RuntimeError");

@@ -33,6 +33,9 @@ struct Buffer {
   int64_t bytes() const;
 };
 
+/// "argument", "constant" or "intermediate".
+const char *kindName(Buffer::Kind kind);
+
 struct Launch {
   std::string kernel;
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};

@@ -74,13 +74,7 @@ struct ConvertLoopIRToCPUPass
     HostBufferTypeConverter converter;
     ConversionTarget target(*ctx);
     target.addIllegalDialect<loopir::LoopIRDialect>();
-    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
-      if (auto func = dyn_cast<FunctionOpInterface>(op))
-        return converter.isSignatureLegal(
-            cast<FunctionType>(func.getFunctionType()));
-      return converter.isLegal(op);
-    });
-    target.addLegalOp<ModuleOp>();
+    addHostBufferizationLegality(target, converter);
     RewritePatternSet patterns(ctx);
     populateLoopIRToCPUPatterns(converter, patterns);
     populateHostBufferizationPatterns(converter, patterns);

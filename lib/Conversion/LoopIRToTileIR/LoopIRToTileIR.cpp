@@ -163,27 +163,10 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       return failure();
 
     Location loc = op.getLoc();
-    auto tileKernel = tileir::KernelOp::create(
-        rewriter, loc, op.getResultTypes(), adaptor.getInputs(),
-        rewriter.getDenseI64ArrayAttr(domain),
-        rewriter.getDenseI64ArrayAttr(schedule->tile),
-        rewriter.getI64IntegerAttr(schedule->threads));
-    Block *body = rewriter.createBlock(
-        &tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
-        SmallVector<Location>(kernelBody.getNumArguments(), loc));
     IRMapping buffers;
-    buffers.map(kernelBody.getArguments(), body->getArguments());
-    for (Operation *scalarOp : preamble)
-      rewriter.clone(*scalarOp, buffers);
-
-    // The origin of this program's tile, in domain coordinates.
     SmallVector<Value> origin;
-    for (unsigned d = 0; d < rank; ++d) {
-      Value pid = tileir::ProgramIdOp::create(rewriter, loc, (int64_t)d);
-      Value size =
-          arith::ConstantIndexOp::create(rewriter, loc, schedule->tile[d]);
-      origin.push_back(arith::MulIOp::create(rewriter, loc, pid, size));
-    }
+    auto tileKernel = buildTileKernel(op, adaptor, rewriter, domain, *schedule,
+                                      preamble, buffers, origin);
     auto mapAttr = [&](Operation *access) {
       AffineMap map = domainMaps.lookup(access);
       return map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map);
@@ -254,6 +237,39 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     return success();
   }
 
+  /// The scheduled kernel's skeleton: its entry block with the loop
+  /// kernel's buffers (mapped in `mapping`), the preamble, and the origin of
+  /// this program's tile in domain coordinates; the builder is left at the
+  /// end of the body.
+  tileir::KernelOp buildTileKernel(loopir::KernelOp op, OpAdaptor adaptor,
+                                   ConversionPatternRewriter &rewriter,
+                                   ArrayRef<int64_t> domain,
+                                   const Schedule &schedule,
+                                   ArrayRef<Operation *> preamble,
+                                   IRMapping &mapping,
+                                   SmallVectorImpl<Value> &origin) const {
+    Location loc = op.getLoc();
+    Block &kernelBody = op.getBody().front();
+    auto tileKernel = tileir::KernelOp::create(
+        rewriter, loc, op.getResultTypes(), adaptor.getInputs(),
+        rewriter.getDenseI64ArrayAttr(domain),
+        rewriter.getDenseI64ArrayAttr(schedule.tile),
+        rewriter.getI64IntegerAttr(schedule.threads));
+    Block *body = rewriter.createBlock(
+        &tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
+        SmallVector<Location>(kernelBody.getNumArguments(), loc));
+    mapping.map(kernelBody.getArguments(), body->getArguments());
+    for (Operation *scalarOp : preamble)
+      rewriter.clone(*scalarOp, mapping);
+    for (size_t d = 0; d < domain.size(); ++d) {
+      Value pid = tileir::ProgramIdOp::create(rewriter, loc, (int64_t)d);
+      Value size =
+          arith::ConstantIndexOp::create(rewriter, loc, schedule.tile[d]);
+      origin.push_back(arith::MulIOp::create(rewriter, loc, pid, size));
+    }
+    return tileKernel;
+  }
+
   /// The generic schedule: the domain covers every nest (same rank), and
   /// each point runs each nest's body whose bounds contain it.
   LogicalResult buildGeneric(loopir::KernelOp op, OpAdaptor adaptor,
@@ -278,26 +294,10 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       return failure();
 
     Location loc = op.getLoc();
-    Block &kernelBody = op.getBody().front();
-    auto tileKernel = tileir::KernelOp::create(
-        rewriter, loc, op.getResultTypes(), adaptor.getInputs(),
-        rewriter.getDenseI64ArrayAttr(domain),
-        rewriter.getDenseI64ArrayAttr(schedule->tile),
-        rewriter.getI64IntegerAttr(schedule->threads));
-    Block *body = rewriter.createBlock(
-        &tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
-        SmallVector<Location>(kernelBody.getNumArguments(), loc));
     IRMapping mapping;
-    mapping.map(kernelBody.getArguments(), body->getArguments());
-    for (Operation *scalarOp : preamble)
-      rewriter.clone(*scalarOp, mapping);
     SmallVector<Value> origin;
-    for (size_t d = 0; d < domain.size(); ++d) {
-      Value pid = tileir::ProgramIdOp::create(rewriter, loc, (int64_t)d);
-      Value size =
-          arith::ConstantIndexOp::create(rewriter, loc, schedule->tile[d]);
-      origin.push_back(arith::MulIOp::create(rewriter, loc, pid, size));
-    }
+    auto tileKernel = buildTileKernel(op, adaptor, rewriter, domain, *schedule,
+                                      preamble, mapping, origin);
     OperationState state(loc, tileir::ForEachPointOp::getOperationName());
     state.addOperands(origin);
     Region *region = state.addRegion();
@@ -332,7 +332,7 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     }
     rewriter.setInsertionPointToEnd(pointBody);
     tileir::YieldOp::create(rewriter, loc);
-    rewriter.setInsertionPointToEnd(body);
+    rewriter.setInsertionPointToEnd(&tileKernel.getBody().front());
     tileir::YieldOp::create(rewriter, loc);
     rewriter.replaceOp(op, tileKernel.getResults());
     return success();

@@ -96,3 +96,14 @@ void strata::populateHostBufferizationPatterns(TypeConverter &converter,
                ForwardBufferCast<bufferization::ToBufferOp>>(
       converter, patterns.getContext());
 }
+
+void strata::addHostBufferizationLegality(ConversionTarget &target,
+                                          TypeConverter &converter) {
+  target.markUnknownOpDynamicallyLegal([&converter](Operation *op) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op))
+      return converter.isSignatureLegal(
+          cast<FunctionType>(func.getFunctionType()));
+    return converter.isLegal(op);
+  });
+  target.addLegalOp<ModuleOp>();
+}

@@ -263,13 +263,8 @@ struct ConvertTileIRToKernelIRPass
     HostBufferTypeConverter converter;
     ConversionTarget target(*ctx);
     target.addIllegalDialect<tileir::TileIRDialect, loopir::LoopIRDialect>();
-    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
-      if (auto func = dyn_cast<FunctionOpInterface>(op))
-        return converter.isSignatureLegal(
-            cast<FunctionType>(func.getFunctionType()));
-      return converter.isLegal(op);
-    });
-    target.addLegalOp<ModuleOp, kernelir::FuncOp>();
+    addHostBufferizationLegality(target, converter);
+    target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
     populateTileIRToKernelIRPatterns(converter, patterns);
     populateHostBufferizationPatterns(converter, patterns);

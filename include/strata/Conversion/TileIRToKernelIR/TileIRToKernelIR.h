@@ -18,6 +18,11 @@ void populateTileIRToKernelIRPatterns(mlir::TypeConverter &converter,
 /// signatures, calls, returns, constant tensors and tensor/buffer casts.
 void populateHostBufferizationPatterns(mlir::TypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
+/// Makes `target` accept only host ops whose types `converter` finds legal
+/// (function signatures included): the common legality of the passes that
+/// bufferize the host program.
+void addHostBufferizationLegality(mlir::ConversionTarget &target,
+                                  mlir::TypeConverter &converter);
 } // namespace strata
 
 #endif
