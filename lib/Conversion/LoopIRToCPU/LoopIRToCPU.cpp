@@ -41,32 +41,6 @@ struct KernelToBuffers : OpConversionPattern<loopir::KernelOp> {
   }
 };
 
-struct LoadToMemref : OpConversionPattern<loopir::LoadOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
-                                 adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<memref::LoadOp>(op, adaptor.getMemref(),
-                                                indices);
-    return success();
-  }
-};
-
-struct StoreToMemref : OpConversionPattern<loopir::StoreOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(loopir::StoreOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
-                                 adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<memref::StoreOp>(op, adaptor.getValue(),
-                                                 adaptor.getMemref(), indices);
-    return success();
-  }
-};
-
 struct ConvertLoopIRToCPUPass
     : strata::impl::ConvertLoopIRToCPUPassBase<ConvertLoopIRToCPUPass> {
   void runOnOperation() override {
@@ -87,7 +61,8 @@ struct ConvertLoopIRToCPUPass
 
 void strata::populateLoopIRToCPUPatterns(TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<KernelToBuffers, LoadToMemref, StoreToMemref>(
-      converter, patterns.getContext());
+  patterns.add<KernelToBuffers, LowerLoopLoad<memref::LoadOp>,
+               LowerLoopStore<memref::StoreOp>>(converter,
+                                                patterns.getContext());
   populateLoopIRScalarLoopPatterns(converter, patterns);
 }

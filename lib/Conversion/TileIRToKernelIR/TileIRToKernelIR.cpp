@@ -227,34 +227,6 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
   }
 };
 
-/// Loop IR accesses of a generic schedule: kernel loads and stores, in
-/// bounds by construction.
-struct LoopLoadToKernel : OpConversionPattern<loopir::LoadOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
-                                       adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<kernelir::LoadOp>(op, adaptor.getMemref(),
-                                                  indices, Value());
-    return success();
-  }
-};
-
-struct LoopStoreToKernel : OpConversionPattern<loopir::StoreOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(loopir::StoreOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto indices = expandAccessIndices(rewriter, op.getLoc(), op.getIndexMap(),
-                                       adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<kernelir::StoreOp>(
-        op, adaptor.getValue(), adaptor.getMemref(), indices, Value());
-    return success();
-  }
-};
-
 struct ConvertTileIRToKernelIRPass
     : strata::impl::ConvertTileIRToKernelIRPassBase<
           ConvertTileIRToKernelIRPass> {
@@ -277,7 +249,10 @@ struct ConvertTileIRToKernelIRPass
 
 void strata::populateTileIRToKernelIRPatterns(TypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns.add<KernelToLaunch, LoopLoadToKernel, LoopStoreToKernel>(
-      converter, patterns.getContext());
+  // Loop IR of generic schedules: unguarded kernel accesses, in bounds by
+  // construction.
+  patterns.add<KernelToLaunch, LowerLoopLoad<kernelir::LoadOp>,
+               LowerLoopStore<kernelir::StoreOp>>(converter,
+                                                  patterns.getContext());
   populateLoopIRScalarLoopPatterns(converter, patterns);
 }

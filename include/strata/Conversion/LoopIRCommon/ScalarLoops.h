@@ -1,6 +1,8 @@
 #ifndef STRATA_CONVERSION_LOOPIRCOMMON_SCALARLOOPS_H
 #define STRATA_CONVERSION_LOOPIRCOMMON_SCALARLOOPS_H
 
+#include "strata/Dialect/LoopIR/IR/LoopIR.h"
+
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -16,6 +18,36 @@ llvm::SmallVector<mlir::Value> expandAccessIndices(mlir::OpBuilder &b,
                                                    mlir::Location loc,
                                                    mlir::AffineMap map,
                                                    mlir::ValueRange indices);
+
+/// loopir.load / loopir.store become `LoadT` / `StoreT` (memref accesses on
+/// the CPU, unguarded kernelir accesses in a kernel) at the buffer indices
+/// their maps give.
+template <typename LoadT>
+struct LowerLoopLoad : mlir::OpConversionPattern<loopir::LoadOp> {
+  using mlir::OpConversionPattern<loopir::LoadOp>::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    auto indices = expandAccessIndices(rewriter, op.getLoc(),
+                                       op.getIndexMap(), adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<LoadT>(op, adaptor.getMemref(), indices);
+    return mlir::success();
+  }
+};
+
+template <typename StoreT>
+struct LowerLoopStore : mlir::OpConversionPattern<loopir::StoreOp> {
+  using mlir::OpConversionPattern<loopir::StoreOp>::OpConversionPattern;
+  mlir::LogicalResult
+  matchAndRewrite(loopir::StoreOp op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    auto indices = expandAccessIndices(rewriter, op.getLoc(),
+                                       op.getIndexMap(), adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<StoreT>(op, adaptor.getValue(),
+                                        adaptor.getMemref(), indices);
+    return mlir::success();
+  }
+};
 } // namespace strata
 
 #endif

@@ -151,7 +151,8 @@ def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments,
     $memref `[` $indices `]` (`if` $pred^)? attr-dict `:` type($memref)
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$memref,
-      "::mlir::ValueRange":$indices, "::mlir::Value":$pred), [{
+      "::mlir::ValueRange":$indices,
+      CArg<"::mlir::Value", "::mlir::Value()">:$pred), [{
     build($_builder, $_state,
           ::llvm::cast<::mlir::MemRefType>(memref.getType()).getElementType(),
           memref, indices, pred);
@@ -181,6 +182,10 @@ def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments,
     $value `,` $memref `[` $indices `]` (`if` $pred^)? attr-dict `:`
     type($memref)
   }];
+  let builders = [OpBuilder<(ins "::mlir::Value":$value,
+      "::mlir::Value":$memref, "::mlir::ValueRange":$indices), [{
+    build($_builder, $_state, value, memref, indices, ::mlir::Value());
+  }]>];
   let hasVerifier = 1;
 }
 
