@@ -3,6 +3,7 @@
 // scalar computation between them becomes one tileir.map.
 
 #include "strata/Conversion/Passes.h"
+#include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -169,7 +170,7 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
                                       preamble, buffers, origin);
     auto mapAttr = [&](Operation *access) {
       AffineMap map = domainMaps.lookup(access);
-      return map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map);
+      return getIndexMapAttr(map);
     };
 
     // Loads become tile loads; the scalar ops between loads and stores

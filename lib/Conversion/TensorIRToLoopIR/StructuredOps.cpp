@@ -3,6 +3,7 @@
 
 #include "LoopKernelBuilder.h"
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
+#include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -76,7 +77,7 @@ loopir::ReduceOp buildReduce(OpBuilder &b, Location loc, Value input,
       reductionInputMap(b.getContext(), type.getRank(), axes, keepdim);
   Value x = loopir::LoadOp::create(
       b, loc, input, indices,
-      map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map));
+      getIndexMapAttr(map));
   loopir::YieldOp::create(b, loc, ValueRange{x});
   return reduce;
 }
@@ -179,7 +180,7 @@ struct ConcatToKernel : OpConversionPattern<tensorir::ConcatOp> {
       auto map = AffineMap::get(rank, 0, exprs, getContext());
       loopir::StoreOp::create(
           rewriter, loc, x, out, loop.getInductionVars(),
-          map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map));
+          getIndexMapAttr(map));
       offset += shape[axis];
     }
     rewriter.setInsertionPointToEnd(body);

@@ -35,6 +35,10 @@ AffineMap getIndexMapOrIdentity(std::optional<AffineMap> map,
   return AffineMap::getMultiDimIdentityMap(numIndices, ctx);
 }
 
+AffineMapAttr getIndexMapAttr(AffineMap map) {
+  return map.isIdentity() ? AffineMapAttr() : AffineMapAttr::get(map);
+}
+
 LogicalResult verifyIndexMap(Operation *op, std::optional<AffineMap> map,
                              unsigned numIndices, MemRefType buffer) {
   if (!map) {

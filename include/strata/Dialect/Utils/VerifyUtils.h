@@ -3,6 +3,7 @@
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
@@ -29,6 +30,10 @@ mlir::LogicalResult verifyIndexMap(mlir::Operation *op,
 mlir::AffineMap getIndexMapOrIdentity(std::optional<mlir::AffineMap> map,
                                       unsigned numIndices,
                                       mlir::MLIRContext *ctx);
+
+/// The attribute an access op stores for `map`: absent (null) for the
+/// identity, so equal accesses print, compare and CSE as one form.
+mlir::AffineMapAttr getIndexMapAttr(mlir::AffineMap map);
 
 /// Copies the type of a statically shaped tensor as an identity-layout memref.
 mlir::MemRefType getBufferType(mlir::Type tensorType);

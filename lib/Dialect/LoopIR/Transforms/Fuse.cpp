@@ -2,6 +2,7 @@
 // results, so that intermediates never make a round trip through memory.
 
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/IR/IRMapping.h"
@@ -13,6 +14,7 @@ namespace strata::loopir {
 } // namespace strata::loopir
 
 using namespace mlir;
+using namespace strata;
 using namespace strata::loopir;
 
 namespace {
@@ -284,10 +286,7 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
   // In place: the cloned load's result may be what the site reads.
   b.modifyOpInPlace(load, [&] {
     load.getIndicesMutable().assign(indices);
-    if (map.isIdentity())
-      load.removeMapAttr();
-    else
-      load.setMapAttr(AffineMapAttr::get(map));
+    load.setMapAttr(getIndexMapAttr(map));
   });
 }
 

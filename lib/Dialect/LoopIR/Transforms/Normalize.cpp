@@ -4,6 +4,7 @@
 // invariants become multiplications by reciprocals.
 
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
@@ -15,6 +16,7 @@ namespace strata::loopir {
 } // namespace strata::loopir
 
 using namespace mlir;
+using namespace strata;
 using namespace strata::loopir;
 
 namespace {
@@ -49,11 +51,11 @@ bool isMovable(Operation *op) {
 
 /// The values an op uses, including those its regions use from outside.
 SmallVector<Value> usedValues(Operation *op) {
-  SmallVector<Value> values(op->getOperands());
+  // The walk visits `op` itself, so its own operands are included.
+  SmallVector<Value> values;
   op->walk([&](Operation *inner) {
     for (Value v : inner->getOperands())
-      if (!op->isAncestor(v.getParentBlock()->getParentOp()) ||
-          v.getParentBlock()->getParentOp() == op->getParentOp())
+      if (!op->isAncestor(v.getParentBlock()->getParentOp()))
         values.push_back(v);
   });
   return values;
@@ -323,10 +325,7 @@ struct DropUnusedIndices : OpRewritePattern<AccessOp> {
     AffineMap compressed = compressUnusedDims(map);
     rewriter.modifyOpInPlace(op, [&] {
       op.getIndicesMutable().assign(kept);
-      if (compressed.isIdentity())
-        op.removeMapAttr();
-      else
-        op.setMapAttr(AffineMapAttr::get(compressed));
+      op.setMapAttr(getIndexMapAttr(compressed));
     });
     return success();
   }
@@ -413,10 +412,7 @@ struct SimplifyWithLoopBounds : OpRewritePattern<AccessOp> {
     if (simplified == map)
       return failure();
     rewriter.modifyOpInPlace(op, [&] {
-      if (simplified.isIdentity())
-        op.removeMapAttr();
-      else
-        op.setMapAttr(AffineMapAttr::get(simplified));
+      op.setMapAttr(getIndexMapAttr(simplified));
     });
     return success();
   }
