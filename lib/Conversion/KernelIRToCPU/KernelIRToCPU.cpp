@@ -41,10 +41,14 @@ void insertBoundsChecks(RewriterBase &rewriter, kernelir::FuncOp func) {
       Value skipped = arith::XOrIOp::create(rewriter, loc, pred, one);
       ok = arith::OrIOp::create(rewriter, loc, ok, skipped);
     }
-    unsigned arg = cast<BlockArgument>(memref).getArgNumber();
+    // Kernel buffers are the function's arguments; anything else is a
+    // buffer the kernel made itself.
+    std::string buffer = "a local buffer";
+    if (auto arg = dyn_cast<BlockArgument>(memref))
+      buffer = "argument #" + std::to_string(arg.getArgNumber());
     cf::AssertOp::create(rewriter, loc, ok,
-                         ("out-of-bounds " + what + " of argument #" +
-                          Twine(arg) + " in kernel " + func.getName())
+                         ("out-of-bounds " + what + " of " + buffer +
+                          " in kernel " + func.getName())
                              .str());
   };
   func.walk([&](kernelir::LoadOp load) {
