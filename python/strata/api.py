@@ -8,7 +8,7 @@ import torch
 
 import strata
 from strata.frontend import capture, import_program
-from strata.runner import _empty_like, _host
+from strata.runner import empty_like, host_view
 
 CPU_PIPELINE = "strata-lower-to-cpu"
 
@@ -62,10 +62,10 @@ class Compiled:
         if all(a.is_cuda for a in args):
             results = self._run_cuda(full, args[0].device)
         elif not any(a.is_cuda for a in args):
-            results = [_empty_like(o) for o in self.outputs]
+            results = [empty_like(o) for o in self.outputs]
             self.module.run_on_cpu("forward", CPU_PIPELINE,
-                                   [_host(a) for a in full],
-                                   [_host(r) for r in results])
+                                   [host_view(a) for a in full],
+                                   [host_view(r) for r in results])
         else:
             raise ValueError("inputs must all be CUDA tensors or all CPU tensors")
         return tuple(results) if self.tuple_output else results[0]

@@ -47,7 +47,7 @@ class Report:
         return max((o.max_abs_error for o in self.outputs), default=0.0)
 
 
-def _host(t: torch.Tensor):
+def host_view(t: torch.Tensor):
     """A C-contiguous numpy view with the tensor's bytes (bf16 as int16)."""
     t = t.detach().contiguous()
     if t.dtype == torch.bfloat16:
@@ -55,7 +55,9 @@ def _host(t: torch.Tensor):
     return t.numpy()
 
 
-def _empty_like(t: torch.Tensor):
+def empty_like(t: torch.Tensor):
+    """A fresh C-contiguous CPU tensor of t's shape and dtype (unlike
+    torch.empty_like, which keeps t's strides and device)."""
     return torch.empty(t.shape, dtype=t.dtype)
 
 
@@ -77,13 +79,13 @@ def check(fn, inputs, via="loop") -> Report:
     expected = list(expected) if isinstance(expected, (list, tuple)) else [expected]
     args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
             for b in program.bindings]
-    results = [_empty_like(e) for e in expected]
+    results = [empty_like(e) for e in expected]
     # NaN-poisoned outputs: an element the program never writes fails.
     for r in results:
         if r.is_floating_point():
             r.fill_(float("nan"))
-    module.run_on_cpu("forward", VIA[via], [_host(a) for a in args],
-                      [_host(r) for r in results])
+    module.run_on_cpu("forward", VIA[via], [host_view(a) for a in args],
+                      [host_view(r) for r in results])
     checks = []
     for got, want in zip(results, expected):
         if want.is_floating_point():
