@@ -299,15 +299,11 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     SmallVector<Value> origin;
     auto tileKernel = buildTileKernel(op, adaptor, rewriter, domain, *schedule,
                                       preamble, mapping, origin);
-    OperationState state(loc, tileir::ForEachPointOp::getOperationName());
-    state.addOperands(origin);
-    Region *region = state.addRegion();
-    Block *pointBody = new Block();
-    region->push_back(pointBody);
-    for (size_t d = 0; d < domain.size(); ++d)
-      pointBody->addArgument(rewriter.getIndexType(), loc);
-    rewriter.create(state);
-    rewriter.setInsertionPointToStart(pointBody);
+    auto forEach = tileir::ForEachPointOp::create(rewriter, loc, origin);
+    SmallVector<Type> coordinates(domain.size(), rewriter.getIndexType());
+    Block *pointBody = rewriter.createBlock(
+        &forEach.getBody(), {}, coordinates,
+        SmallVector<Location>(domain.size(), loc));
     for (loopir::ParallelOp nest : nests) {
       OpBuilder::InsertionGuard guard(rewriter);
       // Points outside this nest's box skip it.
