@@ -57,18 +57,10 @@ loopir::ReduceOp buildReduce(OpBuilder &b, Location loc, Value input,
   if (combiner == loopir::Combiner::argmax ||
       combiner == loopir::Combiner::argmin)
     results.push_back(b.getI64Type());
-  OperationState state(loc, loopir::ReduceOp::getOperationName());
-  state.addAttribute("combiners",
-                     b.getArrayAttr({loopir::CombinerAttr::get(b.getContext(),
-                                                               combiner)}));
-  state.addAttribute("bounds", b.getDenseI64ArrayAttr(bounds));
-  state.addTypes(results);
-  Region *region = state.addRegion();
-  Block *body = new Block();
-  region->push_back(body);
-  for (size_t i = 0; i < bounds.size(); ++i)
-    body->addArgument(b.getIndexType(), loc);
-  auto reduce = cast<loopir::ReduceOp>(b.create(state));
+  auto reduce = loopir::ReduceOp::create(
+      b, loc, results,
+      {loopir::CombinerAttr::get(b.getContext(), combiner)}, bounds);
+  Block *body = &reduce.getBody().front();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(body);
   SmallVector<Value> indices(ivs);

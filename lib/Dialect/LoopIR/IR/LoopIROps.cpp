@@ -45,6 +45,23 @@ void ParallelOp::build(OpBuilder &b, OperationState &state,
   YieldOp::create(b, state.location);
 }
 
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+void ReduceOp::build(OpBuilder &b, OperationState &state, TypeRange results,
+                     ArrayRef<Attribute> combiners, ArrayRef<int64_t> bounds) {
+  state.addAttribute(getCombinersAttrName(state.name),
+                     b.getArrayAttr(combiners));
+  state.addAttribute(getBoundsAttrName(state.name),
+                     b.getDenseI64ArrayAttr(bounds));
+  state.addTypes(results);
+  Block *block = new Block();
+  state.addRegion()->push_back(block);
+  for (size_t i = 0; i < bounds.size(); ++i)
+    block->addArgument(b.getIndexType(), state.location);
+}
+
 /// Parses the iteration box of a loop: `(%i, %j) in [1000, 37]`.
 static ParseResult parseBox(OpAsmParser &parser, OperationState &result,
                             SmallVectorImpl<OpAsmParser::Argument> &ivs) {

@@ -248,16 +248,9 @@ struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
     SmallVector<Type> types(earlier.getResultTypes());
     llvm::append_range(types, later.getResultTypes());
     rewriter.setInsertionPoint(at);
-    OperationState state(loc, ReduceOp::getOperationName());
-    state.addAttribute("combiners", rewriter.getArrayAttr(combiners));
-    state.addAttribute("bounds", later.getBoundsAttr());
-    state.addTypes(types);
-    Region *region = state.addRegion();
-    Block *body = new Block();
-    region->push_back(body);
-    for (BlockArgument iv : later.getInductionVars())
-      body->addArgument(iv.getType(), loc);
-    auto merged = cast<ReduceOp>(rewriter.create(state));
+    auto merged =
+        ReduceOp::create(rewriter, loc, types, combiners, later.getBounds());
+    Block *body = &merged.getBody().front();
     rewriter.setInsertionPointToStart(body);
     SmallVector<Value> yielded;
     for (ReduceOp part : {earlier, later}) {

@@ -200,6 +200,13 @@ def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let builders = [
+    // The body gets one index argument per bound and no terminator: the
+    // caller fills it and yields the combined values.
+    OpBuilder<(ins "::mlir::TypeRange":$results,
+                   "::llvm::ArrayRef<::mlir::Attribute>":$combiners,
+                   "::llvm::ArrayRef<int64_t>":$bounds)>
+  ];
   let extraClassDeclaration = [{
     ::mlir::Block::BlockArgListType getInductionVars() {
       return getBody().getArguments();
