@@ -24,16 +24,21 @@ def test_parse_and_print_round_trip():
     assert str(strata.parse(text)) == text
 
 
-@pytest.mark.parametrize("stage,expected,absent", [
+# What each stage's output must hold (for the program function {fn}), and
+# the previous dialect it must not.
+STAGE_MARKS = [
     ("loop", "loopir.parallel", "tensorir."),
     ("tile", "tileir.map", "loopir."),
     ("kernel", "kernelir.launch", "tileir."),
     ("nvvm", "gpu.binary @strata_kernels", "kernelir."),
-    ("cpu", "llvm.func @f", "kernelir."),
-])
+    ("cpu", "llvm.func @{fn}", "kernelir."),
+]
+
+
+@pytest.mark.parametrize("stage,expected,absent", STAGE_MARKS)
 def test_lower_to_each_stage(stage, expected, absent):
     text = str(strata.lower(PROGRAM, stage))
-    assert expected in text
+    assert expected.format(fn="f") in text
     assert absent not in text
 
 
@@ -100,5 +105,10 @@ def test_unknown_stage_is_rejected():
 
 def test_bundled_example_lowers_through_every_stage():
     text = open(EXAMPLE).read()
-    for stage in strata.PIPELINES:
-        strata.lower(text, stage, filename=EXAMPLE)
+    assert {m[0] for m in STAGE_MARKS} == set(strata.PIPELINES)
+    for stage, expected, absent in STAGE_MARKS:
+        lowered = str(strata.lower(text, stage, filename=EXAMPLE))
+        assert expected.format(fn="program") in lowered, stage
+        assert absent not in lowered, stage
+        # The example's checking driver survives every stage.
+        assert "@main" in lowered, stage
