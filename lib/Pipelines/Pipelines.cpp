@@ -22,23 +22,24 @@ void buildLowerToLoopPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-static ConvertLoopIRToTileIRPassOptions
-toTileOptions(ArrayRef<int64_t> tileSizes, int64_t threads) {
+template <typename Options>
+static ConvertLoopIRToTileIRPassOptions toTileOptions(const Options &from) {
   ConvertLoopIRToTileIRPassOptions options;
-  options.tileSizes.assign(tileSizes.begin(), tileSizes.end());
-  options.threads = threads;
+  options.tileSizes.assign(from.tileSizes.begin(), from.tileSizes.end());
+  options.threads = from.threads;
+  options.schedule = from.schedule;
   return options;
 }
 
-static void buildTileStages(OpPassManager &pm, ArrayRef<int64_t> tileSizes,
-                            int64_t threads) {
+template <typename Options>
+static void buildTileStages(OpPassManager &pm, const Options &options) {
   buildLowerToLoopPipeline(pm);
-  pm.addPass(createConvertLoopIRToTileIRPass(toTileOptions(tileSizes, threads)));
+  pm.addPass(createConvertLoopIRToTileIRPass(toTileOptions(options)));
 }
 
-static void buildKernelStages(OpPassManager &pm, ArrayRef<int64_t> tileSizes,
-                              int64_t threads) {
-  buildTileStages(pm, tileSizes, threads);
+template <typename Options>
+static void buildKernelStages(OpPassManager &pm, const Options &options) {
+  buildTileStages(pm, options);
   pm.addPass(createConvertTileIRToKernelIRPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -46,16 +47,16 @@ static void buildKernelStages(OpPassManager &pm, ArrayRef<int64_t> tileSizes,
 
 void buildLowerToTilePipeline(OpPassManager &pm,
                               const ScheduleOptions &options) {
-  buildTileStages(pm, options.tileSizes, options.threads);
+  buildTileStages(pm, options);
 }
 
 void buildLowerToKernelPipeline(OpPassManager &pm,
                                 const ScheduleOptions &options) {
-  buildKernelStages(pm, options.tileSizes, options.threads);
+  buildKernelStages(pm, options);
 }
 
 void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
-  buildKernelStages(pm, options.tileSizes, options.threads);
+  buildKernelStages(pm, options);
   pm.addPass(createConvertKernelIRToGPUPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -94,7 +95,7 @@ static void buildCPUToLLVMStages(OpPassManager &pm) {
 
 void buildLowerToCPUPipeline(OpPassManager &pm,
                              const ScheduleOptions &options) {
-  buildKernelStages(pm, options.tileSizes, options.threads);
+  buildKernelStages(pm, options);
   ConvertKernelIRToCPUPassOptions cpu;
   cpu.reverseOrder = options.reverseOrder;
   pm.addPass(createConvertKernelIRToCPUPass(cpu));

@@ -41,7 +41,9 @@ def ConvertLoopIRToTileIRPass
     Option<"threads", "threads", "int64_t", /*default=*/"0",
            "Threads per block (default: chosen per kernel)">,
     Option<"tileElements", "tile-elements", "int64_t", /*default=*/"512",
-           "Elements per tile the default schedule aims for">
+           "Elements per tile the default schedule aims for">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
+           "auto (per kernel), elementwise, row or generic">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect",
                            "::mlir::arith::ArithDialect",

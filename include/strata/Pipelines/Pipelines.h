@@ -17,6 +17,10 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "threads",
       llvm::cl::desc("Threads per block (default: per kernel)"),
       llvm::cl::init(0)};
+  typename Base::template Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("auto (per kernel), elementwise, row or generic"),
+      llvm::cl::init("auto")};
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.

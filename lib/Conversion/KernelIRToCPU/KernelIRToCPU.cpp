@@ -1,8 +1,9 @@
 // Runs kernels on the CPU: a kernel becomes a function whose body sits in
-// loops over the grid and the block, and a launch becomes a call. Kernels
-// have no barriers yet, so running each thread to completion in turn is
-// exactly the GPU semantics.
+// loops over the grid and, per barrier interval, the block (ThreadLoops.cpp);
+// a launch becomes a call. Warp shuffles first become exchanges through
+// shared memory between barriers.
 
+#include "ThreadLoops.h"
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
 #include "strata/Conversion/Passes.h"
 
@@ -67,50 +68,12 @@ struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
   LogicalResult
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     if (checkBounds) {
       OpBuilder::InsertionGuard guard(rewriter);
       insertBoundsChecks(rewriter, op);
     }
-    auto func = func::FuncOp::create(rewriter, loc, op.getName(),
-                                     op.getFunctionType());
-    func.setPrivate();
-    Block *entry = func.addEntryBlock();
-    rewriter.setInsertionPointToStart(entry);
-    // Loops over blocks (z, y, x) then threads (z, y, x).
-    SmallVector<Value> blockIds(3), threadIds(3);
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    // In reverse order, iteration i runs block or thread count - 1 - i: a
-    // kernel whose result depends on that order has a race.
-    auto loopOver = [&](int64_t count) -> Value {
-      Value ub = arith::ConstantIndexOp::create(rewriter, loc, count);
-      auto loop = scf::ForOp::create(rewriter, loc, zero, ub, one);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      if (!reverse)
-        return loop.getInductionVar();
-      Value last = arith::ConstantIndexOp::create(rewriter, loc, count - 1);
-      return arith::SubIOp::create(rewriter, loc, last,
-                                   loop.getInductionVar());
-    };
-    for (int d = 2; d >= 0; --d)
-      blockIds[d] = loopOver(op.getGrid()[d]);
-    for (int d = 2; d >= 0; --d)
-      threadIds[d] = loopOver(op.getBlock()[d]);
-    Operation *innermostYield = rewriter.getInsertionBlock()->getTerminator();
-
-    Block &body = op.getBody().front();
-    SmallVector<kernelir::BlockIdOp> bids(body.getOps<kernelir::BlockIdOp>());
-    SmallVector<kernelir::ThreadIdOp> tids(body.getOps<kernelir::ThreadIdOp>());
-    Operation *ret = body.getTerminator();
-    rewriter.inlineBlockBefore(&body, innermostYield, entry->getArguments());
-    rewriter.eraseOp(ret);
-    for (auto id : bids)
-      rewriter.replaceOp(id, blockIds[(int)id.getDim()]);
-    for (auto id : tids)
-      rewriter.replaceOp(id, threadIds[(int)id.getDim()]);
-    rewriter.setInsertionPointToEnd(entry);
-    func::ReturnOp::create(rewriter, loc);
+    if (failed(buildThreadLoops(rewriter, op, reverse)))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -133,6 +96,10 @@ struct ConvertKernelIRToCPUPass
     : strata::impl::ConvertKernelIRToCPUPassBase<ConvertKernelIRToCPUPass> {
   using ConvertKernelIRToCPUPassBase::ConvertKernelIRToCPUPassBase;
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    for (auto kernel : getOperation().getOps<kernelir::FuncOp>())
+      if (failed(expandShuffles(rewriter, kernel)))
+        return signalPassFailure();
     ConversionTarget target(getContext());
     target.addIllegalDialect<kernelir::KernelIRDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

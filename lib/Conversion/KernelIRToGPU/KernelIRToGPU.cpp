@@ -33,8 +33,14 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
   LogicalResult
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Shared buffers become the kernel's workgroup attributions.
+    SmallVector<kernelir::SharedOp> shared(
+        op.getBody().front().getOps<kernelir::SharedOp>());
+    SmallVector<Type> sharedTypes;
+    for (kernelir::SharedOp buffer : shared)
+      sharedTypes.push_back(buffer.getType());
     auto gpuFunc = gpu::GPUFuncOp::create(rewriter, op.getLoc(), op.getName(),
-                                          op.getFunctionType());
+                                          op.getFunctionType(), sharedTypes);
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      rewriter.getUnitAttr());
     auto toI32 = [&](ArrayRef<int64_t> v) {
@@ -43,10 +49,13 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
     };
     gpuFunc.setKnownBlockSizeAttr(toI32(op.getBlock()));
     gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
-    // Replace the default entry block with the kernel's body.
-    rewriter.eraseBlock(&gpuFunc.getBody().front());
-    rewriter.inlineRegionBefore(op.getBody(), gpuFunc.getBody(),
-                                gpuFunc.getBody().end());
+    // The kernel's body joins the entry block, after the attributions.
+    Block &entry = gpuFunc.getBody().front();
+    rewriter.mergeBlocks(&op.getBody().front(), &entry,
+                         entry.getArguments().take_front(op.getNumArguments()));
+    for (auto [buffer, attribution] :
+         llvm::zip(shared, gpuFunc.getWorkgroupAttributions()))
+      rewriter.replaceOp(buffer, attribution);
     rewriter.eraseOp(op);
     return success();
   }
@@ -69,6 +78,45 @@ struct IdToGpuId : OpConversionPattern<FromOp> {
   matchAndRewrite(FromOp op, typename FromOp::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<ToOp>(op, toGpu(op.getDim()));
+    return success();
+  }
+};
+
+struct BarrierToGpuBarrier : OpConversionPattern<kernelir::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    return success();
+  }
+};
+
+gpu::ShuffleMode toGpu(kernelir::ShuffleMode mode) {
+  switch (mode) {
+  case kernelir::ShuffleMode::XOR:
+    return gpu::ShuffleMode::XOR;
+  case kernelir::ShuffleMode::DOWN:
+    return gpu::ShuffleMode::DOWN;
+  case kernelir::ShuffleMode::UP:
+    return gpu::ShuffleMode::UP;
+  case kernelir::ShuffleMode::IDX:
+    return gpu::ShuffleMode::IDX;
+  }
+  llvm_unreachable("unknown shuffle mode");
+}
+
+struct ShuffleToGpuShuffle : OpConversionPattern<kernelir::ShuffleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::ShuffleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // The whole warp takes part, so every lane's source is valid.
+    Value width = arith::ConstantIntOp::create(rewriter, op.getLoc(), 32, 32);
+    auto shuffle =
+        gpu::ShuffleOp::create(rewriter, op.getLoc(), adaptor.getValue(),
+                               adaptor.getOffset(), width, toGpu(op.getMode()));
+    rewriter.replaceOp(op, shuffle.getShuffleResult());
     return success();
   }
 };
@@ -142,6 +190,7 @@ struct ConvertKernelIRToGPUPass
 void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FuncToGpuFunc, ReturnToGpuReturn, LaunchToLaunchFunc,
+               BarrierToGpuBarrier, ShuffleToGpuShuffle,
                IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
                IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
   populateGuardedAccessPatterns(patterns);

@@ -17,6 +17,27 @@ SmallVector<Value> strata::expandAccessIndices(OpBuilder &b, Location loc,
   return *affine::expandAffineMap(b, loc, map, indices);
 }
 
+Value strata::combineScalars(OpBuilder &b, Location loc, loopir::Combiner c,
+                             Value acc, Value x) {
+  bool f = isa<FloatType>(x.getType());
+  switch (c) {
+  case loopir::Combiner::add:
+    return f ? Value(arith::AddFOp::create(b, loc, acc, x))
+             : Value(arith::AddIOp::create(b, loc, acc, x));
+  case loopir::Combiner::mul:
+    return f ? Value(arith::MulFOp::create(b, loc, acc, x))
+             : Value(arith::MulIOp::create(b, loc, acc, x));
+  case loopir::Combiner::max:
+    return f ? Value(arith::MaximumFOp::create(b, loc, acc, x))
+             : Value(arith::MaxSIOp::create(b, loc, acc, x));
+  case loopir::Combiner::min:
+    return f ? Value(arith::MinimumFOp::create(b, loc, acc, x))
+             : Value(arith::MinSIOp::create(b, loc, acc, x));
+  default:
+    llvm_unreachable("arg-reductions combine in ReduceToLoops");
+  }
+}
+
 namespace {
 
 /// Builds a scf.for nest over [0, bounds) carrying `iterArgs`.
@@ -82,27 +103,6 @@ Value identity(OpBuilder &b, Location loc, loopir::Combiner c, Type t) {
   llvm_unreachable("unknown combiner");
 }
 
-Value combine(OpBuilder &b, Location loc, loopir::Combiner c, Value acc,
-              Value x) {
-  bool f = isa<FloatType>(x.getType());
-  switch (c) {
-  case loopir::Combiner::add:
-    return f ? Value(arith::AddFOp::create(b, loc, acc, x))
-             : Value(arith::AddIOp::create(b, loc, acc, x));
-  case loopir::Combiner::mul:
-    return f ? Value(arith::MulFOp::create(b, loc, acc, x))
-             : Value(arith::MulIOp::create(b, loc, acc, x));
-  case loopir::Combiner::max:
-    return f ? Value(arith::MaximumFOp::create(b, loc, acc, x))
-             : Value(arith::MaxSIOp::create(b, loc, acc, x));
-  case loopir::Combiner::min:
-    return f ? Value(arith::MinimumFOp::create(b, loc, acc, x))
-             : Value(arith::MinSIOp::create(b, loc, acc, x));
-  default:
-    llvm_unreachable("arg-reductions combine in ReduceToLoops");
-  }
-}
-
 /// Whether `x` replaces the current extreme `acc` of an arg-reduction: it is
 /// strictly better, or the first NaN.
 Value argTakes(OpBuilder &b, Location loc, bool isMax, Value acc, Value x) {
@@ -158,7 +158,7 @@ struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
           unsigned a = 0;
           for (auto [c, x] : llvm::zip(combiners, contributions)) {
             if (!loopir::ReduceOp::isArgCombiner(c)) {
-              next.push_back(combine(b, loc, c, acc[a++], x));
+              next.push_back(combineScalars(b, loc, c, acc[a++], x));
               continue;
             }
             // The row-major position of this iteration in the box.

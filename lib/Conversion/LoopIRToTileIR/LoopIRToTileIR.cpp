@@ -1,7 +1,10 @@
-// Schedules loop kernels as tile programs: the parallel loop nest becomes the
-// kernel's domain, loads and stores become masked tile accesses, and the
-// scalar computation between them becomes one tileir.map.
+// Schedules loop kernels as tile programs. The elementwise schedule: the
+// parallel loop nest becomes the kernel's domain, loads and stores become
+// masked tile accesses, and the scalar computation between them becomes one
+// tileir.map. The row schedule lives in RowSchedule.cpp; the generic one at
+// the end of this file.
 
+#include "TileKernelBuilder.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
@@ -23,16 +26,11 @@ namespace {
 /// The largest thread count the default schedule gives a block.
 constexpr int64_t kDefaultThreads = 128;
 
-struct Schedule {
-  SmallVector<int64_t> tile;
-  int64_t threads;
-};
-
 /// Picks the tile and thread count of a kernel over `domain`, or reports why
 /// the requested schedule is impossible.
-FailureOr<Schedule> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
-                                   const TileScheduleOptions &options) {
-  Schedule s;
+FailureOr<TileShape> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
+                                    const TileScheduleOptions &options) {
+  TileShape s;
   if (!options.tileSizes.empty()) {
     if (options.tileSizes.size() != domain.size())
       return op->emitError("tile-sizes has ")
@@ -119,9 +117,31 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     }
     if (nests.empty())
       return op.emitError("kernel has no loopir.parallel nest to schedule");
-    if (nests.size() > 1)
+    StringRef forced = options.schedule;
+    if (nests.size() > 1 && forced != "auto" && forced != "generic")
+      return op.emitError("the ")
+             << forced << " schedule needs a kernel of one loop nest, this "
+             << "one has " << nests.size();
+    if (nests.size() > 1 || forced == "generic")
       return buildGeneric(op, adaptor, rewriter, preamble, nests);
     loopir::ParallelOp loop = nests.front();
+    if (forced == "row" || (forced == "auto" && options.tileSizes.empty() &&
+                            prefersRowSchedule(loop))) {
+      FailureOr<tileir::KernelOp> rows = buildRowProgram(
+          rewriter, op, adaptor.getInputs(), preamble, loop, options);
+      if (failed(rows))
+        return failure();
+      rewriter.replaceOp(op, rows->getResults());
+      return success();
+    }
+    // Kernels the elementwise schedule cannot take get the generic one.
+    auto fallBack = [&]() -> LogicalResult {
+      if (forced == "elementwise")
+        return op.emitError("the elementwise schedule needs one loop nest of "
+                            "loads, scalar math and stores addressed by its "
+                            "indices");
+      return buildGeneric(op, adaptor, rewriter, preamble, nests);
+    };
     // A 0-d loop nest runs once: give it a one-element domain.
     SmallVector<int64_t> domain(loop.getBounds());
     unsigned rank = std::max<size_t>(domain.size(), 1);
@@ -147,27 +167,27 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
                 ? accessMap(cast<loopir::LoadOp>(inner))
                 : accessMap(cast<loopir::StoreOp>(inner));
         if (failed(map))
-          return buildGeneric(op, adaptor, rewriter, preamble, nests);
+          return fallBack();
         domainMaps[&inner] = *map;
         continue;
       }
       if (!isScalarComputation(&inner))
-        return buildGeneric(op, adaptor, rewriter, preamble, nests);
+        return fallBack();
       for (Value operand : inner.getOperands())
         if (llvm::is_contained(ivs, operand) ||
             (operand.getParentRegion() != &loop.getBody() &&
              !llvm::is_contained(preamble, operand.getDefiningOp())))
-          return buildGeneric(op, adaptor, rewriter, preamble, nests);
+          return fallBack();
     }
-    FailureOr<Schedule> schedule = chooseSchedule(op, domain, options);
+    FailureOr<TileShape> schedule = chooseSchedule(op, domain, options);
     if (failed(schedule))
       return failure();
 
     Location loc = op.getLoc();
     IRMapping buffers;
     SmallVector<Value> origin;
-    auto tileKernel = buildTileKernel(op, adaptor, rewriter, domain, *schedule,
-                                      preamble, buffers, origin);
+    auto tileKernel = buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
+                                      *schedule, preamble, buffers, origin);
     auto mapAttr = [&](Operation *access) {
       AffineMap map = domainMaps.lookup(access);
       return getIndexMapAttr(map);
@@ -238,39 +258,6 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     return success();
   }
 
-  /// The scheduled kernel's skeleton: its entry block with the loop
-  /// kernel's buffers (mapped in `mapping`), the preamble, and the origin of
-  /// this program's tile in domain coordinates; the builder is left at the
-  /// end of the body.
-  tileir::KernelOp buildTileKernel(loopir::KernelOp op, OpAdaptor adaptor,
-                                   ConversionPatternRewriter &rewriter,
-                                   ArrayRef<int64_t> domain,
-                                   const Schedule &schedule,
-                                   ArrayRef<Operation *> preamble,
-                                   IRMapping &mapping,
-                                   SmallVectorImpl<Value> &origin) const {
-    Location loc = op.getLoc();
-    Block &kernelBody = op.getBody().front();
-    auto tileKernel = tileir::KernelOp::create(
-        rewriter, loc, op.getResultTypes(), adaptor.getInputs(),
-        rewriter.getDenseI64ArrayAttr(domain),
-        rewriter.getDenseI64ArrayAttr(schedule.tile),
-        rewriter.getI64IntegerAttr(schedule.threads));
-    Block *body = rewriter.createBlock(
-        &tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
-        SmallVector<Location>(kernelBody.getNumArguments(), loc));
-    mapping.map(kernelBody.getArguments(), body->getArguments());
-    for (Operation *scalarOp : preamble)
-      rewriter.clone(*scalarOp, mapping);
-    for (size_t d = 0; d < domain.size(); ++d) {
-      Value pid = tileir::ProgramIdOp::create(rewriter, loc, (int64_t)d);
-      Value size =
-          arith::ConstantIndexOp::create(rewriter, loc, schedule.tile[d]);
-      origin.push_back(arith::MulIOp::create(rewriter, loc, pid, size));
-    }
-    return tileKernel;
-  }
-
   /// The generic schedule: the domain covers every nest (same rank), and
   /// each point runs each nest's body whose bounds contain it.
   LogicalResult buildGeneric(loopir::KernelOp op, OpAdaptor adaptor,
@@ -290,15 +277,15 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     TileScheduleOptions generic = options;
     if (generic.tileSizes.empty() && generic.threads == 0)
       generic.tileElements = kDefaultThreads;
-    FailureOr<Schedule> schedule = chooseSchedule(op, domain, generic);
+    FailureOr<TileShape> schedule = chooseSchedule(op, domain, generic);
     if (failed(schedule))
       return failure();
 
     Location loc = op.getLoc();
     IRMapping mapping;
     SmallVector<Value> origin;
-    auto tileKernel = buildTileKernel(op, adaptor, rewriter, domain, *schedule,
-                                      preamble, mapping, origin);
+    auto tileKernel = buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
+                                      *schedule, preamble, mapping, origin);
     auto forEach = tileir::ForEachPointOp::create(rewriter, loc, origin);
     SmallVector<Type> coordinates(domain.size(), rewriter.getIndexType());
     Block *pointBody = rewriter.createBlock(
@@ -347,12 +334,19 @@ struct ConvertLoopIRToTileIRPass
     options.tileSizes.assign(tileSizes.begin(), tileSizes.end());
     options.threads = threads;
     options.tileElements = tileElements;
+    options.schedule = schedule;
+    std::string requested = schedule;
+    if (!llvm::is_contained({"auto", "elementwise", "row", "generic"},
+                            requested)) {
+      getOperation().emitError("unknown schedule '")
+          << schedule << "' (expected auto, elementwise, row or generic)";
+      return signalPassFailure();
+    }
     ConversionTarget target(getContext());
-    // Loop IR stays only as the scalar body of a generic schedule.
-    target.addDynamicallyLegalDialect<loopir::LoopIRDialect>(
-        [](Operation *op) {
-          return op->getParentOfType<tileir::ForEachPointOp>() != nullptr;
-        });
+    // Loop IR stays only as scalar code inside a scheduled kernel.
+    target.addDynamicallyLegalDialect<loopir::LoopIRDialect>([](Operation *op) {
+      return op->getParentOfType<tileir::KernelOp>() != nullptr;
+    });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
     populateLoopIRToTileIRPatterns(patterns, options);
@@ -362,6 +356,34 @@ struct ConvertLoopIRToTileIRPass
   }
 };
 } // namespace
+
+tileir::KernelOp
+strata::buildTileKernel(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
+                        ArrayRef<int64_t> domain, const TileShape &shape,
+                        ArrayRef<Operation *> preamble, IRMapping &mapping,
+                        SmallVectorImpl<Value> &origin) {
+  Location loc = op.getLoc();
+  Block &kernelBody = op.getBody().front();
+  auto tileKernel = tileir::KernelOp::create(
+      b, loc, op.getResultTypes(), inputs, b.getDenseI64ArrayAttr(domain),
+      b.getDenseI64ArrayAttr(shape.tile), b.getI64IntegerAttr(shape.threads));
+  Block *body =
+      b.createBlock(&tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
+                    SmallVector<Location>(kernelBody.getNumArguments(), loc));
+  mapping.map(kernelBody.getArguments(), body->getArguments());
+  for (Operation *scalarOp : preamble)
+    b.clone(*scalarOp, mapping);
+  for (size_t d = 0; d < domain.size(); ++d) {
+    Value pid = tileir::ProgramIdOp::create(b, loc, (int64_t)d);
+    if (shape.tile[d] == 1) {
+      origin.push_back(pid);
+      continue;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, shape.tile[d]);
+    origin.push_back(arith::MulIOp::create(b, loc, pid, size));
+  }
+  return tileKernel;
+}
 
 void strata::populateLoopIRToTileIRPatterns(
     RewritePatternSet &patterns, const TileScheduleOptions &options) {

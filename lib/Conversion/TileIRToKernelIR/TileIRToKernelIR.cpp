@@ -1,6 +1,9 @@
 // Materializes tile programs as kernels: one block per tile, each thread
 // handling tile/threads elements of it, every access guarded by the domain.
+// In a cooperative kernel (one point per tile) the threads share the point's
+// folds and loops instead.
 
+#include "BlockCombine.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
 
@@ -51,7 +54,8 @@ public:
     Location loc = kernel.getLoc();
     mapping.map(source.getArguments(), func.getArguments());
     Value block = kernelir::BlockIdOp::create(b, loc, kernelir::Dim::x);
-    Value thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
+    entry = &func.getBody().front();
+    thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
     programIds = delinearize(b, loc, block, kernel.getGrid());
     for (int64_t k = 0; k < elementsPerThread; ++k) {
       Value element = thread;
@@ -99,12 +103,110 @@ private:
       return translateMap(map);
     if (auto points = dyn_cast<tileir::ForEachPointOp>(op))
       return translatePoints(points);
+    if (auto fold = dyn_cast<tileir::FoldOp>(op))
+      return translateFold(fold);
+    if (auto loop = dyn_cast<tileir::DistributeOp>(op))
+      return translateDistribute(loop);
     bool touchesTiles =
         llvm::any_of(op.getOperandTypes(), llvm::IsaPred<tileir::TileType>) ||
         llvm::any_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>);
-    if (touchesTiles || op.getNumRegions() != 0)
+    // Scalar Loop IR (a reduction one thread runs) is lowered by the
+    // conversion's patterns after the translation.
+    bool scalarLoops = isa<loopir::ReduceOp, loopir::ParallelOp>(op);
+    if (touchesTiles || (op.getNumRegions() != 0 && !scalarLoops))
       return op.emitError("cannot lower this op to kernelir yet");
-    b.clone(op, mapping); // Scalar work shared by all elements (origins).
+    if (isa<loopir::StoreOp>(op)) {
+      // Uniform code of a cooperative kernel: one thread writes the row's
+      // value, the others would write the same one.
+      OpBuilder::InsertionGuard guard(b);
+      Value zero = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
+      Value first = arith::CmpIOp::create(
+          b, op.getLoc(), arith::CmpIPredicate::eq, thread, zero);
+      auto ifOp = scf::IfOp::create(b, op.getLoc(), TypeRange{}, first,
+                                    /*withElseRegion=*/false);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      b.clone(op, mapping);
+      return success();
+    }
+    b.clone(op, mapping); // Scalar work shared by all elements or threads.
+    return success();
+  }
+
+  /// Threads take the points thread, thread + threads, ... of `bounds`
+  /// (row-major, so neighbouring threads touch neighbouring addresses);
+  /// `body` gets each point's coordinates and the loop's carried values.
+  scf::ForOp
+  sharedLoop(Location loc, ArrayRef<int64_t> bounds, ValueRange init,
+             function_ref<SmallVector<Value>(ValueRange, ValueRange)> body) {
+    int64_t points = 1;
+    for (int64_t bound : bounds)
+      points *= bound;
+    Value end = arith::ConstantIndexOp::create(b, loc, points);
+    Value step = arith::ConstantIndexOp::create(b, loc, kernel.getThreads());
+    return scf::ForOp::create(
+        b, loc, thread, end, step, init,
+        [&](OpBuilder &nested, Location loc, Value linear, ValueRange carried) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(),
+                              nested.getInsertionPoint());
+          SmallVector<Value> coords = delinearize(b, loc, linear, bounds);
+          SmallVector<Value> yielded = body(coords, carried);
+          scf::YieldOp::create(b, loc, yielded);
+        });
+  }
+
+  /// Clones `body` (without its terminator) at the builder with its
+  /// arguments bound to `coords`; returns the mapping.
+  IRMapping cloneBody(Block &body, ValueRange coords) {
+    IRMapping point = mapping;
+    point.map(body.getArguments(), coords);
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, point);
+    return point;
+  }
+
+  /// A cooperative fold: each thread folds its share of the points in
+  /// registers, then the block combines the partial results.
+  LogicalResult translateFold(tileir::FoldOp fold) {
+    Location loc = fold.getLoc();
+    if (kernel.getThreads() % kWarpSize != 0)
+      return fold.emitError("a cooperative fold needs a whole number of "
+                            "warps, but the kernel has ")
+             << kernel.getThreads() << " threads";
+    SmallVector<loopir::Combiner> combiners;
+    SmallVector<TypedAttr> identities;
+    SmallVector<Value> init;
+    for (auto [c, identity] :
+         llvm::zip(fold.getCombinerList(), fold.getIdentities())) {
+      // The fold monoids are the associative loop combiners.
+      combiners.push_back(
+          *loopir::symbolizeCombiner(tileir::stringifyCombiner(c)));
+      identities.push_back(cast<TypedAttr>(identity));
+      init.push_back(arith::ConstantOp::create(b, loc, identities.back()));
+    }
+    Block &body = fold.getBody().front();
+    auto loop = sharedLoop(
+        loc, fold.getBounds(), init, [&](ValueRange coords, ValueRange acc) {
+          IRMapping point = cloneBody(body, coords);
+          SmallVector<Value> next;
+          for (auto [c, a, x] :
+               llvm::zip(combiners, acc, body.getTerminator()->getOperands()))
+            next.push_back(
+                combineScalars(b, loc, c, a, point.lookupOrDefault(x)));
+          return next;
+        });
+    mapping.map(fold.getResults(),
+                combineAcrossBlock(b, loc, *entry, thread, kernel.getThreads(),
+                                   combiners, identities, loop.getResults()));
+    return success();
+  }
+
+  LogicalResult translateDistribute(tileir::DistributeOp loop) {
+    sharedLoop(loop.getLoc(), loop.getBounds(), {},
+               [&](ValueRange coords, ValueRange) {
+                 cloneBody(loop.getBody().front(), coords);
+                 return SmallVector<Value>();
+               });
     return success();
   }
 
@@ -183,6 +285,8 @@ private:
   IRMapping mapping; // Non-tile values of the tile program -> kernel values.
   DenseMap<Value, SmallVector<Value>> scalars; // Tile -> this thread's scalars.
   SmallVector<Value> programIds;
+  Block *entry = nullptr; // The kernel's entry block (shared buffers).
+  Value thread;           // This thread's index in its block.
   SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
 };
 

@@ -172,6 +172,26 @@ private:
              << "] = " << name(store.getValue()) << ";\n";
           return success();
         })
+        .Case([&](kernelir::SharedOp shared) -> LogicalResult {
+          std::string type;
+          if (failed(typeName(&op, shared.getType().getElementType(), type)))
+            return failure();
+          line() << "__shared__ " << type << " " << name(shared) << "["
+                 << shared.getType().getNumElements() << "];\n";
+          return success();
+        })
+        .Case([&](kernelir::BarrierOp) {
+          line() << "__syncthreads();\n";
+          return success();
+        })
+        .Case([&](kernelir::ShuffleOp shuffle) -> LogicalResult {
+          if (failed(declare(&op, shuffle)))
+            return failure();
+          os << shuffleFunction(shuffle.getMode()) << "(0xffffffffu, "
+             << name(shuffle.getValue()) << ", " << name(shuffle.getOffset())
+             << ");\n";
+          return success();
+        })
         .Case([&](arith::ConstantOp c) -> LogicalResult {
           if (failed(declare(&op, c)))
             return failure();
@@ -195,12 +215,16 @@ private:
           }
           return op.emitError("cannot render this constant as CUDA");
         })
-        .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary(op, "+"); })
-        .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary(op, "-"); })
-        .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary(op, "*"); })
+        .Case<arith::AddIOp, arith::AddFOp>(
+            [&](auto) { return binary(op, "+"); })
+        .Case<arith::SubIOp, arith::SubFOp>(
+            [&](auto) { return binary(op, "-"); })
+        .Case<arith::MulIOp, arith::MulFOp>(
+            [&](auto) { return binary(op, "*"); })
         .Case<arith::DivSIOp, arith::DivUIOp, arith::DivFOp>(
             [&](auto) { return binary(op, "/"); })
-        .Case<arith::RemSIOp, arith::RemUIOp>([&](auto) { return binary(op, "%"); })
+        .Case<arith::RemSIOp, arith::RemUIOp>(
+            [&](auto) { return binary(op, "%"); })
         .Case<arith::AndIOp>([&](auto) { return binary(op, "&"); })
         .Case<arith::OrIOp>([&](auto) { return binary(op, "|"); })
         .Case<arith::XOrIOp>([&](auto) { return binary(op, "^"); })
@@ -217,14 +241,30 @@ private:
           std::string a = name(cmp.getLhs()), b = name(cmp.getRhs());
           using P = arith::CmpFPredicate;
           switch (cmp.getPredicate()) {
-          case P::OEQ: os << a << " == " << b; break;
-          case P::UNE: os << "!(" << a << " == " << b << ")"; break;
-          case P::OLT: os << a << " < " << b; break;
-          case P::OLE: os << a << " <= " << b; break;
-          case P::OGT: os << a << " > " << b; break;
-          case P::OGE: os << a << " >= " << b; break;
-          case P::UNO: os << "(" << a << " != " << a << " || " << b << " != " << b << ")"; break;
-          case P::ORD: os << "(" << a << " == " << a << " && " << b << " == " << b << ")"; break;
+          case P::OEQ:
+            os << a << " == " << b;
+            break;
+          case P::UNE:
+            os << "!(" << a << " == " << b << ")";
+            break;
+          case P::OLT:
+            os << a << " < " << b;
+            break;
+          case P::OLE:
+            os << a << " <= " << b;
+            break;
+          case P::OGT:
+            os << a << " > " << b;
+            break;
+          case P::OGE:
+            os << a << " >= " << b;
+            break;
+          case P::UNO:
+            os << "(" << a << " != " << a << " || " << b << " != " << b << ")";
+            break;
+          case P::ORD:
+            os << "(" << a << " == " << a << " && " << b << " == " << b << ")";
+            break;
           default:
             return op.emitError("cannot render this float comparison as CUDA");
           }
@@ -238,8 +278,10 @@ private:
              << " : " << name(s.getFalseValue()) << ";\n";
           return success();
         })
-        .Case<arith::MaximumFOp>([&](auto) { return call(op, "strata_maximumf", "strata_maximum"); })
-        .Case<arith::MinimumFOp>([&](auto) { return call(op, "strata_minimumf", "strata_minimum"); })
+        .Case<arith::MaximumFOp>(
+            [&](auto) { return call(op, "strata_maximumf", "strata_maximum"); })
+        .Case<arith::MinimumFOp>(
+            [&](auto) { return call(op, "strata_minimumf", "strata_minimum"); })
         .Case<arith::MaxSIOp>([&](auto) { return call(op, "max", "max"); })
         .Case<arith::MinSIOp>([&](auto) { return call(op, "min", "min"); })
         .Case<arith::IndexCastOp, arith::SIToFPOp, arith::UIToFPOp,
@@ -266,6 +308,21 @@ private:
           return other->emitError("cannot render '")
                  << other->getName() << "' as CUDA";
         });
+  }
+
+  /// The whole warp takes part in every shuffle (full mask).
+  static StringRef shuffleFunction(kernelir::ShuffleMode mode) {
+    switch (mode) {
+    case kernelir::ShuffleMode::XOR:
+      return "__shfl_xor_sync";
+    case kernelir::ShuffleMode::DOWN:
+      return "__shfl_down_sync";
+    case kernelir::ShuffleMode::UP:
+      return "__shfl_up_sync";
+    case kernelir::ShuffleMode::IDX:
+      return "__shfl_sync";
+    }
+    return "__shfl_sync";
   }
 
   static StringRef cmpSymbol(arith::CmpIOp cmp) {

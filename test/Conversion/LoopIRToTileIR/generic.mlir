@@ -1,24 +1,25 @@
 // RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir | FileCheck %s
 
-// A row reduction gets the generic schedule: one point (row) per thread,
-// the Loop IR body unchanged inside tileir.for_each_point.
-// CHECK-LABEL: func.func @row_sum
-// CHECK: tileir.kernel ins(%{{.*}} : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [64] threads 64 {
+// A column reduction gets the generic schedule: one point (column) per
+// thread, so neighbouring threads read neighbouring addresses; the Loop IR
+// body runs unchanged inside tileir.for_each_point.
+// CHECK-LABEL: func.func @column_sum
+// CHECK: tileir.kernel ins(%{{.*}} : tensor<70x33xf32>) -> tensor<33xf32> domain [33] tile [64] threads 64 {
 // CHECK: %[[P:.*]] = tileir.program_id 0
 // CHECK: %[[O:.*]] = arith.muli %[[P]], %{{.*}} : index
-// CHECK: tileir.for_each_point [%[[O]]] (%[[I:.*]]) {
+// CHECK: tileir.for_each_point [%[[O]]] (%[[J:.*]]) {
 // CHECK-NEXT: %[[S:.*]] = loopir.reduce add (%[[K:.*]]) in [70] : f32 {
-// CHECK-NEXT: loopir.load %{{.*}}[%[[I]], %[[K]]] : memref<33x70xf32>
-// CHECK: loopir.store %[[S]], %{{.*}}[%[[I]]] : memref<33xf32>
-func.func @row_sum(%a: tensor<33x70xf32>) -> tensor<33xf32> {
-  %r = loopir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> {
-  ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
-    loopir.parallel (%i) in [33] {
+// CHECK-NEXT: loopir.load %{{.*}}[%[[K]], %[[J]]] : memref<70x33xf32>
+// CHECK: loopir.store %[[S]], %{{.*}}[%[[J]]] : memref<33xf32>
+func.func @column_sum(%a: tensor<70x33xf32>) -> tensor<33xf32> {
+  %r = loopir.kernel ins(%a : tensor<70x33xf32>) -> tensor<33xf32> {
+  ^bb0(%in: memref<70x33xf32>, %out: memref<33xf32>):
+    loopir.parallel (%j) in [33] {
       %s = loopir.reduce add (%k) in [70] : f32 {
-        %x = loopir.load %in[%i, %k] : memref<33x70xf32>
+        %x = loopir.load %in[%k, %j] : memref<70x33xf32>
         loopir.yield %x : f32
       }
-      loopir.store %s, %out[%i] : memref<33xf32>
+      loopir.store %s, %out[%j] : memref<33xf32>
     }
   }
   return %r : tensor<33xf32>

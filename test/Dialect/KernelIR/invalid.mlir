@@ -62,3 +62,28 @@ kernelir.func @bad_dim(%a: memref<4xf32>) attributes {block = array<i64: 4, 1, 1
   %t = kernelir.thread_id w
   kernelir.return
 }
+
+// -----
+
+kernelir.func @shared_space() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{a shared buffer lives in #gpu.address_space<workgroup>}}
+  %s = kernelir.shared : memref<2xf32>
+  kernelir.return
+}
+
+// -----
+
+func.func @shared_outside_kernel() {
+  // expected-error @+1 {{expects parent op 'kernelir.func'}}
+  %s = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+kernelir.func @shuffle_type(%v: f16) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{must be 32-bit signless integer or 64-bit signless integer or 32-bit float or 64-bit float}}
+  %s = kernelir.shuffle xor %v, %c1 : f16
+  kernelir.return
+}

@@ -40,3 +40,36 @@ func.func @host(%a: memref<1000xf32>) -> memref<1000xf32> {
   kernelir.launch @exp_kernel(%a, %r) : memref<1000xf32>, memref<1000xf32>
   return %r : memref<1000xf32>
 }
+
+// Shared memory, barriers and warp shuffles.
+// CHECK-LABEL: kernelir.func @block_sum
+// CHECK: %[[S:.*]] = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: kernelir.shuffle xor %{{.*}}, %{{.*}} : f32
+// CHECK: kernelir.shuffle down %{{.*}}, %{{.*}} : f32
+// CHECK: kernelir.shuffle up %{{.*}}, %{{.*}} : i32
+// CHECK: kernelir.shuffle idx %{{.*}}, %{{.*}} : i64
+// CHECK: kernelir.store %{{.*}}, %[[S]][%{{.*}}] if %{{.*}} : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: kernelir.barrier
+kernelir.func @block_sum(%in: memref<64xf32>, %out: memref<1xf32>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %partials = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c1_i32 = arith.constant 1 : i32
+  %c1_i64 = arith.constant 1 : i64
+  %t = kernelir.thread_id x
+  %x = kernelir.load %in[%t] : memref<64xf32>
+  %y = kernelir.shuffle xor %x, %c1_i32 : f32
+  %z = kernelir.shuffle down %y, %c1_i32 : f32
+  %ti = arith.index_cast %t : index to i32
+  %u = kernelir.shuffle up %ti, %c1_i32 : i32
+  %tl = arith.index_cast %t : index to i64
+  %v = kernelir.shuffle idx %tl, %c1_i32 : i64
+  %lane = arith.remui %t, %c32 : index
+  %warp = arith.divui %t, %c32 : index
+  %leader = arith.cmpi eq, %lane, %c0 : index
+  kernelir.store %z, %partials[%warp] if %leader : memref<2xf32, #gpu.address_space<workgroup>>
+  kernelir.barrier
+  %w = kernelir.load %partials[%c0] : memref<2xf32, #gpu.address_space<workgroup>>
+  kernelir.store %w, %out[%c0] if %leader : memref<1xf32>
+  kernelir.return
+}

@@ -112,3 +112,87 @@ func.func @point_rank(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   }
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+func.func @fold_identity(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.program_id 0
+    // expected-error @+1 {{identity #0 of max must be 0xFF800000 : f32, got 0.000000e+00 : f32}}
+    %m = tileir.fold max(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %m, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @fold_combiner(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.program_id 0
+    // expected-error @+1 {{unknown or non-associative combiner 'sub' (expected add, mul, max or min)}}
+    %m = tileir.fold sub(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    }
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @fold_contribution(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.program_id 0
+    // expected-error @+1 {{contribution #0 has type 'i32' but its monoid folds 'f32'}}
+    %m = tileir.fold add(0.0 : f32) (%k) in [8] {
+      %c = arith.constant 1 : i32
+      tileir.yield %c : i32
+    }
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @cooperative_tile(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{a kernel with tileir.fold or tileir.distribute has a tile of one point, got 2 points}}
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [2] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.program_id 0
+    %m = tileir.fold add(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    }
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @fold_outside_kernel() {
+  // expected-error @+1 {{expects parent op 'tileir.kernel'}}
+  %m = tileir.fold add(0.0 : f32) (%k) in [8] {
+    %c = arith.constant 1.0 : f32
+    tileir.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @distribute_bounds(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    // expected-error @+1 {{loop bounds must be positive, got 0}}
+    tileir.distribute (%j) in [0] {
+    }
+  }
+  return %r : tensor<4x8xf32>
+}

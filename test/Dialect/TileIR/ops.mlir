@@ -53,3 +53,42 @@ func.func @generic(%a: tensor<33x70xf32>) -> tensor<33xf32> {
   }
   return %r : tensor<33xf32>
 }
+
+// A cooperative row program: folds with explicit monoids (one pass for two
+// of them), uniform scalar code, and a distributed write-back.
+// CHECK-LABEL: func.func @row_program
+// CHECK: domain [33] tile [1] threads 64
+// CHECK: %[[M:.*]] = tileir.fold max(0xFF800000 : f32) (%[[K:.*]]) in [70] {
+// CHECK: tileir.yield %{{.*}} : f32
+// CHECK: %{{.*}}:2 = tileir.fold add(0.000000e+00 : f32), add(0.000000e+00 : f32) (%{{.*}}) in [70] {
+// CHECK: tileir.fold min(2147483647 : i32), mul(1 : i32) (%{{.*}}, %{{.*}}) in [7, 10] {
+// CHECK: tileir.distribute (%[[J:.*]]) in [70] {
+// CHECK-NEXT: loopir.load
+// CHECK-NOT: tileir.yield
+// CHECK: }
+func.func @row_program(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>):
+    %row = tileir.program_id 0
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x : f32
+    }
+    %s, %q = tileir.fold add(0.0 : f32), add(0.0 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      %x2 = arith.mulf %x, %x : f32
+      tileir.yield %x, %x2 : f32, f32
+    }
+    %lo, %p = tileir.fold min(2147483647 : i32), mul(1 : i32) (%u, %v) in [7, 10] {
+      %c = arith.constant 3 : i32
+      tileir.yield %c, %c : i32, i32
+    }
+    tileir.distribute (%j) in [70] {
+      %x = loopir.load %in[%row, %j] : memref<33x70xf32>
+      %y = arith.subf %x, %m : f32
+      %z = arith.mulf %y, %s : f32
+      loopir.store %z, %out[%row, %j] : memref<33x70xf32>
+    }
+  }
+  return %r : tensor<33x70xf32>
+}

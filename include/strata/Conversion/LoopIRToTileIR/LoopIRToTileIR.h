@@ -4,6 +4,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace strata {
@@ -13,6 +14,8 @@ struct TileScheduleOptions {
   std::vector<int64_t> tileSizes;
   int64_t threads = 0;
   int64_t tileElements = 512;
+  /// auto (chosen per kernel), elementwise, row or generic.
+  std::string schedule = "auto";
 };
 
 /// Patterns that schedule loopir kernels as tileir block programs.

@@ -1,5 +1,6 @@
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -114,4 +115,19 @@ LogicalResult LoadOp::verify() {
 
 LogicalResult StoreOp::verify() {
   return verifyAccess(*this, getMemref().getType(), getIndices().size());
+}
+
+//===----------------------------------------------------------------------===//
+// SharedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SharedOp::verify() {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      getBuffer().getType().getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return emitOpError("a shared buffer lives in "
+                       "#gpu.address_space<workgroup>");
+  if (!getBuffer().getType().getLayout().isIdentity())
+    return emitOpError("a shared buffer has the identity layout");
+  return success();
 }

@@ -1,4 +1,5 @@
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -35,11 +36,8 @@ void ParallelOp::build(OpBuilder &b, OperationState &state,
                        ArrayRef<int64_t> bounds) {
   state.addAttribute(getBoundsAttrName(state.name),
                      b.getDenseI64ArrayAttr(bounds));
-  Region *body = state.addRegion();
-  Block *block = new Block();
-  body->push_back(block);
-  for (size_t i = 0; i < bounds.size(); ++i)
-    block->addArgument(b.getIndexType(), state.location);
+  Block *block =
+      addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(block);
   YieldOp::create(b, state.location);
@@ -56,77 +54,20 @@ void ReduceOp::build(OpBuilder &b, OperationState &state, TypeRange results,
   state.addAttribute(getBoundsAttrName(state.name),
                      b.getDenseI64ArrayAttr(bounds));
   state.addTypes(results);
-  Block *block = new Block();
-  state.addRegion()->push_back(block);
-  for (size_t i = 0; i < bounds.size(); ++i)
-    block->addArgument(b.getIndexType(), state.location);
-}
-
-/// Parses the iteration box of a loop: `(%i, %j) in [1000, 37]`.
-static ParseResult parseBox(OpAsmParser &parser, OperationState &result,
-                            SmallVectorImpl<OpAsmParser::Argument> &ivs) {
-  if (parser.parseArgumentList(ivs, OpAsmParser::Delimiter::Paren))
-    return failure();
-  for (auto &iv : ivs)
-    iv.type = parser.getBuilder().getIndexType();
-  SmallVector<int64_t> bounds;
-  if (parser.parseKeyword("in") ||
-      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
-        return parser.parseInteger(bounds.emplace_back());
-      }))
-    return failure();
-  result.addAttribute("bounds",
-                      parser.getBuilder().getDenseI64ArrayAttr(bounds));
-  return success();
-}
-
-static void printBox(OpAsmPrinter &p, Block::BlockArgListType ivs,
-                     ArrayRef<int64_t> bounds) {
-  p << " (";
-  llvm::interleaveComma(ivs, p, [&](BlockArgument iv) { p.printOperand(iv); });
-  p << ") in [";
-  llvm::interleaveComma(bounds, p);
-  p << "]";
-}
-
-static LogicalResult verifyBox(Operation *op, Block &body,
-                               ArrayRef<int64_t> bounds) {
-  if (body.getNumArguments() != bounds.size())
-    return op->emitOpError("expects one loop index per bound");
-  for (BlockArgument iv : body.getArguments())
-    if (!iv.getType().isIndex())
-      return op->emitOpError("loop indices must have index type");
-  for (int64_t bound : bounds)
-    if (bound <= 0)
-      return op->emitOpError("loop bounds must be positive, got ") << bound;
-  return success();
+  addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
 }
 
 // loopir.parallel (%i, %j) in [1000, 37] attr-dict { ... }
 ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
-  SmallVector<OpAsmParser::Argument> ivs;
-  if (parseBox(parser, result, ivs) ||
-      parser.parseOptionalAttrDictWithKeyword(result.attributes))
-    return failure();
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, ivs))
-    return failure();
-  ParallelOp::ensureTerminator(*body, parser.getBuilder(), result.location);
-  return success();
+  return parseParallelLoop<ParallelOp>(parser, result);
 }
 
 void ParallelOp::print(OpAsmPrinter &p) {
-  printBox(p, getInductionVars(), getBounds());
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"bounds"});
-  p << " ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
+  printParallelLoop(p, *this, getBounds());
 }
 
 LogicalResult ParallelOp::verify() {
-  if (!cast<YieldOp>(getBody().front().getTerminator()).getValues().empty())
-    return emitOpError("body yields no values");
-  return verifyBox(*this, getBody().front(), getBounds());
+  return verifyParallelLoop(*this, getBounds());
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,7 +91,7 @@ ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
                       parser.getBuilder().getArrayAttr(combiners));
   SmallVector<OpAsmParser::Argument> ivs;
   SmallVector<Type> types;
-  if (parseBox(parser, result, ivs) ||
+  if (parseLoopBox(parser, result, ivs) ||
       parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
       parser.parseColonTypeList(types))
     return failure();
@@ -163,7 +104,7 @@ void ReduceOp::print(OpAsmPrinter &p) {
   p << " ";
   llvm::interleaveComma(getCombinerList(), p,
                         [&](Combiner c) { p << stringifyCombiner(c); });
-  printBox(p, getInductionVars(), getBounds());
+  printLoopBox(p, getInductionVars(), getBounds());
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
                                      {"bounds", "combiners"});
   p << " : ";
@@ -188,7 +129,7 @@ ValueRange ReduceOp::getResultsOf(unsigned i) {
 }
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifyBox(*this, getBody().front(), getBounds())))
+  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
     return failure();
   SmallVector<Combiner> combiners = getCombinerList();
   if (combiners.empty())

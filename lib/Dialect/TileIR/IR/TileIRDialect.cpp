@@ -8,6 +8,7 @@ using namespace mlir;
 using namespace strata::tileir;
 
 #include "strata/Dialect/TileIR/IR/TileIRDialect.cpp.inc"
+#include "strata/Dialect/TileIR/IR/TileIREnums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "strata/Dialect/TileIR/IR/TileIRTypes.cpp.inc"

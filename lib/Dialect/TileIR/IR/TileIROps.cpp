@@ -1,4 +1,5 @@
 #include "strata/Dialect/TileIR/IR/TileIR.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -56,11 +57,27 @@ LogicalResult KernelOp::verify() {
   if (threads <= 0 || threads > kMaxThreadsPerBlock)
     return emitOpError("threads must be in [1, ")
            << kMaxThreadsPerBlock << "], got " << threads;
+  if (isCooperative()) {
+    // All threads work on the one point of the tile together.
+    if (elements != 1)
+      return emitOpError("a kernel with tileir.fold or tileir.distribute has "
+                         "a tile of one point, got ")
+             << elements << " points";
+    for (Operation &op : getBody().front())
+      if (isa<LoadOp, StoreOp, MapOp, ForEachPointOp>(op))
+        return op.emitOpError("cannot share a cooperative kernel with "
+                              "tileir.fold or tileir.distribute");
+    return success();
+  }
   if (elements % threads != 0)
     return emitOpError("tile of ")
            << elements << " elements cannot be divided evenly among "
            << threads << " threads";
   return success();
+}
+
+bool KernelOp::isCooperative() {
+  return llvm::any_of(getBody().front(), llvm::IsaPred<FoldOp, DistributeOp>);
 }
 
 SmallVector<int64_t> KernelOp::getGrid() {
@@ -214,4 +231,174 @@ LogicalResult ForEachPointOp::verify() {
     if (!a.getType().isIndex())
       return emitOpError("point coordinates must have index type");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FoldOp
+//===----------------------------------------------------------------------===//
+
+static int64_t tripCount(ArrayRef<int64_t> bounds) {
+  int64_t n = 1;
+  for (int64_t b : bounds)
+    n *= b;
+  return n;
+}
+
+TypedAttr FoldOp::getIdentity(Combiner combiner, Type type) {
+  Builder b(type.getContext());
+  auto f = dyn_cast<FloatType>(type);
+  unsigned width = type.getIntOrFloatBitWidth();
+  switch (combiner) {
+  case Combiner::add:
+    return cast<TypedAttr>(b.getZeroAttr(type));
+  case Combiner::mul:
+    return f ? TypedAttr(b.getFloatAttr(type, 1.0))
+             : TypedAttr(b.getIntegerAttr(type, 1));
+  case Combiner::max:
+  case Combiner::min: {
+    bool negative = combiner == Combiner::max;
+    if (f)
+      return b.getFloatAttr(type,
+                            APFloat::getInf(f.getFloatSemantics(), negative));
+    return b.getIntegerAttr(type, negative ? APInt::getSignedMinValue(width)
+                                           : APInt::getSignedMaxValue(width));
+  }
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+void FoldOp::build(OpBuilder &b, OperationState &state,
+                   ArrayRef<Combiner> combiners, TypeRange types,
+                   ArrayRef<int64_t> bounds) {
+  SmallVector<Attribute> combinerAttrs, identities;
+  for (auto [c, t] : llvm::zip(combiners, types)) {
+    combinerAttrs.push_back(CombinerAttr::get(b.getContext(), c));
+    identities.push_back(getIdentity(c, t));
+  }
+  state.addAttribute(getCombinersAttrName(state.name),
+                     b.getArrayAttr(combinerAttrs));
+  state.addAttribute(getIdentitiesAttrName(state.name),
+                     b.getArrayAttr(identities));
+  state.addAttribute(getBoundsAttrName(state.name),
+                     b.getDenseI64ArrayAttr(bounds));
+  state.addTypes(types);
+  addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
+}
+
+SmallVector<Combiner> FoldOp::getCombinerList() {
+  SmallVector<Combiner> list;
+  for (Attribute a : getCombiners())
+    list.push_back(cast<CombinerAttr>(a).getValue());
+  return list;
+}
+
+int64_t FoldOp::getTripCount() { return tripCount(getBounds()); }
+
+// tileir.fold add(0.0 : f32), max(0xFF800000 : f32) (%k) in [70] { ... }
+ParseResult FoldOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<Attribute> combiners, identities;
+  do {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    Attribute identity;
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    std::optional<Combiner> combiner = symbolizeCombiner(keyword);
+    if (!combiner)
+      return parser.emitError(loc, "unknown or non-associative combiner '")
+             << keyword << "' (expected add, mul, max or min)";
+    if (parser.parseLParen() || parser.parseAttribute(identity) ||
+        parser.parseRParen())
+      return failure();
+    auto typed = dyn_cast<TypedAttr>(identity);
+    if (!typed)
+      return parser.emitError(loc, "the identity must be a typed scalar");
+    combiners.push_back(CombinerAttr::get(parser.getContext(), *combiner));
+    identities.push_back(identity);
+    result.addTypes(typed.getType());
+  } while (succeeded(parser.parseOptionalComma()));
+  Builder &b = parser.getBuilder();
+  result.addAttribute("combiners", b.getArrayAttr(combiners));
+  result.addAttribute("identities", b.getArrayAttr(identities));
+  SmallVector<OpAsmParser::Argument> ivs;
+  if (parseLoopBox(parser, result, ivs) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  return parser.parseRegion(*result.addRegion(), ivs);
+}
+
+void FoldOp::print(OpAsmPrinter &p) {
+  p << " ";
+  llvm::interleaveComma(llvm::zip(getCombinerList(), getIdentities()), p,
+                        [&](auto monoid) {
+                          p << stringifyCombiner(std::get<0>(monoid)) << "(";
+                          // Printed with its type: the type is the fold's
+                          // result type.
+                          p.printAttribute(std::get<1>(monoid));
+                          p << ")";
+                        });
+  printLoopBox(p, getInductionVars(), getBounds());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {"bounds", "combiners", "identities"});
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult FoldOp::verify() {
+  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
+    return failure();
+  SmallVector<Combiner> combiners = getCombinerList();
+  if (combiners.empty())
+    return emitOpError("expects at least one monoid");
+  if (getIdentities().size() != combiners.size() ||
+      getNumResults() != combiners.size())
+    return emitOpError("expects one identity and one result per combiner");
+  auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
+  if (!yield || yield.getValues().size() != combiners.size())
+    return emitOpError("body must yield one contribution per monoid");
+  for (auto [i, c] : llvm::enumerate(combiners)) {
+    Type type = getResult(i).getType();
+    if (yield.getValues()[i].getType() != type)
+      return emitOpError("contribution #")
+             << i << " has type " << yield.getValues()[i].getType()
+             << " but its monoid folds " << type;
+    auto identity = dyn_cast<TypedAttr>(getIdentities()[i]);
+    if (!identity || identity.getType() != type)
+      return emitOpError("identity #") << i << " must have type " << type;
+    if (identity != getIdentity(c, type))
+      return emitOpError("identity #")
+             << i << " of " << stringifyCombiner(c) << " must be "
+             << getIdentity(c, type) << ", got " << identity;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DistributeOp
+//===----------------------------------------------------------------------===//
+
+void DistributeOp::build(OpBuilder &b, OperationState &state,
+                         ArrayRef<int64_t> bounds) {
+  state.addAttribute(getBoundsAttrName(state.name),
+                     b.getDenseI64ArrayAttr(bounds));
+  Block *block =
+      addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(block);
+  YieldOp::create(b, state.location);
+}
+
+int64_t DistributeOp::getTripCount() { return tripCount(getBounds()); }
+
+// tileir.distribute (%j) in [70] attr-dict { ... }
+ParseResult DistributeOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseParallelLoop<DistributeOp>(parser, result);
+}
+
+void DistributeOp::print(OpAsmPrinter &p) {
+  printParallelLoop(p, *this, getBounds());
+}
+
+LogicalResult DistributeOp::verify() {
+  return verifyParallelLoop(*this, getBounds());
 }

@@ -23,7 +23,8 @@ def KernelIR_Dialect : Dialect {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::gpu::GPUDialect"];
 }
 
 class KernelIR_Op<string mnemonic, list<Trait> traits = []>
@@ -133,7 +134,7 @@ def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments,
                    "memref", "result",
                    "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">
   ]> {
-  let summary = "Reads one element of a global buffer, optionally guarded.";
+  let summary = "Reads one element of a buffer, optionally guarded.";
   let description = [{
     Reads `memref[indices]`. With a guard, the read happens only where
     `pred` is true and the result is zero elsewhere, so out-of-range threads
@@ -165,7 +166,7 @@ def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments,
                    "memref", "value",
                    "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">
   ]> {
-  let summary = "Writes one element of a global buffer, optionally guarded.";
+  let summary = "Writes one element of a buffer, optionally guarded.";
   let description = [{
     Writes `value` to `memref[indices]` where `pred` is true (always without
     a guard).
@@ -187,6 +188,70 @@ def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments,
     build($_builder, $_state, value, memref, indices, ::mlir::Value());
   }]>];
   let hasVerifier = 1;
+}
+
+def KernelIR_SharedOp : KernelIR_Op<"shared", [HasParent<"FuncOp">]> {
+  let summary = "A buffer in the shared memory of each block.";
+  let description = [{
+    Every block gets its own copy, uninitialized, alive for the block's
+    lifetime and visible to all its threads; what one thread writes another
+    may read after a `kernelir.barrier`. The buffer lives in the workgroup
+    address space. It sits at the top level of its kernel, which is where a
+    CUDA `__shared__` array is declared.
+
+    ```mlir
+    %partials = kernelir.shared : memref<8xf32, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let results = (outs AnyStaticShapeMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def KernelIR_BarrierOp : KernelIR_Op<"barrier"> {
+  let summary = "Waits for every thread of the block (`__syncthreads()`).";
+  let description = [{
+    No thread continues until all threads of its block reach the barrier;
+    shared-memory writes before it are visible to every thread after it.
+    Every thread of the block must reach the same barrier: it may only sit
+    in control flow that is uniform across the block.
+
+    ```mlir
+    kernelir.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def KernelIR_ShuffleMode : I32EnumAttr<"ShuffleMode",
+    "which lane a warp shuffle reads", [
+    // C++ names in capitals: `xor` is a C++ keyword.
+    I32EnumAttrCase<"XOR", 0, "xor">, I32EnumAttrCase<"DOWN", 1, "down">,
+    I32EnumAttrCase<"UP", 2, "up">, I32EnumAttrCase<"IDX", 3, "idx">]> {
+  let cppNamespace = "::strata::kernelir";
+}
+
+def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "Reads a value of another lane of the warp.";
+  let description = [{
+    Every lane of the warp (32 threads) offers `value` and receives that of
+    lane `lane ^ offset` (xor), `lane + offset` (down), `lane - offset` (up)
+    or `offset` (idx). Where down or up would leave the warp, a lane
+    receives its own value. All 32 lanes must execute the shuffle together.
+
+    ```mlir
+    %other = kernelir.shuffle xor %partial, %c16 : f32
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64, F32, F64]>:$value, I32:$offset,
+                       KernelIR_ShuffleMode:$mode);
+  let results = (outs AnyTypeOf<[I32, I64, F32, F64]>:$result);
+  let assemblyFormat = "$mode $value `,` $offset attr-dict `:` type($value)";
+  let builders = [OpBuilder<(ins "::mlir::Value":$value,
+      "::mlir::Value":$offset, "ShuffleMode":$mode), [{
+    build($_builder, $_state, value.getType(), value, offset, mode);
+  }]>];
 }
 
 #endif // STRATA_KERNELIR_OPS

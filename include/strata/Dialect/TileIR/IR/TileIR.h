@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "strata/Dialect/TileIR/IR/TileIRDialect.h.inc"
+#include "strata/Dialect/TileIR/IR/TileIREnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "strata/Dialect/TileIR/IR/TileIRTypes.h.inc"

@@ -2,6 +2,7 @@
 #define STRATA_TILEIR_OPS
 
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
@@ -18,7 +19,8 @@ def TileIR_Dialect : Dialect {
     The schedule is explicit on the kernel: the domain, the tile shape and the
     threads per block. Tile loads and stores are masked by the domain, so
     ragged sizes need no special cases. Scalar math stays in `arith`/`math`
-    inside `tileir.map`. Folds over monoids come next.
+    inside `tileir.map`. Reductions are folds over monoids (`tileir.fold`),
+    which the block's threads share.
   }];
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -92,6 +94,9 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
   let extraClassDeclaration = [{
     /// Program instances per domain dimension: ceil(domain / tile).
     ::llvm::SmallVector<int64_t> getGrid();
+    /// Whether the threads work together on one point (tileir.fold,
+    /// tileir.distribute) rather than each on its own tile elements.
+    bool isCooperative();
     /// The type every tile of this kernel has, for an element type.
     TileType getTileType(::mlir::Type elementType);
     ::mlir::Block::BlockArgListType getInputBuffers() {
@@ -225,12 +230,107 @@ def TileIR_ForEachPointOp : TileIR_Op<"for_each_point", [
   let hasVerifier = 1;
 }
 
-def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp"]>]> {
-  let summary = "Ends a kernel or a map body.";
+def TileIR_Combiner : I32EnumAttr<"Combiner",
+    "the associative operation of a fold's monoid", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"mul", 1>,
+    I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>]> {
+  let cppNamespace = "::strata::tileir";
+}
+
+def TileIR_FoldOp : TileIR_Op<"fold", [HasParent<"KernelOp">,
+    RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "Folds scalar contributions over a box with explicit monoids.";
   let description = [{
-    In a `tileir.map` it yields the scalars of one element; in a kernel it
-    takes no values and is implicit in the printed form.
+    The body runs for every point of `[0, bounds)` and yields one scalar per
+    monoid; the results are the folds of those contributions. Each monoid is
+    a combiner and its identity, written `combiner(identity)`. Only
+    combiners the scheduler knows to be associative exist (add, mul, max,
+    min; float max/min propagate NaN), and the identity must be the
+    combiner's: 0 for add, 1 for mul, -inf/+inf (the integer extremes) for
+    max/min. Associativity is what lets the schedule split the box among the
+    block's threads, fold each part in registers and combine the partial
+    results across threads (warp shuffles, then shared memory) in any order.
+
+    A fold is cooperative: every thread of the program instance takes part
+    and every thread receives the results, so it sits at the top level of a
+    kernel whose tile is one point.
+
+    ```mlir
+    %s, %q = tileir.fold add(0.0 : f32), add(0.0 : f32) (%k) in [4096] {
+      %x = loopir.load %in[%row, %k] : memref<4096x4096xf32>
+      %x2 = arith.mulf %x, %x : f32
+      tileir.yield %x, %x2 : f32, f32
+    }
+    ```
+  }];
+  let arguments = (ins TypedArrayAttrBase<TileIR_Combiner,
+                                          "combiners">:$combiners,
+                       ArrayAttr:$identities,
+                       DenseI64ArrayAttr:$bounds);
+  let results = (outs Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat]>>:
+                 $results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    // One monoid per result type, with the combiner's identity; the body
+    // gets one index argument per bound and no terminator.
+    OpBuilder<(ins "::llvm::ArrayRef<Combiner>":$combiners,
+                   "::mlir::TypeRange":$types,
+                   "::llvm::ArrayRef<int64_t>":$bounds)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+    ::llvm::SmallVector<Combiner> getCombinerList();
+    /// The identity of `combiner` for scalars of `type`.
+    static ::mlir::TypedAttr getIdentity(Combiner combiner, ::mlir::Type type);
+    /// Total iterations of the box.
+    int64_t getTripCount();
+  }];
+}
+
+def TileIR_DistributeOp : TileIR_Op<"distribute", [HasParent<"KernelOp">,
+    RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Parallel iterations shared among the block's threads.";
+  let description = [{
+    Runs the body once for every point of `[0, bounds)`; the iterations are
+    independent, and the threads of the program instance share them
+    (consecutive threads take consecutive points, innermost index fastest).
+    It is the write-back of a cooperative row program: the body is scalar
+    Loop IR.
+
+    ```mlir
+    tileir.distribute (%j) in [4096] {
+      %x = loopir.load %in[%row, %j] : memref<4096x4096xf32>
+      %y = arith.mulf %x, %scale : f32
+      loopir.store %y, %out[%row, %j] : memref<4096x4096xf32>
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$bounds);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::llvm::ArrayRef<int64_t>":$bounds)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+    /// Total iterations of the box.
+    int64_t getTripCount();
+  }];
+}
+
+def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp", "FoldOp",
+                 "DistributeOp"]>]> {
+  let summary = "Ends a kernel, map, fold or loop body.";
+  let description = [{
+    In a `tileir.map` it yields the scalars of one element, in a
+    `tileir.fold` the contributions of one point; elsewhere it takes no
+    values and is implicit in the printed form.
   }];
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -1,0 +1,52 @@
+#ifndef STRATA_DIALECT_UTILS_LOOPBOX_H
+#define STRATA_DIALECT_UTILS_LOOPBOX_H
+
+#include "mlir/IR/OpImplementation.h"
+
+namespace strata {
+
+/// Parses the iteration box of a loop-like op, `(%i, %j) in [1000, 37]`:
+/// index-typed region arguments and a `bounds` attribute.
+mlir::ParseResult
+parseLoopBox(mlir::OpAsmParser &parser, mlir::OperationState &result,
+             llvm::SmallVectorImpl<mlir::OpAsmParser::Argument> &ivs);
+
+/// Prints ` (%i, %j) in [1000, 37]`.
+void printLoopBox(mlir::OpAsmPrinter &p, mlir::Block::BlockArgListType ivs,
+                  llvm::ArrayRef<int64_t> bounds);
+
+/// Checks one index argument per bound and positive bounds.
+mlir::LogicalResult verifyLoopBox(mlir::Operation *op, mlir::Block &body,
+                                  llvm::ArrayRef<int64_t> bounds);
+
+/// Adds a block with one index argument per bound to `region`.
+mlir::Block *addLoopBoxBlock(mlir::OpBuilder &b, mlir::Region &region,
+                             size_t numBounds, mlir::Location loc);
+
+/// Parses a parallel loop, `(%i, %j) in [1000, 37] attr-dict { ... }`, whose
+/// body ends with `LoopOp`'s implicit terminator.
+template <typename LoopOp>
+mlir::ParseResult parseParallelLoop(mlir::OpAsmParser &parser,
+                                    mlir::OperationState &result) {
+  llvm::SmallVector<mlir::OpAsmParser::Argument> ivs;
+  if (parseLoopBox(parser, result, ivs) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return mlir::failure();
+  mlir::Region *body = result.addRegion();
+  if (parser.parseRegion(*body, ivs))
+    return mlir::failure();
+  LoopOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return mlir::success();
+}
+
+/// Prints a parallel loop with a `bounds` attribute and one body region.
+void printParallelLoop(mlir::OpAsmPrinter &p, mlir::Operation *op,
+                       llvm::ArrayRef<int64_t> bounds);
+
+/// Checks a parallel loop: its box, and a terminator that yields nothing.
+mlir::LogicalResult verifyParallelLoop(mlir::Operation *op,
+                                       llvm::ArrayRef<int64_t> bounds);
+
+} // namespace strata
+
+#endif // STRATA_DIALECT_UTILS_LOOPBOX_H

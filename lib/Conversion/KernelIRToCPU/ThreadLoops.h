@@ -1,0 +1,34 @@
+// Running the threads of a kernel as loops, barriers included.
+
+#ifndef STRATA_LIB_CONVERSION_KERNELIRTOCPU_THREADLOOPS_H
+#define STRATA_LIB_CONVERSION_KERNELIRTOCPU_THREADLOOPS_H
+
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace strata {
+
+/// Rewrites every warp shuffle of `kernel` as an exchange through a shared
+/// scratch buffer: each thread posts its value, a barrier, each reads its
+/// source lane's post, a barrier. Exact when the whole block takes part,
+/// which the barrier rules below require. Fails (with a diagnostic) on a
+/// shuffle in a kernel whose blocks are not whole warps.
+mlir::LogicalResult expandShuffles(mlir::RewriterBase &rewriter,
+                                   kernelir::FuncOp kernel);
+
+/// Builds, before `kernel`, a function that runs it on the CPU: loops over
+/// the blocks, and in each block, one loop over the threads per barrier
+/// interval (the code between two barriers). Values that live across a
+/// barrier are kept per thread; shared buffers are one buffer reused by the
+/// blocks in turn. With `reverse`, blocks and threads run last to first.
+/// Fails (with a diagnostic) on a barrier that is not at the top level of
+/// the kernel, where the threads may not all reach it.
+mlir::FailureOr<mlir::func::FuncOp>
+buildThreadLoops(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel,
+                 bool reverse);
+
+} // namespace strata
+
+#endif

@@ -1,0 +1,51 @@
+// Pieces shared by the tile schedules of convert-loopir-to-tileir.
+
+#ifndef STRATA_LIB_CONVERSION_LOOPIRTOTILEIR_TILEKERNELBUILDER_H
+#define STRATA_LIB_CONVERSION_LOOPIRTOTILEIR_TILEKERNELBUILDER_H
+
+#include "strata/Conversion/LoopIRToTileIR/LoopIRToTileIR.h"
+#include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/TileIR/IR/TileIR.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace strata {
+
+/// The shape of a tile kernel: the tile one program instance owns and the
+/// threads that share it.
+struct TileShape {
+  llvm::SmallVector<int64_t> tile;
+  int64_t threads;
+};
+
+/// Builds the scheduled kernel's skeleton in place of `op`: its entry block
+/// with the loop kernel's buffers (mapped in `mapping`), the `preamble`
+/// (scalar values shared by all iterations) and the origin of this program's
+/// tile in domain coordinates. The builder is left at the end of the body;
+/// the caller adds the terminator.
+tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
+                                 mlir::ValueRange inputs,
+                                 llvm::ArrayRef<int64_t> domain,
+                                 const TileShape &shape,
+                                 llvm::ArrayRef<mlir::Operation *> preamble,
+                                 mlir::IRMapping &mapping,
+                                 llvm::SmallVectorImpl<mlir::Value> &origin);
+
+/// Whether the default schedule gives `nest` the row schedule: it folds
+/// long, contiguous rows with monoids the threads can share.
+bool prefersRowSchedule(loopir::ParallelOp nest);
+
+/// Schedules the kernel `op`, made of `preamble` and the single loop `nest`,
+/// as a cooperative row program: one program instance per point of the
+/// nest, its top-level reductions as tileir.fold and its top-level loops as
+/// tileir.distribute. Reports why on `op` when the kernel or the requested
+/// threads do not fit the schedule.
+mlir::FailureOr<tileir::KernelOp>
+buildRowProgram(mlir::OpBuilder &b, loopir::KernelOp op,
+                mlir::ValueRange inputs,
+                llvm::ArrayRef<mlir::Operation *> preamble,
+                loopir::ParallelOp nest, const TileScheduleOptions &options);
+
+} // namespace strata
+
+#endif

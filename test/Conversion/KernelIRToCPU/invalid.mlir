@@ -1,0 +1,27 @@
+// RUN: strata-opt %s -split-input-file --convert-kernelir-to-cpu -verify-diagnostics
+
+// A barrier that only some threads may reach cannot be emulated (nor run
+// correctly on the GPU).
+// expected-error @+1 {{failed to legalize operation 'kernelir.func'}}
+kernelir.func @divergent(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c16 = arith.constant 16 : index
+  %t = kernelir.thread_id x
+  %low = arith.cmpi ult, %t, %c16 : index
+  scf.if %low {
+    // expected-error @+1 {{the CPU emulation needs barriers and shuffles at the top level of the kernel, where every thread of the block reaches them; this one is inside control flow}}
+    kernelir.barrier
+  }
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @partial_warp(%out: memref<48xf32>) attributes {block = array<i64: 48, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c1 = arith.constant 1 : i32
+  %x = arith.constant 1.0 : f32
+  %t = kernelir.thread_id x
+  // expected-error @+1 {{warp shuffles need blocks of whole warps, but the kernel has 48 threads per block}}
+  %y = kernelir.shuffle xor %x, %c1 : f32
+  kernelir.store %y, %out[%t] : memref<48xf32>
+  kernelir.return
+}

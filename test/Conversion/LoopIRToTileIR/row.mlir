@@ -1,0 +1,132 @@
+// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir | FileCheck %s
+// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir="schedule=generic" | FileCheck %s --check-prefix=GENERIC
+
+// A softmax row: one program instance per row; the two reductions become
+// folds with their monoids explicit, the division stays uniform scalar code
+// and the write-back loop is shared by the threads. 70 elements give 32
+// threads (at least 4 elements each, whole warps).
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK: tileir.kernel ins(%{{.*}} : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33] tile [1] threads 32 {
+// CHECK: %[[ROW:.*]] = tileir.program_id 0
+// CHECK-NEXT: %[[M:.*]] = tileir.fold max(0xFF800000 : f32) (%[[K:.*]]) in [70] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<33x70xf32>
+// CHECK-NEXT: tileir.yield %[[X]] : f32
+// CHECK: %[[S:.*]] = tileir.fold add(0.000000e+00 : f32) (%{{.*}}) in [70] {
+// CHECK: arith.subf %{{.*}}, %[[M]] : f32
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[S]] : f32
+// CHECK: tileir.distribute (%[[J:.*]]) in [70] {
+// CHECK: arith.mulf %{{.*}}, %[[R]] : f32
+// CHECK: loopir.store %{{.*}}, %{{.*}}[%[[ROW]], %[[J]]] : memref<33x70xf32>
+// GENERIC-LABEL: func.func @softmax_rows
+// GENERIC: tileir.for_each_point
+// GENERIC: loopir.reduce max
+func.func @softmax_rows(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
+  %r = loopir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32> {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>):
+    %one = arith.constant 1.0 : f32
+    loopir.parallel (%i) in [33] {
+      %m = loopir.reduce max (%k) in [70] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<33x70xf32>
+        loopir.yield %x : f32
+      }
+      %s = loopir.reduce add (%k) in [70] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<33x70xf32>
+        %d = arith.subf %x, %m : f32
+        %e = math.exp %d : f32
+        loopir.yield %e : f32
+      }
+      %rs = arith.divf %one, %s : f32
+      loopir.parallel (%j) in [70] {
+        %x = loopir.load %in[%i, %j] : memref<33x70xf32>
+        %d = arith.subf %x, %m : f32
+        %e = math.exp %d : f32
+        %y = arith.mulf %e, %rs : f32
+        loopir.store %y, %out[%i, %j] : memref<33x70xf32>
+      }
+    }
+  }
+  return %r : tensor<33x70xf32>
+}
+
+// -----
+
+// Long rows get 256 threads; a reduction of two monoids (sum and sum of
+// squares) stays one fold; the row's store is uniform code.
+// CHECK-LABEL: func.func @moments
+// CHECK: domain [3] tile [1] threads 256 {
+// CHECK: %{{.*}}:2 = tileir.fold add(0.000000e+00 : f32), add(0.000000e+00 : f32) (%{{.*}}) in [4096] {
+// CHECK: loopir.store
+// CHECK-NOT: tileir.distribute
+func.func @moments(%a: tensor<3x4096xf32>) -> tensor<3xf32> {
+  %r = loopir.kernel ins(%a : tensor<3x4096xf32>) -> tensor<3xf32> {
+  ^bb0(%in: memref<3x4096xf32>, %out: memref<3xf32>):
+    loopir.parallel (%i) in [3] {
+      %s, %q = loopir.reduce add, add (%k) in [4096] : f32, f32 {
+        %x = loopir.load %in[%i, %k] : memref<3x4096xf32>
+        %x2 = arith.mulf %x, %x : f32
+        loopir.yield %x, %x2 : f32, f32
+      }
+      %v = arith.subf %q, %s : f32
+      loopir.store %v, %out[%i] : memref<3xf32>
+    }
+  }
+  return %r : tensor<3xf32>
+}
+
+// -----
+
+// A full reduction (a 0-d nest) is one row that the whole block folds.
+// CHECK-LABEL: func.func @total
+// CHECK: domain [1] tile [1] threads 256 {
+// CHECK: tileir.fold add(0 : i32) (%{{.*}}, %{{.*}}) in [100, 37] {
+func.func @total(%a: tensor<100x37xi32>) -> tensor<i32> {
+  %r = loopir.kernel ins(%a : tensor<100x37xi32>) -> tensor<i32> {
+  ^bb0(%in: memref<100x37xi32>, %out: memref<i32>):
+    loopir.parallel () in [] {
+      %s = loopir.reduce add (%i, %k) in [100, 37] : i32 {
+        %x = loopir.load %in[%i, %k] : memref<100x37xi32>
+        loopir.yield %x : i32
+      }
+      loopir.store %s, %out[] : memref<i32>
+    }
+  }
+  return %r : tensor<i32>
+}
+
+// -----
+
+// Short rows, strided rows (a column sum) and arg-reductions keep the
+// generic schedule: a thread per row or column.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: tileir.for_each_point
+func.func @short_rows(%a: tensor<1000x8xf32>) -> tensor<1000xf32> {
+  %r = loopir.kernel ins(%a : tensor<1000x8xf32>) -> tensor<1000xf32> {
+  ^bb0(%in: memref<1000x8xf32>, %out: memref<1000xf32>):
+    loopir.parallel (%i) in [1000] {
+      %s = loopir.reduce add (%k) in [8] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<1000x8xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%i] : memref<1000xf32>
+    }
+  }
+  return %r : tensor<1000xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @argmax_rows
+// CHECK: tileir.for_each_point
+func.func @argmax_rows(%a: tensor<4x512xf32>) -> tensor<4xi64> {
+  %r = loopir.kernel ins(%a : tensor<4x512xf32>) -> tensor<4xi64> {
+  ^bb0(%in: memref<4x512xf32>, %out: memref<4xi64>):
+    loopir.parallel (%i) in [4] {
+      %m, %p = loopir.reduce argmax (%k) in [512] : f32, i64 {
+        %x = loopir.load %in[%i, %k] : memref<4x512xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %p, %out[%i] : memref<4xi64>
+    }
+  }
+  return %r : tensor<4xi64>
+}

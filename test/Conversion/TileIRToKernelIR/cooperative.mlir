@@ -1,0 +1,86 @@
+// RUN: strata-opt %s -split-input-file --convert-tileir-to-kernelir --canonicalize --cse | FileCheck %s
+
+// A cooperative row program on 64 threads (2 warps). Each thread folds
+// points t, t + 64, ... in registers; a butterfly of xor shuffles combines
+// the warp; lane 0 of each warp posts to shared memory; after a barrier
+// every lane reads the post of warp (lane mod 2) and a one-step butterfly
+// finishes, so every thread holds the row's max. The write-back loop is
+// shared the same way; the row's own store is made by thread 0.
+// CHECK-LABEL: kernelir.func @host_kernel
+// CHECK-SAME: block = array<i64: 64, 1, 1>, grid = array<i64: 33, 1, 1>
+// CHECK-DAG: %[[POSTS:.*]] = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C70:.*]] = arith.constant 70 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i32
+// CHECK: %[[ROW:.*]] = kernelir.block_id x
+// CHECK: %[[T:.*]] = kernelir.thread_id x
+// CHECK: %[[PART:.*]] = scf.for %[[K:.*]] = %[[T]] to %[[C70]] step %[[C64]] iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = kernelir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<33x70xf32>
+// CHECK-NEXT: %[[NEXT:.*]] = arith.maximumf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT: scf.yield %[[NEXT]] : f32
+// CHECK: %[[S16:.*]] = kernelir.shuffle xor %[[PART]], %[[C16]] : f32
+// CHECK-NEXT: arith.maximumf %[[PART]], %[[S16]] : f32
+// CHECK-COUNT-4: kernelir.shuffle xor
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %{{.*}} : index
+// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %{{.*}} : index
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}} : index
+// CHECK: kernelir.store %{{.*}}, %[[POSTS]][%[[WARP]]] if %[[LEADER]]
+// CHECK-NEXT: kernelir.barrier
+// CHECK: %[[SLOT:.*]] = arith.remui %[[LANE]], %{{.*}} : index
+// CHECK: %[[POST:.*]] = kernelir.load %[[POSTS]][%[[SLOT]]] : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[OTHER:.*]] = kernelir.shuffle xor %[[POST]], %{{.*}} : f32
+// CHECK-NEXT: %[[MAX:.*]] = arith.maximumf %[[POST]], %[[OTHER]] : f32
+// CHECK-NOT: kernelir.shuffle
+// CHECK: scf.for %[[J:.*]] = %[[T]] to %[[C70]] step %[[C64]] {
+// CHECK: arith.subf %{{.*}}, %[[MAX]] : f32
+// CHECK: kernelir.store %{{.*}}, %{{.*}}[%[[ROW]], %[[J]]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: kernelir.store %[[MAX]], %{{.*}}[%[[ROW]]] : memref<33xf32>
+func.func @host(%a: tensor<33x70xf32>) -> (tensor<33x70xf32>, tensor<33xf32>) {
+  %r:2 = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32>, tensor<33xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>, %maxes: memref<33xf32>):
+    %row = tileir.program_id 0
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x : f32
+    }
+    tileir.distribute (%j) in [70] {
+      %x = loopir.load %in[%row, %j] : memref<33x70xf32>
+      %y = arith.subf %x, %m : f32
+      loopir.store %y, %out[%row, %j] : memref<33x70xf32>
+    }
+    loopir.store %m, %maxes[%row] : memref<33xf32>
+  }
+  return %r#0, %r#1 : tensor<33x70xf32>, tensor<33xf32>
+}
+
+// -----
+
+// Three warps: lanes past the last post take the identity and the second
+// butterfly spans the warp. Two monoids fold in one loop and combine side
+// by side.
+// CHECK-LABEL: kernelir.func @moments_kernel
+// CHECK-DAG: kernelir.shared : memref<3xi32, #gpu.address_space<workgroup>>
+// CHECK-DAG: kernelir.shared : memref<3xi32, #gpu.address_space<workgroup>>
+// CHECK: scf.for {{.*}} -> (i32, i32) {
+// CHECK: kernelir.barrier
+// CHECK: %[[HAS:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[READ:.*]] = kernelir.load %{{.*}}[%{{.*}}] if %[[HAS]]
+// CHECK: arith.select %[[HAS]], %[[READ]], %{{.*}} : i32
+// CHECK-COUNT-10: kernelir.shuffle xor
+func.func @moments(%a: tensor<4x500xi32>) -> tensor<4xi32> {
+  %r = tileir.kernel ins(%a : tensor<4x500xi32>) -> tensor<4xi32> domain [4] tile [1] threads 96 {
+  ^bb0(%in: memref<4x500xi32>, %out: memref<4xi32>):
+    %row = tileir.program_id 0
+    %s, %q = tileir.fold add(0 : i32), add(0 : i32) (%k) in [500] {
+      %x = loopir.load %in[%row, %k] : memref<4x500xi32>
+      %x2 = arith.muli %x, %x : i32
+      tileir.yield %x, %x2 : i32, i32
+    }
+    %v = arith.subi %q, %s : i32
+    loopir.store %v, %out[%row] : memref<4xi32>
+  }
+  return %r : tensor<4xi32>
+}
