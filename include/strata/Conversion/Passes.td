@@ -28,12 +28,18 @@ def ConvertLoopIRToTileIRPass
     `tileir.kernel` whose domain is the loop nest, with tile loads, a
     `tileir.map` and tile stores. The tile shape covers the innermost
     dimensions first (about 512 elements, powers of two) and each of
-    `threads` threads handles tile/threads elements. Every other loop kernel
-    (reductions, nested loops, index arithmetic, computed addresses, several
-    nests) gets the generic schedule: a `tileir.for_each_point` running the
-    Loop IR body once per point of the domain, one point per thread. The
-    options force a schedule, for tests and tuning; a schedule the hardware
-    cannot run is a diagnostic.
+    `threads` threads handles tile/threads elements. A kernel whose loop
+    nest reduces along contiguous rows of at least 32 elements (softmax,
+    norms, row sums) gets the row schedule: one program instance per point
+    of the nest (a row); its reductions become cooperative `tileir.fold`s
+    over explicit monoids and its inner loops `tileir.distribute`s, both
+    shared by the block's threads (a power of two from 32 to 256, about 4
+    elements each). Every other loop kernel (column reductions,
+    arg-reductions, index arithmetic, computed addresses, several nests)
+    gets the generic schedule: a `tileir.for_each_point` running the Loop IR
+    body once per point of the domain, one point per thread. The options
+    force a schedule, for tests and tuning; a schedule the kernel or the
+    hardware cannot run is a diagnostic.
   }];
   let options = [
     ListOption<"tileSizes", "tile-sizes", "int64_t",
@@ -56,7 +62,10 @@ def ConvertTileIRToKernelIRPass
   let description = [{
     Every `tileir.kernel` becomes a `kernelir.func` (one block per tile, each
     thread handling tile/threads elements, guarded by the domain) and a
-    `kernelir.launch` on buffers. The host program is bufferized at the same
+    `kernelir.launch` on buffers. In a cooperative kernel the threads share
+    each `tileir.fold` (a strided fold in registers, an xor-shuffle butterfly
+    per warp, one shared-memory post per warp that every warp reads back)
+    and each `tileir.distribute` (a strided loop). The host program is bufferized at the same
     time: tensors become memrefs, kernel results become allocations and
     constant tensors become read-only globals.
   }];
@@ -85,11 +94,17 @@ def ConvertKernelIRToCPUPass
   let summary = "Run kernels on the CPU: blocks and threads become loops.";
   let description = [{
     Each `kernelir.func` becomes a `func.func` whose body runs inside loops
-    over the grid and the block; launches become calls. This gives every
-    generated kernel a CPU reference execution. With `reverse-order`, blocks
-    and threads run last to first: results that change with the order show
-    a race between threads (two writing one element, or one reading what
-    another writes).
+    over the grid and, for each barrier interval (the code between two
+    barriers), over the block's threads; values a thread carries across a
+    barrier live in a per-thread buffer and shared buffers are one buffer
+    the blocks use in turn. Warp shuffles first become exchanges through a
+    shared scratch buffer between two barriers, exact where the whole block
+    takes part. Barriers and shuffles inside control flow are rejected.
+    Launches become calls. This gives every generated kernel a CPU reference
+    execution. With `reverse-order`, blocks and the threads of every
+    interval run last to first: results that change with the order show a
+    race between threads (two writing one element, or one reading what
+    another writes, such as a missing barrier).
   }];
   let options = [
     Option<"reverseOrder", "reverse-order", "bool", /*default=*/"false",
