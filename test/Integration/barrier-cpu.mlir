@@ -3,6 +3,8 @@
 // (each thread reads its neighbour's shared-memory slot right after writing
 // its own) gives a result that depends on the order the threads run in, so
 // the forward and reversed emulations disagree; with the barrier they agree.
+// The same holds for the barrier that ends the body of a K loop: the
+// emulator does not treat the loop's back edge as a barrier.
 // RUN: strata-opt %s --convert-kernelir-to-cpu --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
 // RUN: | FileCheck %s --check-prefixes=CHECK,FORWARD
@@ -14,6 +16,9 @@
 // FORWARD-NEXT: missing barrier: 1
 // REVERSE-NEXT: missing barrier: 2079
 // CHECK-NEXT: with barrier: 2080
+// FORWARD-NEXT: k loop missing barrier: 8352
+// REVERSE-NEXT: k loop missing barrier: 11232
+// CHECK-NEXT: k loop with barrier: 8256
 
 // Thread t of 64 (two warps) records the lanes its shuffles read:
 // xor 1, down 3, up 5 and idx 7, as one number.
@@ -87,6 +92,62 @@ kernelir.func @neighbours_synced(%out: memref<64xi64>) attributes {block = array
   kernelir.return
 }
 
+// A K loop as in a tiled matmul: each iteration stages a chunk of 32
+// values in shared memory, a barrier, every thread adds its neighbour's
+// slot, and (in the synced kernel) a barrier before the next
+// chunk overwrites the slots. Without the second barrier a fast thread
+// overwrites a slot a slow one has yet to read.
+kernelir.func @k_loop(%in: memref<128xi64>, %out: memref<32xi64>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<32xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0 : i64
+  %t = kernelir.thread_id x
+  %sum = scf.for %kt = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (i64) {
+    %off = arith.muli %kt, %c32 : index
+    %i = arith.addi %off, %t : index
+    %x = kernelir.load %in[%i] : memref<128xi64>
+    kernelir.store %x, %s[%t] : memref<32xi64, #gpu.address_space<workgroup>>
+    kernelir.barrier
+    %r1 = arith.addi %t, %c1 : index
+    %r = arith.remui %r1, %c32 : index
+    %y = kernelir.load %s[%r] : memref<32xi64, #gpu.address_space<workgroup>>
+    %next = arith.addi %acc, %y : i64
+    kernelir.barrier
+    scf.yield %next : i64
+  }
+  kernelir.store %sum, %out[%t] : memref<32xi64>
+  kernelir.return
+}
+
+kernelir.func @k_loop_racy(%in: memref<128xi64>, %out: memref<32xi64>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<32xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c31 = arith.constant 31 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0 : i64
+  %t = kernelir.thread_id x
+  %sum = scf.for %kt = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (i64) {
+    %off = arith.muli %kt, %c32 : index
+    %i = arith.addi %off, %t : index
+    %x = kernelir.load %in[%i] : memref<128xi64>
+    kernelir.store %x, %s[%t] : memref<32xi64, #gpu.address_space<workgroup>>
+    kernelir.barrier
+    %r1 = arith.addi %t, %c1 : index
+    %r = arith.remui %r1, %c32 : index
+    %y = kernelir.load %s[%r] : memref<32xi64, #gpu.address_space<workgroup>>
+    %next = arith.addi %acc, %y : i64
+    scf.yield %next : i64
+  }
+  kernelir.store %sum, %out[%t] : memref<32xi64>
+  kernelir.return
+}
+
 func.func @sum(%m: memref<64xi64>) -> i64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -148,5 +209,32 @@ func.func @main() {
   %ss = func.call @sum(%synced) : (memref<64xi64>) -> i64
   vector.print str "with barrier: "
   vector.print %ss : i64
+
+  // in[i] = i + 1: every thread sums 4 values; all of them, 8256.
+  %c128 = arith.constant 128 : index
+  %in = memref.alloc() : memref<128xi64>
+  scf.for %i = %c0 to %c128 step %c1 {
+    %v0 = arith.index_cast %i : index to i64
+    %one = arith.constant 1 : i64
+    %v = arith.addi %v0, %one : i64
+    memref.store %v, %in[%i] : memref<128xi64>
+  }
+  %zero64 = arith.constant 0 : i64
+  %rk = memref.alloc() : memref<32xi64>
+  kernelir.launch @k_loop_racy(%in, %rk) : memref<128xi64>, memref<32xi64>
+  %okk = memref.alloc() : memref<32xi64>
+  kernelir.launch @k_loop(%in, %okk) : memref<128xi64>, memref<32xi64>
+  %c32i = arith.constant 32 : index
+  %rks, %oks = scf.for %i = %c0 to %c32i step %c1 iter_args(%a = %zero64, %b = %zero64) -> (i64, i64) {
+    %x = memref.load %rk[%i] : memref<32xi64>
+    %y = memref.load %okk[%i] : memref<32xi64>
+    %a1 = arith.addi %a, %x : i64
+    %b1 = arith.addi %b, %y : i64
+    scf.yield %a1, %b1 : i64, i64
+  }
+  vector.print str "k loop missing barrier: "
+  vector.print %rks : i64
+  vector.print str "k loop with barrier: "
+  vector.print %oks : i64
   return
 }

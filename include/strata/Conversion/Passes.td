@@ -97,9 +97,13 @@ def ConvertKernelIRToCPUPass
     over the grid and, for each barrier interval (the code between two
     barriers), over the block's threads; values a thread carries across a
     barrier live in a per-thread buffer and shared buffers are one buffer
-    the blocks use in turn. Warp shuffles first become exchanges through a
-    shared scratch buffer between two barriers, exact where the whole block
-    takes part. Barriers and shuffles inside control flow are rejected.
+    the blocks use in turn. A loop with barriers inside whose bounds every
+    thread shares runs at block level, its body's intervals as thread loops
+    (the back edge is no barrier: the last interval of an iteration and the
+    first of the next share one). Warp shuffles first become exchanges
+    through a shared scratch buffer between two barriers, exact where the
+    whole block takes part. Barriers and shuffles in other control flow are
+    rejected.
     Launches become calls. This gives every generated kernel a CPU reference
     execution. With `reverse-order`, blocks and the threads of every
     interval run last to first: results that change with the order show a

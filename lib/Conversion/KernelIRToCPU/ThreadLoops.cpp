@@ -8,6 +8,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <variant>
 
 using namespace mlir;
 using namespace strata;
@@ -118,82 +120,69 @@ LogicalResult strata::expandShuffles(RewriterBase &rewriter,
   return success();
 }
 
-FailureOr<func::FuncOp> strata::buildThreadLoops(RewriterBase &rewriter,
-                                                 kernelir::FuncOp kernel,
-                                                 bool reverse) {
-  Block &body = kernel.getBody().front();
-  // Only a barrier at the top level is met by every thread of the block.
-  WalkResult nested = kernel.walk([&](Operation *op) {
-    if (synchronizes(op) && op->getBlock() != &body) {
-      op->emitError("the CPU emulation needs barriers and shuffles at the "
-                    "top level of the kernel, where every thread of the "
-                    "block reaches them; this one is inside control flow");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (nested.wasInterrupted())
-    return failure();
-  auto shuffles = body.getOps<kernelir::ShuffleOp>();
-  if (!shuffles.empty())
-    return (*shuffles.begin())
-        .emitError("warp shuffles run on the CPU once "
-                   "expandShuffles has turned them "
-                   "into barrier exchanges");
+namespace {
 
-  // Barrier intervals; constants and shared buffers are block-level.
-  SmallVector<SmallVector<Operation *>> intervals(1);
-  SmallVector<Operation *> blockLevel;
-  DenseMap<Operation *, unsigned> intervalOf;
-  for (Operation &op : body.without_terminator()) {
-    if (isa<kernelir::BarrierOp>(op)) {
-      intervals.emplace_back();
-      continue;
-    }
-    if (op.hasTrait<OpTrait::ConstantLike>() ||
-        isa<kernelir::SharedOp, kernelir::BlockIdOp>(op)) {
-      blockLevel.push_back(&op);
-      continue;
-    }
-    intervalOf[&op] = intervals.size() - 1;
-    intervals.back().push_back(&op);
-  }
-  // Values used in a later interval than their own, and where.
-  llvm::SetVector<Value> crossing;
-  DenseMap<Value, llvm::SmallSetVector<unsigned, 4>> usedIn;
-  for (auto [interval, ops] : llvm::enumerate(intervals))
-    for (Operation *op : ops)
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers()) {
-          Operation *top = body.findAncestorOpInBlock(*user);
-          if (top && intervalOf.count(top) && intervalOf[top] > interval) {
-            crossing.insert(result);
-            usedIn[result].insert(intervalOf[top]);
-          }
-        }
-  for (Value v : crossing)
-    if (!v.getType().isIntOrIndexOrFloat())
-      return v.getDefiningOp()->emitError("the CPU emulation keeps only "
-                                          "scalars across a barrier, not ")
-             << v.getType();
+/// The code between two barriers at one level of the kernel: every thread
+/// runs it before any thread runs the next interval.
+struct Interval {
+  unsigned id;
+  SmallVector<Operation *> ops;
+  /// The uniform loop whose initial values this interval hands to the
+  /// threads (a copy into the loop-carried storage), if any.
+  scf::ForOp initializes;
+};
 
-  Location loc = kernel.getLoc();
-  auto func = func::FuncOp::create(rewriter, loc, kernel.getName(),
-                                   kernel.getFunctionType());
-  func.setPrivate();
-  Block *entry = func.addEntryBlock();
-  rewriter.setInsertionPointToStart(entry);
-  IRMapping blockMapping;
-  blockMapping.map(body.getArguments(), entry->getArguments());
-  int64_t threads = kernel.getNumThreadsPerBlock();
-  // Per-thread storage of crossing values, and the shared buffers: blocks
-  // run one after another, so one copy serves them all.
-  DenseMap<Value, Value> storage;
-  for (Value v : crossing)
-    storage[v] = memref::AllocaOp::create(
-        rewriter, loc, MemRefType::get({threads}, v.getType()));
-  for (Operation *op : blockLevel)
-    if (auto shared = dyn_cast<kernelir::SharedOp>(op)) {
+struct UniformLoop;
+/// One level of the kernel: its body, or the body of a uniform loop.
+struct Level {
+  SmallVector<Operation *> blockLevel; // Constants: the same in every thread.
+  SmallVector<std::variant<Interval *, UniformLoop *>> items;
+};
+
+/// A loop with barriers inside, which every thread runs with the same
+/// bounds: it runs at block level, its body's intervals as thread loops.
+struct UniformLoop {
+  scf::ForOp loop;
+  Level body;
+};
+
+class ThreadLoopBuilder {
+public:
+  ThreadLoopBuilder(RewriterBase &rewriter, kernelir::FuncOp kernel,
+                    bool reverse)
+      : rewriter(rewriter), kernel(kernel), reverse(reverse),
+        loc(kernel.getLoc()) {}
+
+  FailureOr<func::FuncOp> build() {
+    Block &body = kernel.getBody().front();
+    auto shuffles = kernel.getBody().getOps<kernelir::ShuffleOp>();
+    if (!shuffles.empty())
+      return (*shuffles.begin())
+          .emitError("warp shuffles run on the CPU once expandShuffles has "
+                     "turned them into barrier exchanges");
+    if (failed(partition(body, top, /*isTop=*/true)) ||
+        failed(findCrossingValues()))
+      return failure();
+
+    auto func = func::FuncOp::create(rewriter, loc, kernel.getName(),
+                                     kernel.getFunctionType());
+    func.setPrivate();
+    Block *entry = func.addEntryBlock();
+    rewriter.setInsertionPointToStart(entry);
+    blockMapping.map(body.getArguments(), entry->getArguments());
+    // Per-thread storage, and the shared buffers: blocks run one after
+    // another, so one copy serves them all.
+    int64_t threads = kernel.getNumThreadsPerBlock();
+    // A uniform loop's results are its carried values after the last
+    // iteration: they share the carried values' storage.
+    DenseMap<Value, Value> carriedOf(loopResults.begin(), loopResults.end());
+    for (Value v : crossing)
+      if (!carriedOf.count(v))
+        storage[v] = memref::AllocaOp::create(
+            rewriter, loc, MemRefType::get({threads}, v.getType()));
+    for (auto [result, iterArg] : loopResults)
+      storage[result] = storage[iterArg];
+    for (kernelir::SharedOp shared : body.getOps<kernelir::SharedOp>()) {
       MemRefType type = shared.getType();
       blockMapping.map(
           shared.getResult(),
@@ -201,51 +190,239 @@ FailureOr<func::FuncOp> strata::buildThreadLoops(RewriterBase &rewriter,
               rewriter, loc,
               MemRefType::get(type.getShape(), type.getElementType())));
     }
+    for (int d = 2; d >= 0; --d)
+      blockIds[d] = loopOver(kernel.getGrid()[d], reverse);
+    for (kernelir::BlockIdOp id : body.getOps<kernelir::BlockIdOp>())
+      blockMapping.map(id.getResult(), blockIds[(int)id.getDim()]);
+    emitLevel(top);
+    rewriter.setInsertionPointToEnd(entry);
+    func::ReturnOp::create(rewriter, loc);
+    return func;
+  }
 
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  // In reverse order, iteration i runs block or thread count - 1 - i: a
-  // kernel whose result depends on that order has a race.
-  auto loopOver = [&](int64_t count) -> Value {
+private:
+  /// The first barrier or shuffle in `op`, if any.
+  static Operation *firstSync(Operation *op) {
+    Operation *found = nullptr;
+    op->walk([&](Operation *inner) {
+      if (!synchronizes(inner))
+        return WalkResult::advance();
+      found = inner;
+      return WalkResult::interrupt();
+    });
+    return found;
+  }
+
+  Interval *newInterval(Level &level) {
+    intervals.push_back(std::make_unique<Interval>());
+    intervals.back()->id = intervals.size() - 1;
+    level.items.push_back(intervals.back().get());
+    return intervals.back().get();
+  }
+
+  /// Whether `v` is the same in every thread of a block at this point: an
+  /// argument, a constant, a block id or the index of a uniform loop.
+  bool isUniform(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() == &kernel.getBody().front() ||
+             uniformIndices.contains(v);
+    Operation *def = v.getDefiningOp();
+    return def->hasTrait<OpTrait::ConstantLike>() ||
+           isa<kernelir::BlockIdOp>(def);
+  }
+
+  /// Splits `block` into intervals at its barriers; loops with barriers
+  /// inside become uniform loops.
+  LogicalResult partition(Block &block, Level &level, bool isTop) {
+    Interval *current = newInterval(level);
+    for (Operation &op : block) {
+      if (isa<kernelir::BarrierOp>(op)) {
+        current = newInterval(level);
+        continue;
+      }
+      if (op.hasTrait<OpTrait::ConstantLike>() ||
+          (isTop && isa<kernelir::SharedOp, kernelir::BlockIdOp>(op))) {
+        level.blockLevel.push_back(&op);
+        continue;
+      }
+      if (op.hasTrait<OpTrait::IsTerminator>() && isTop)
+        continue; // kernelir.return
+      auto loop = dyn_cast<scf::ForOp>(op);
+      if (loop && firstSync(loop)) {
+        if (!isUniform(loop.getLowerBound()) ||
+            !isUniform(loop.getUpperBound()) || !isUniform(loop.getStep()))
+          return loop.emitError("a loop with a barrier inside needs bounds "
+                                "the CPU emulation can see are the same in "
+                                "every thread of the block (constants, "
+                                "arguments, block ids or indices of such "
+                                "loops)");
+        Interval *init = newInterval(level);
+        init->initializes = loop;
+        homeOf[loop] = init->id;
+        auto uniform = std::make_unique<UniformLoop>();
+        uniform->loop = loop;
+        uniformIndices.insert(loop.getInductionVar());
+        level.items.push_back(uniform.get());
+        Level &inner = uniform->body;
+        uniformLoops.push_back(std::move(uniform));
+        if (failed(partition(*loop.getBody(), inner, /*isTop=*/false)))
+          return failure();
+        for (auto [iterArg, result] :
+             llvm::zip(loop.getRegionIterArgs(), loop.getResults())) {
+          crossing.insert(iterArg);
+          loopResults.push_back({result, iterArg});
+        }
+        current = newInterval(level);
+        continue;
+      }
+      if (Operation *sync = firstSync(&op)) {
+        InFlightDiagnostic diag = sync->emitError(
+            "the CPU emulation needs barriers and shuffles at the top level "
+            "of the kernel or in loops every thread runs the same way, "
+            "where every thread of the block reaches them");
+        diag.attachNote(op.getLoc()) << "inside this op, which threads may "
+                                        "run differently";
+        return diag;
+      }
+      current->ops.push_back(&op);
+      homeOf[&op] = current->id;
+    }
+    return success();
+  }
+
+  /// The interval in which `user` runs (that of its ancestor at a
+  /// partitioned level), if any.
+  std::optional<unsigned> home(Operation *user) {
+    for (Operation *op = user; op; op = op->getParentOp()) {
+      auto it = homeOf.find(op);
+      if (it != homeOf.end())
+        return it->second;
+    }
+    return std::nullopt;
+  }
+
+  /// Values a thread computes in one interval and uses in another.
+  LogicalResult findCrossingValues() {
+    auto noteUses = [&](Value v, std::optional<unsigned> own) {
+      for (Operation *user : v.getUsers()) {
+        std::optional<unsigned> where = home(user);
+        if (where && where != own) {
+          crossing.insert(v);
+          usedIn[v].insert(*where);
+        }
+      }
+    };
+    for (auto &interval : intervals)
+      for (Operation *op : interval->ops)
+        for (Value result : op->getResults())
+          noteUses(result, interval->id);
+    for (auto &uniform : uniformLoops) {
+      for (Value iterArg : uniform->loop.getRegionIterArgs())
+        noteUses(iterArg, std::nullopt);
+      for (Value result : uniform->loop.getResults())
+        noteUses(result, std::nullopt);
+    }
+    for (Value v : crossing)
+      if (!v.getType().isIntOrIndexOrFloat())
+        return kernel.emitError("the CPU emulation keeps only scalars "
+                                "across a barrier, not ")
+               << v.getType();
+    return success();
+  }
+
+  /// A loop over [0, count) at the builder, which moves into its body;
+  /// returns the index the iteration stands for.
+  Value loopOver(int64_t count, bool backwards) {
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value ub = arith::ConstantIndexOp::create(rewriter, loc, count);
     auto loop = scf::ForOp::create(rewriter, loc, zero, ub, one);
     rewriter.setInsertionPointToStart(loop.getBody());
-    if (!reverse)
+    // In reverse order, iteration i runs block or thread count - 1 - i: a
+    // kernel whose result depends on that order has a race.
+    if (!backwards)
       return loop.getInductionVar();
     Value last = arith::ConstantIndexOp::create(rewriter, loc, count - 1);
     return arith::SubIOp::create(rewriter, loc, last, loop.getInductionVar());
-  };
-  SmallVector<Value> blockIds(3), threadIds(3);
-  for (int d = 2; d >= 0; --d)
-    blockIds[d] = loopOver(kernel.getGrid()[d]);
-  for (Operation *op : blockLevel) {
-    if (auto id = dyn_cast<kernelir::BlockIdOp>(op))
-      blockMapping.map(id.getResult(), blockIds[(int)id.getDim()]);
-    else if (!isa<kernelir::SharedOp>(op))
-      rewriter.clone(*op, blockMapping);
   }
-  Block *blockBody = rewriter.getInsertionBlock();
-  Block::iterator blockEnd = rewriter.getInsertionPoint();
 
-  for (auto [k, interval] : llvm::enumerate(intervals)) {
-    rewriter.setInsertionPoint(blockBody, blockEnd);
-    for (int d = 2; d >= 0; --d)
-      threadIds[d] = loopOver(kernel.getBlock()[d]);
-    Value self = linearize(rewriter, loc, threadIds, kernel.getBlock());
-    IRMapping mapping = blockMapping;
-    for (Value v : crossing)
-      if (usedIn[v].contains(k))
-        mapping.map(v, memref::LoadOp::create(rewriter, loc, storage[v],
-                                              ValueRange{self}));
-    Block *threadBody = rewriter.getInsertionBlock();
-    for (Operation *op : interval) {
-      rewriter.clone(*op, mapping);
-      for (Value result : op->getResults())
-        if (crossing.contains(result))
-          memref::StoreOp::create(rewriter, loc, mapping.lookup(result),
-                                  storage[result], ValueRange{self});
+  void emitLevel(Level &level) {
+    for (Operation *op : level.blockLevel)
+      if (op->hasTrait<OpTrait::ConstantLike>())
+        rewriter.clone(*op, blockMapping);
+    for (auto item : level.items) {
+      if (auto *interval = std::get_if<Interval *>(&item)) {
+        if (!(*interval)->ops.empty() || (*interval)->initializes)
+          emitThreadLoop([&](Value self) { emitPart(**interval, self); });
+        continue;
+      }
+      emitUniformLoop(*std::get<UniformLoop *>(item));
     }
-    // Thread and block ids, wherever they are, become the loops' indices.
+  }
+
+  /// A uniform loop runs at block level. Its body's first interval I0 and
+  /// last interval In are not separated by a barrier across the back edge:
+  /// on the GPU a thread may start I0 of the next iteration while another
+  /// is still in In. So In and the next iteration's I0 share a thread loop,
+  /// which makes a missing barrier at the end of the body a race the
+  /// reversed order exposes; I0 of the first iteration runs ahead.
+  void emitUniformLoop(UniformLoop &uniform) {
+    scf::ForOp loop = uniform.loop;
+    Value lb = blockMapping.lookup(loop.getLowerBound());
+    Value ub = blockMapping.lookup(loop.getUpperBound());
+    Value step = blockMapping.lookup(loop.getStep());
+    Level &body = uniform.body;
+    Interval &first = *std::get<Interval *>(body.items.front());
+    Interval &last = *std::get<Interval *>(body.items.back());
+    Value iv = loop.getInductionVar();
+    // The body's constants, for the peeled I0.
+    for (Operation *op : body.blockLevel)
+      rewriter.clone(*op, blockMapping);
+    if (!first.ops.empty()) {
+      Value runs = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::slt, lb, ub);
+      blockMapping.map(iv, lb);
+      emitThreadLoop([&](Value self) { emitGuardedPart(first, runs, self); });
+    }
+    auto blockLoop = scf::ForOp::create(rewriter, loc, lb, ub, step);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(blockLoop.getBody());
+    blockMapping.map(iv, blockLoop.getInductionVar());
+    for (Operation *op : body.blockLevel)
+      rewriter.clone(*op, blockMapping);
+    for (auto item : ArrayRef(body.items).drop_front().drop_back()) {
+      if (auto *interval = std::get_if<Interval *>(&item)) {
+        if (!(*interval)->ops.empty() || (*interval)->initializes)
+          emitThreadLoop([&](Value self) { emitPart(**interval, self); });
+        continue;
+      }
+      emitUniformLoop(*std::get<UniformLoop *>(item));
+    }
+    Value next =
+        arith::AddIOp::create(rewriter, loc, blockLoop.getInductionVar(), step);
+    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       next, ub);
+    emitThreadLoop([&](Value self) {
+      emitPart(last, self);
+      if (first.ops.empty())
+        return;
+      blockMapping.map(iv, next);
+      emitGuardedPart(first, more, self);
+      blockMapping.map(iv, blockLoop.getInductionVar());
+    });
+  }
+
+  /// Loops over the threads of a block at the builder; `body` fills the
+  /// loop for the thread `self` (its linear index). Thread and block ids in
+  /// it become the loops' indices.
+  void emitThreadLoop(function_ref<void(Value)> body) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    SmallVector<Value> threadIds(3);
+    for (int d = 2; d >= 0; --d)
+      threadIds[d] = loopOver(kernel.getBlock()[d], reverse);
+    Value self = linearize(rewriter, loc, threadIds, kernel.getBlock());
+    Block *threadBody = rewriter.getInsertionBlock();
+    body(self);
     SmallVector<Operation *> ids;
     threadBody->walk([&](Operation *op) {
       if (isa<kernelir::ThreadIdOp, kernelir::BlockIdOp>(op))
@@ -260,7 +437,68 @@ FailureOr<func::FuncOp> strata::buildThreadLoops(RewriterBase &rewriter,
             op, blockIds[(int)cast<kernelir::BlockIdOp>(op).getDim()]);
     }
   }
-  rewriter.setInsertionPointToEnd(entry);
-  func::ReturnOp::create(rewriter, loc);
-  return func;
+
+  void emitGuardedPart(Interval &interval, Value cond, Value self) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, cond,
+                                  /*withElseRegion=*/false);
+    rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    emitPart(interval, self);
+  }
+
+  /// One thread's run of `interval`: it reads the values it needs from
+  /// other intervals, runs the ops and keeps what later intervals need.
+  void emitPart(Interval &interval, Value self) {
+    IRMapping mapping = blockMapping;
+    for (Value v : crossing)
+      if (usedIn.lookup(v).contains(interval.id))
+        mapping.map(v, memref::LoadOp::create(rewriter, loc, storage[v],
+                                              ValueRange{self}));
+    auto keep = [&](Value value, Value slot) {
+      memref::StoreOp::create(rewriter, loc, value, storage[slot],
+                              ValueRange{self});
+    };
+    if (scf::ForOp loop = interval.initializes)
+      for (auto [init, iterArg] :
+           llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
+        keep(mapping.lookupOrDefault(init), iterArg);
+    for (Operation *op : interval.ops) {
+      if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+        // The end of a uniform loop's body: the carried values move on.
+        auto loop = cast<scf::ForOp>(yield->getParentOp());
+        for (auto [value, iterArg] :
+             llvm::zip(yield.getOperands(), loop.getRegionIterArgs()))
+          keep(mapping.lookupOrDefault(value), iterArg);
+        continue;
+      }
+      rewriter.clone(*op, mapping);
+      for (Value result : op->getResults())
+        if (crossing.contains(result))
+          keep(mapping.lookup(result), result);
+    }
+  }
+
+  RewriterBase &rewriter;
+  kernelir::FuncOp kernel;
+  bool reverse;
+  Location loc;
+  Level top;
+  std::vector<std::unique_ptr<Interval>> intervals;
+  std::vector<std::unique_ptr<UniformLoop>> uniformLoops;
+  DenseMap<Operation *, unsigned> homeOf;
+  llvm::SetVector<Value> crossing;
+  llvm::SmallPtrSet<Value, 4> uniformIndices;
+  DenseMap<Value, llvm::SmallSetVector<unsigned, 4>> usedIn;
+  SmallVector<std::pair<Value, Value>> loopResults; // result -> iter arg
+  DenseMap<Value, Value> storage;
+  IRMapping blockMapping;
+  SmallVector<Value> blockIds = SmallVector<Value>(3);
+};
+
+} // namespace
+
+FailureOr<func::FuncOp> strata::buildThreadLoops(RewriterBase &rewriter,
+                                                 kernelir::FuncOp kernel,
+                                                 bool reverse) {
+  return ThreadLoopBuilder(rewriter, kernel, reverse).build();
 }

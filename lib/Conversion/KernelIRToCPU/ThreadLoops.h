@@ -22,9 +22,10 @@ mlir::LogicalResult expandShuffles(mlir::RewriterBase &rewriter,
 /// the blocks, and in each block, one loop over the threads per barrier
 /// interval (the code between two barriers). Values that live across a
 /// barrier are kept per thread; shared buffers are one buffer reused by the
-/// blocks in turn. With `reverse`, blocks and threads run last to first.
-/// Fails (with a diagnostic) on a barrier that is not at the top level of
-/// the kernel, where the threads may not all reach it.
+/// blocks in turn. A loop with barriers inside whose bounds every thread
+/// shares runs at block level. With `reverse`, blocks and threads run last
+/// to first. Fails (with a diagnostic) on a barrier in other control flow,
+/// where the threads may not all reach it.
 mlir::FailureOr<mlir::func::FuncOp>
 buildThreadLoops(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel,
                  bool reverse);
