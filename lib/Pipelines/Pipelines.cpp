@@ -17,6 +17,9 @@ void buildLowerToLoopPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTensorIRToLoopIRPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(loopir::createLoopIRFusePass());
+  // Fusion clones a producer into each consumer; CSE makes the clones one
+  // value, so normalization sees equal reductions as equal.
+  pm.addPass(createCSEPass());
   pm.addPass(loopir::createLoopIRNormalizePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -28,6 +31,7 @@ static ConvertLoopIRToTileIRPassOptions toTileOptions(const Options &from) {
   options.tileSizes.assign(from.tileSizes.begin(), from.tileSizes.end());
   options.threads = from.threads;
   options.schedule = from.schedule;
+  options.kTile = from.kTile;
   return options;
 }
 

@@ -16,9 +16,19 @@ TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
 # How each stage runs on the CPU: "loop" runs the fused loop kernels
 # directly, "kernel" runs the final GPU kernels (their blocks and threads
 # emulated as loops).
-VIA = {"loop": "strata-lower-loop-to-cpu", "kernel": "strata-lower-to-cpu",
+# Each way to run on the CPU: its pipeline and the options it always takes.
+VIA = {"loop": ("strata-lower-loop-to-cpu", ""),
+       "kernel": ("strata-lower-to-cpu", ""),
        # The race check: threads and blocks run last to first.
-       "kernel-reversed": "strata-lower-to-cpu{reverse-order=true}"}
+       "kernel-reversed": ("strata-lower-to-cpu", "reverse-order=true")}
+
+
+def via_pipeline(via, options=""):
+    """The pipeline string of `via`, with schedule `options` (for example
+    'schedule=row threads=64') added to its own."""
+    name, fixed = VIA[via]
+    joined = " ".join(o for o in (fixed, options) if o)
+    return "%s{%s}" % (name, joined) if joined else name
 
 
 @dataclass
@@ -68,9 +78,10 @@ def count_kernels(module):
     return str(copy).count("loopir.kernel")
 
 
-def check(fn, inputs, via="loop") -> Report:
-    """Compiles fn for its inputs, runs it on the CPU through `via`, and
-    compares every output with PyTorch eager on the same inputs."""
+def check(fn, inputs, via="loop", options="") -> Report:
+    """Compiles fn for its inputs, runs it on the CPU through `via` (with
+    schedule `options`), and compares every output with PyTorch eager on
+    the same inputs."""
     inputs = tuple(inputs)
     program = capture(fn, inputs)
     module = import_program(program)
@@ -84,7 +95,8 @@ def check(fn, inputs, via="loop") -> Report:
     for r in results:
         if r.is_floating_point():
             r.fill_(float("nan"))
-    module.run_on_cpu("forward", VIA[via], [host_view(a) for a in args],
+    module.run_on_cpu("forward", via_pipeline(via, options),
+                      [host_view(a) for a in args],
                       [host_view(r) for r in results])
     checks = []
     for got, want in zip(results, expected):

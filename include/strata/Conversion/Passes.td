@@ -34,7 +34,12 @@ def ConvertLoopIRToTileIRPass
     of the nest (a row); its reductions become cooperative `tileir.fold`s
     over explicit monoids and its inner loops `tileir.distribute`s, both
     shared by the block's threads (a power of two from 32 to 256, about 4
-    elements each). Every other loop kernel (column reductions,
+    elements each). A nest that reduces over k a product of a factor free
+    of its columns and one free of its rows (matmul, linear, bmm, einsum,
+    with prologue math on either) gets the contraction schedule: a program
+    instance per block tile of rows and columns (up to 64 x 64), the
+    reduction as a `tileir.contract`, the rest of the body as the
+    elementwise epilogue. Every other loop kernel (column reductions,
     arg-reductions, index arithmetic, computed addresses, several nests)
     gets the generic schedule: a `tileir.for_each_point` running the Loop IR
     body once per point of the domain, one point per thread. The options
@@ -49,7 +54,9 @@ def ConvertLoopIRToTileIRPass
     Option<"tileElements", "tile-elements", "int64_t", /*default=*/"512",
            "Elements per tile the default schedule aims for">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "auto (per kernel), elementwise, row or generic">
+           "auto (per kernel), elementwise, row, contraction or generic">,
+    Option<"kTile", "k-tile", "int64_t", /*default=*/"16",
+           "How many k a contraction stages in shared memory per step">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect",
                            "::mlir::arith::ArithDialect",
@@ -65,7 +72,10 @@ def ConvertTileIRToKernelIRPass
     `kernelir.launch` on buffers. In a cooperative kernel the threads share
     each `tileir.fold` (a strided fold in registers, an xor-shuffle butterfly
     per warp, one shared-memory post per warp that every warp reads back)
-    and each `tileir.distribute` (a strided loop). The host program is bufferized at the same
+    and each `tileir.distribute` (a strided loop). A `tileir.contract`
+    becomes a loop over steps of k that stages both operand chunks in
+    shared memory between barriers and accumulates each thread's result
+    elements with fused multiply-adds. The host program is bufferized at the same
     time: tensors become memrefs, kernel results become allocations and
     constant tensors become read-only globals.
   }];

@@ -19,8 +19,13 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::init(0)};
   typename Base::template Option<std::string> schedule{
       *this, "schedule",
-      llvm::cl::desc("auto (per kernel), elementwise, row or generic"),
+      llvm::cl::desc("auto (per kernel), elementwise, row, contraction or "
+                     "generic"),
       llvm::cl::init("auto")};
+  typename Base::template Option<int64_t> kTile{
+      *this, "k-tile",
+      llvm::cl::desc("How many k a contraction stages per step"),
+      llvm::cl::init(16)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.

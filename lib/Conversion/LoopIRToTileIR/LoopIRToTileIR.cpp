@@ -125,8 +125,20 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     if (nests.size() > 1 || forced == "generic")
       return buildGeneric(op, adaptor, rewriter, preamble, nests);
     loopir::ParallelOp loop = nests.front();
-    if (forced == "row" || (forced == "auto" && options.tileSizes.empty() &&
-                            prefersRowSchedule(loop))) {
+    std::optional<ContractionMatch> contraction = matchContraction(loop);
+    if (forced == "contraction" && !contraction)
+      return op.emitError("the contraction schedule needs a loop nest of "
+                          "rows and columns whose body sums over one index "
+                          "f32 products of a factor free of the columns and "
+                          "one free of the rows");
+    bool contract =
+        forced == "contraction" ||
+        (forced == "auto" && contraction && prefersContraction(loop));
+    if (!contract)
+      contraction.reset();
+    if (forced == "row" ||
+        (forced == "auto" && !contract && options.tileSizes.empty() &&
+         prefersRowSchedule(loop))) {
       FailureOr<tileir::KernelOp> rows = buildRowProgram(
           rewriter, op, adaptor.getInputs(), preamble, loop, options);
       if (failed(rows))
@@ -134,14 +146,22 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       rewriter.replaceOp(op, rows->getResults());
       return success();
     }
-    // Kernels the elementwise schedule cannot take get the generic one.
+    // Kernels the elementwise schedule (or a contraction's elementwise
+    // epilogue) cannot take get the generic one.
     auto fallBack = [&]() -> LogicalResult {
       if (forced == "elementwise")
         return op.emitError("the elementwise schedule needs one loop nest of "
                             "loads, scalar math and stores addressed by its "
                             "indices");
+      if (forced == "contraction")
+        return op.emitError("the contraction schedule needs an epilogue of "
+                            "loads, scalar math and stores addressed by the "
+                            "loop indices");
       return buildGeneric(op, adaptor, rewriter, preamble, nests);
     };
+    // The reduction of a contraction becomes a tileir.contract; the rest of
+    // the body is its epilogue.
+    Operation *contracted = contraction ? contraction->reduce : nullptr;
     // A 0-d loop nest runs once: give it a one-element domain.
     SmallVector<int64_t> domain(loop.getBounds());
     unsigned rank = std::max<size_t>(domain.size(), 1);
@@ -161,6 +181,8 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     };
     DenseMap<Operation *, AffineMap> domainMaps;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
+      if (&inner == contracted)
+        continue;
       if (isa<loopir::LoadOp, loopir::StoreOp>(inner)) {
         FailureOr<AffineMap> map =
             isa<loopir::LoadOp>(inner)
@@ -179,9 +201,13 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
              !llvm::is_contained(preamble, operand.getDefiningOp())))
           return fallBack();
     }
-    FailureOr<TileShape> schedule = chooseSchedule(op, domain, options);
+    FailureOr<TileShape> schedule =
+        contraction ? chooseContractionShape(op, domain, options)
+                    : chooseSchedule(op, domain, options);
     if (failed(schedule))
       return failure();
+    if (contraction && options.kTile <= 0)
+      return op.emitError("k-tile must be positive, got ") << options.kTile;
 
     Location loc = op.getLoc();
     IRMapping buffers;
@@ -196,9 +222,15 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     // Loads become tile loads; the scalar ops between loads and stores
     // become one tileir.map over the loaded tiles.
     llvm::MapVector<Value, Value> loadedTiles; // loaded scalar -> its tile
+    if (contraction)
+      loadedTiles[contraction->reduce.getResult(0)] =
+          buildContract(rewriter, *contraction, loop, tileKernel, buffers,
+                        origin, options.kTile);
     SmallVector<Operation *> computation;
     SmallVector<loopir::StoreOp> stores;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
+      if (&inner == contracted)
+        continue;
       if (auto load = dyn_cast<loopir::LoadOp>(inner)) {
         auto type = tileKernel.getTileType(load.getType());
         Value tile = tileir::LoadOp::create(rewriter, load.getLoc(), type,
@@ -335,11 +367,14 @@ struct ConvertLoopIRToTileIRPass
     options.threads = threads;
     options.tileElements = tileElements;
     options.schedule = schedule;
+    options.kTile = kTile;
     std::string requested = schedule;
-    if (!llvm::is_contained({"auto", "elementwise", "row", "generic"},
-                            requested)) {
+    if (!llvm::is_contained(
+            {"auto", "elementwise", "row", "contraction", "generic"},
+            requested)) {
       getOperation().emitError("unknown schedule '")
-          << schedule << "' (expected auto, elementwise, row or generic)";
+          << schedule
+          << "' (expected auto, elementwise, row, contraction or generic)";
       return signalPassFailure();
     }
     ConversionTarget target(getContext());

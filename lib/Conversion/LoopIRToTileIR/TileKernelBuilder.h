@@ -46,6 +46,39 @@ buildRowProgram(mlir::OpBuilder &b, loopir::KernelOp op,
                 llvm::ArrayRef<mlir::Operation *> preamble,
                 loopir::ParallelOp nest, const TileScheduleOptions &options);
 
+/// A loop nest whose body contracts two operands: one top-level
+/// `loopir.reduce add` over one index, of f32 products whose factors depend
+/// on the nest's rows (lhs) and columns (rhs) but not both.
+struct ContractionMatch {
+  loopir::ReduceOp reduce;
+  mlir::Value lhs, rhs; // The factors, in the body.
+  llvm::SmallVector<mlir::Operation *> lhsOps, rhsOps; // Their computation.
+};
+
+/// Recognizes a contraction (matmul, linear, bmm, einsum, with prologue
+/// math on each operand) in `nest`; the rest of its body is left for the
+/// elementwise epilogue.
+std::optional<ContractionMatch> matchContraction(loopir::ParallelOp nest);
+
+/// Whether the default schedule tiles `nest` as a contraction: both the
+/// rows and the columns are many (a matrix-vector product is a row
+/// reduction).
+bool prefersContraction(loopir::ParallelOp nest);
+
+/// The block tile of a contraction kernel over `domain` (batch dimensions
+/// get 1) and its threads, or why the requested one is impossible.
+mlir::FailureOr<TileShape>
+chooseContractionShape(mlir::Operation *op, llvm::ArrayRef<int64_t> domain,
+                       const TileScheduleOptions &options);
+
+/// Builds the tileir.contract of `match` at the builder, in a kernel whose
+/// loop kernel values are mapped by `mapping` and whose program tile starts
+/// at `origin`.
+mlir::Value buildContract(mlir::OpBuilder &b, const ContractionMatch &match,
+                          loopir::ParallelOp nest, tileir::KernelOp kernel,
+                          const mlir::IRMapping &mapping,
+                          mlir::ValueRange origin, int64_t kStep);
+
 } // namespace strata
 
 #endif

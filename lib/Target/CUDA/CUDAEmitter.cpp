@@ -296,6 +296,7 @@ private:
         .Case<math::AbsFOp>([&](auto) { return call(op, "fabsf", "fabs"); })
         .Case<math::AbsIOp>([&](auto) { return call(op, "llabs", "llabs"); })
         .Case<math::PowFOp>([&](auto) { return call(op, "powf", "pow"); })
+        .Case<math::FmaOp>([&](auto) { return call(op, "fmaf", "fma"); })
         .Case([&](scf::ForOp loop) { return emitFor(loop); })
         .Case([&](scf::IfOp branch) { return emitIf(branch); })
         .Case([&](scf::YieldOp yield) {

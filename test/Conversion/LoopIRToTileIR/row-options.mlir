@@ -11,7 +11,7 @@
 // WARPS: error: the row schedule needs a whole number of warps (a multiple of 32 up to 1024 threads), got 48
 // TILES: error: the row schedule runs one row per program instance; tile-sizes do not apply to it
 // ELEMENTWISE: error: the elementwise schedule needs one loop nest of loads, scalar math and stores addressed by its indices
-// UNKNOWN: error: unknown schedule 'rows' (expected auto, elementwise, row or generic)
+// UNKNOWN: error: unknown schedule 'rows' (expected auto, elementwise, row, contraction or generic)
 func.func @row_sums(%a: tensor<33x70xf32>) -> tensor<33xf32> {
   %r = loopir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> {
   ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):

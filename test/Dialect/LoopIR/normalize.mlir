@@ -101,3 +101,30 @@ func.func @siblings(%a: tensor<32x100xf32>) -> (tensor<32xf32>, tensor<32xf32>) 
   }
   return %0#0, %0#1 : tensor<32xf32>, tensor<32xf32>
 }
+
+// -----
+
+// A reduction folding the same contribution twice with the same combiner
+// (fusion cloned one product into two consumers, then the clones were
+// merged) keeps one fold; its result serves both uses.
+// CHECK-LABEL: func.func @duplicate_contribution
+// CHECK: %[[S:.*]] = loopir.reduce add (%{{.*}}) in [65] : f32 {
+// CHECK: loopir.yield %{{.*}} : f32
+// CHECK: arith.addf %[[S]], %[[S]] : f32
+func.func @duplicate_contribution(%a: tensor<4x65xf32>) -> tensor<4xf32> {
+  %r = loopir.kernel ins(%a : tensor<4x65xf32>) -> tensor<4xf32> {
+  ^bb0(%in: memref<4x65xf32>, %out: memref<4xf32>):
+    loopir.parallel (%i) in [4] {
+      %s:2 = loopir.reduce add, add (%k) in [65] : f32, f32 {
+        %x = loopir.load %in[%i, %k] : memref<4x65xf32>
+        %y = loopir.load %in[%i, %k] : memref<4x65xf32>
+        %x2 = arith.mulf %x, %x : f32
+        %y2 = arith.mulf %y, %y : f32
+        loopir.yield %x2, %y2 : f32, f32
+      }
+      %t = arith.addf %s#0, %s#1 : f32
+      loopir.store %t, %out[%i] : memref<4xf32>
+    }
+  }
+  return %r : tensor<4xf32>
+}

@@ -196,3 +196,63 @@ func.func @distribute_bounds(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   }
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @contract_rank(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %r = tileir.kernel ins(%a : tensor<64xf32>) -> tensor<64xf32> domain [64] tile [64] threads 64 {
+  ^bb0(%in: memref<64xf32>, %out: memref<64xf32>):
+    %p = tileir.program_id 0
+    // expected-error @+1 {{contracts a domain of rows and columns: it needs at least two dimensions, the kernel has 1}}
+    %c = tileir.contract [%p] k 8 step 8 : !tileir.tile<64xf32> lhs {
+    ^bb0(%i: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    }
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+func.func @contract_operand(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<8x8xf32>) -> tensor<8x8xf32> domain [8, 8] tile [8, 8] threads 64 {
+  ^bb0(%in: memref<8x8xf32>, %out: memref<8x8xf32>):
+    %p = tileir.program_id 0
+    // expected-error @+1 {{the rhs region takes 2 indices: the point's coordinates without the row, then k}}
+    %c = tileir.contract [%p, %p] k 8 step 8 : !tileir.tile<8x8xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%k: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    }
+  }
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @contract_yield(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<8x8xf32>) -> tensor<8x8xf32> domain [8, 8] tile [8, 8] threads 64 {
+  ^bb0(%in: memref<8x8xf32>, %out: memref<8x8xf32>):
+    %p = tileir.program_id 0
+    // expected-error @+1 {{the lhs region yields one 'f32'}}
+    %c = tileir.contract [%p, %p] k 8 step 8 : !tileir.tile<8x8xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = arith.constant 1 : i32
+      tileir.yield %x : i32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    }
+  }
+  return %r : tensor<8x8xf32>
+}

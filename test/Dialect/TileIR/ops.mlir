@@ -92,3 +92,30 @@ func.func @row_program(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
   }
   return %r : tensor<33x70xf32>
 }
+
+// A contraction tile: the operand regions take the point without its
+// column (lhs) or row (rhs), then k.
+// CHECK-LABEL: func.func @contract
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 65 step 16 : <32x32xf32> lhs {
+// CHECK: } rhs {
+func.func @contract(%a: tensor<17x65xf32>, %b: tensor<65x19xf32>) -> tensor<17x19xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<17x65xf32>, tensor<65x19xf32>) -> tensor<17x19xf32> domain [17, 19] tile [32, 32] threads 256 {
+  ^bb0(%ab: memref<17x65xf32>, %bb: memref<65x19xf32>, %out: memref<17x19xf32>):
+    %c32 = arith.constant 32 : index
+    %p0 = tileir.program_id 0
+    %p1 = tileir.program_id 1
+    %o0 = arith.muli %p0, %c32 : index
+    %o1 = arith.muli %p1, %c32 : index
+    %c = tileir.contract [%o0, %o1] k 65 step 16 : !tileir.tile<32x32xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<17x65xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %w = loopir.load %bb[%k, %j] : memref<65x19xf32>
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<32x32xf32>, memref<17x19xf32>
+  }
+  return %r : tensor<17x19xf32>
+}

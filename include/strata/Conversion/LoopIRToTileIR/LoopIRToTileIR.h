@@ -14,8 +14,10 @@ struct TileScheduleOptions {
   std::vector<int64_t> tileSizes;
   int64_t threads = 0;
   int64_t tileElements = 512;
-  /// auto (chosen per kernel), elementwise, row or generic.
+  /// auto (chosen per kernel), elementwise, row, contraction or generic.
   std::string schedule = "auto";
+  /// How many k a contraction stages per step.
+  int64_t kTile = 16;
 };
 
 /// Patterns that schedule loopir kernels as tileir block programs.

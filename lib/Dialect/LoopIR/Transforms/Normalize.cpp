@@ -10,6 +10,8 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <functional>
+
 namespace strata::loopir {
 #define GEN_PASS_DEF_LOOPIRNORMALIZEPASS
 #include "strata/Dialect/LoopIR/Transforms/Passes.h.inc"
@@ -269,6 +271,82 @@ struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// A reduction that folds the same contribution with the same combiner
+/// twice (fusion feeding one reduction to two consumers, then a sibling
+/// merge) keeps one: `reduce add, add (k) {x, x}` becomes `reduce add (k)
+/// {x}`, whose result serves both uses.
+struct DropDuplicateContributions : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Combiner> combiners = reduce.getCombinerList();
+    if (llvm::any_of(combiners, ReduceOp::isArgCombiner))
+      return failure(); // Results are one per combiner only without these.
+    if (!reduce.getBody().getOps<StoreOp>().empty())
+      return failure();
+    Block &body = reduce.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    // Contributions are the same when computed the same way from the same
+    // values (a reduction body only reads memory, so equal loads are equal).
+    std::function<bool(Value, Value)> same = [&](Value a, Value b) {
+      if (a == b)
+        return true;
+      Operation *da = a.getDefiningOp(), *db = b.getDefiningOp();
+      if (!da || !db || da->getBlock() != &body || db->getBlock() != &body ||
+          da->getNumRegions() != 0 || db->getNumRegions() != 0)
+        return false;
+      return OperationEquivalence::isEquivalentTo(
+          da, db, [&](Value x, Value y) { return success(same(x, y)); },
+          nullptr, OperationEquivalence::IgnoreLocations);
+    };
+    // The first combiner folding the same contribution, per combiner.
+    SmallVector<unsigned> first;
+    bool duplicate = false;
+    for (unsigned i = 0; i < combiners.size(); ++i) {
+      first.push_back(i);
+      for (unsigned j = 0; j < i; ++j)
+        if (first[j] == j && combiners[j] == combiners[i] &&
+            same(yield.getValues()[j], yield.getValues()[i])) {
+          first[i] = j;
+          duplicate = true;
+          break;
+        }
+    }
+    if (!duplicate)
+      return failure();
+    SmallVector<Attribute> kept;
+    SmallVector<Type> types;
+    SmallVector<Value> contributions;
+    SmallVector<unsigned> position(combiners.size());
+    for (unsigned i = 0; i < combiners.size(); ++i) {
+      if (first[i] != i)
+        continue;
+      position[i] = kept.size();
+      kept.push_back(reduce.getCombiners()[i]);
+      types.push_back(reduce.getResult(i).getType());
+      contributions.push_back(yield.getValues()[i]);
+    }
+    rewriter.setInsertionPoint(reduce);
+    auto merged = ReduceOp::create(rewriter, reduce.getLoc(), types, kept,
+                                   reduce.getBounds());
+    Block *mergedBody = &merged.getBody().front();
+    rewriter.setInsertionPointToStart(mergedBody);
+    IRMapping map;
+    map.map(reduce.getInductionVars(), mergedBody->getArguments());
+    for (Operation &op : body.without_terminator())
+      rewriter.clone(op, map);
+    SmallVector<Value> yielded;
+    for (Value v : contributions)
+      yielded.push_back(map.lookupOrDefault(v));
+    YieldOp::create(rewriter, reduce.getLoc(), yielded);
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < combiners.size(); ++i)
+      results.push_back(merged.getResult(position[first[i]]));
+    rewriter.replaceOp(reduce, results);
+    return success();
+  }
+};
+
 /// The innermost loop (parallel or reduction) around `op`, if any.
 Operation *enclosingLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p && !isa<KernelOp>(p);
@@ -424,7 +502,7 @@ struct LoopIRNormalizePass
 
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
   patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualReductions,
-               MergeSiblingReductions,
+               MergeSiblingReductions, DropDuplicateContributions,
                DivisionByInvariant, DropUnusedIndices<LoadOp>,
                DropUnusedIndices<StoreOp>, SimplifyWithLoopBounds<LoadOp>,
                SimplifyWithLoopBounds<StoreOp>>(patterns.getContext());

@@ -402,3 +402,42 @@ void DistributeOp::print(OpAsmPrinter &p) {
 LogicalResult DistributeOp::verify() {
   return verifyParallelLoop(*this, getBounds());
 }
+
+//===----------------------------------------------------------------------===//
+// ContractOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ContractOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  size_t rank = kernel.getDomain().size();
+  if (rank < 2)
+    return emitOpError("contracts a domain of rows and columns: it needs at "
+                       "least two dimensions, the kernel has ")
+           << rank;
+  if (getOrigin().size() != rank)
+    return emitOpError("expects one origin index per domain dimension (")
+           << rank << ")";
+  if (getResult().getType() !=
+      kernel.getTileType(getResult().getType().getElementType()))
+    return emitOpError("result must be the kernel's tile, ")
+           << kernel.getTileType(getResult().getType().getElementType());
+  if (getK() <= 0 || getStep() <= 0)
+    return emitOpError("k and step must be positive");
+  Type element = getResult().getType().getElementType();
+  for (Region *operand : {&getLhs(), &getRhs()}) {
+    StringRef name = operand == &getLhs() ? "lhs" : "rhs";
+    Block &body = operand->front();
+    if (body.getNumArguments() != rank ||
+        !llvm::all_of(body.getArgumentTypes(),
+                      [](Type t) { return t.isIndex(); }))
+      return emitOpError("the ")
+             << name << " region takes " << rank
+             << " indices: the point's coordinates without the "
+             << (operand == &getLhs() ? "column" : "row") << ", then k";
+    auto yield = dyn_cast<YieldOp>(body.getTerminator());
+    if (!yield || yield.getValues().size() != 1 ||
+        yield.getValues()[0].getType() != element)
+      return emitOpError("the ") << name << " region yields one " << element;
+  }
+  return success();
+}

@@ -20,7 +20,8 @@ def TileIR_Dialect : Dialect {
     threads per block. Tile loads and stores are masked by the domain, so
     ragged sizes need no special cases. Scalar math stays in `arith`/`math`
     inside `tileir.map`. Reductions are folds over monoids (`tileir.fold`),
-    which the block's threads share.
+    which the block's threads share; a matrix product over a block tile is a
+    `tileir.contract` of two operand regions.
   }];
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -323,13 +324,54 @@ def TileIR_DistributeOp : TileIR_Op<"distribute", [HasParent<"KernelOp">,
   }];
 }
 
+def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "A tile of sums of products over a contracted dimension.";
+  let description = [{
+    Element `e` of the result, at domain point `p = origin + e` (the last
+    two domain dimensions are the rows `i` and columns `j` of a matrix
+    product, any before them batch dimensions), is
+
+        sum over k in [0, k) of lhs(p without j, k) * rhs(p without i, k)
+
+    accumulated in the result's element type. The operand regions are scalar
+    code (loads with their fused prologue math) that take the point's
+    coordinates without `j` (lhs) or without `i` (rhs), then `k`, and yield
+    one scalar of the result's element type. Elements outside the domain are
+    undefined. The schedule: `step` is how many `k` one staging step covers
+    (the lowering stages an operand chunk of the tile's rows or columns by
+    `step` in shared memory per step).
+
+    ```mlir
+    %c = tileir.contract [%o0, %o1] k 65 step 16 : !tileir.tile<32x32xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %a[%i, %k] : memref<17x65xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %w = loopir.load %b[%j, %k] map affine_map<(d0, d1) -> (d1, d0)> : memref<65x19xf32>
+      tileir.yield %w : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$origin, I64Attr:$k, I64Attr:$step);
+  let results = (outs TileIR_TileType:$result);
+  let regions = (region SizedRegion<1>:$lhs, SizedRegion<1>:$rhs);
+  let assemblyFormat = [{
+    ` ` `[` $origin `]` `k` $k `step` $step attr-dict `:` type($result)
+    `lhs` $lhs `rhs` $rhs
+  }];
+  let hasVerifier = 1;
+}
+
 def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp", "FoldOp",
-                 "DistributeOp"]>]> {
+                 "DistributeOp", "ContractOp"]>]> {
   let summary = "Ends a kernel, map, fold or loop body.";
   let description = [{
     In a `tileir.map` it yields the scalars of one element, in a
-    `tileir.fold` the contributions of one point; elsewhere it takes no
+    `tileir.fold` the contributions of one point, in a `tileir.contract`
+    an operand's element; elsewhere it takes no
     values and is implicit in the printed form.
   }];
   let arguments = (ins Variadic<AnyType>:$values);
