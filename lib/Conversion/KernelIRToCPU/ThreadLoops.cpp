@@ -180,8 +180,11 @@ public:
       if (!carriedOf.count(v))
         storage[v] = memref::AllocaOp::create(
             rewriter, loc, MemRefType::get({threads}, v.getType()));
-    for (auto [result, iterArg] : loopResults)
-      storage[result] = storage[iterArg];
+    for (auto [result, iterArg] : loopResults) {
+      // Copied out first: inserting `result` may grow the map.
+      Value carried = storage.lookup(iterArg);
+      storage[result] = carried;
+    }
     for (kernelir::SharedOp shared : body.getOps<kernelir::SharedOp>()) {
       MemRefType type = shared.getType();
       blockMapping.map(
