@@ -1,0 +1,250 @@
+// The tile body translation: program ids, tile loads, maps and stores,
+// generic points, and the cooperative folds and loops of row programs.
+
+#include "TileBodyTranslator.h"
+#include "BlockCombine.h"
+#include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+/// Splits `linear` into coordinates of a row-major box of `sizes`; a size of
+/// one gives the constant 0.
+SmallVector<Value> strata::detail::delinearize(OpBuilder &b, Location loc,
+                                               Value linear,
+                                               ArrayRef<int64_t> sizes) {
+  SmallVector<Value> coords(sizes.size());
+  Value rest = linear;
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    if (sizes[d] == 1) {
+      coords[d] = arith::ConstantIndexOp::create(b, loc, 0);
+      continue;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[d]);
+    coords[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size);
+    if (d > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return coords;
+}
+
+LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
+  Block &source = kernel.getBody().front();
+  Location loc = kernel.getLoc();
+  mapping.map(source.getArguments(), func.getArguments());
+  Value block = kernelir::BlockIdOp::create(b, loc, kernelir::Dim::x);
+  entry = &func.getBody().front();
+  thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
+  programIds = delinearize(b, loc, block, kernel.getGrid());
+  for (int64_t k = 0; k < elementsPerThread; ++k) {
+    Value element = thread;
+    if (k > 0)
+      element = arith::AddIOp::create(
+          b, loc, thread,
+          arith::ConstantIndexOp::create(b, loc, k * kernel.getThreads()));
+    elementCoords.push_back(delinearize(b, loc, element, kernel.getTile()));
+  }
+  for (Operation &op : source.without_terminator())
+    if (failed(translateOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult TileBodyTranslator::translateOp(Operation &op) {
+  if (auto pid = dyn_cast<tileir::ProgramIdOp>(op)) {
+    mapping.map(pid.getResult(), programIds[pid.getDim()]);
+    return success();
+  }
+  if (auto load = dyn_cast<tileir::LoadOp>(op)) {
+    auto &elements = scalars[load.getResult()];
+    for (int64_t k = 0; k < elementsPerThread; ++k) {
+      auto [indices, inside] =
+          access(load.getLoc(), load.getOrigin(), load.getIndexMap(), k);
+      elements.push_back(kernelir::LoadOp::create(
+          b, load.getLoc(), mapping.lookup(load.getMemref()), indices, inside));
+    }
+    return success();
+  }
+  if (auto store = dyn_cast<tileir::StoreOp>(op)) {
+    for (int64_t k = 0; k < elementsPerThread; ++k) {
+      auto [indices, inside] =
+          access(store.getLoc(), store.getOrigin(), store.getIndexMap(), k);
+      kernelir::StoreOp::create(b, store.getLoc(), scalars[store.getValue()][k],
+                                mapping.lookup(store.getMemref()), indices,
+                                inside);
+    }
+    return success();
+  }
+  if (auto map = dyn_cast<tileir::MapOp>(op))
+    return translateMap(map);
+  if (auto points = dyn_cast<tileir::ForEachPointOp>(op))
+    return translatePoints(points);
+  if (auto fold = dyn_cast<tileir::FoldOp>(op))
+    return translateFold(fold);
+  if (auto loop = dyn_cast<tileir::DistributeOp>(op))
+    return translateDistribute(loop);
+  if (auto contract = dyn_cast<tileir::ContractOp>(op))
+    return translateContract(contract);
+  bool touchesTiles =
+      llvm::any_of(op.getOperandTypes(), llvm::IsaPred<tileir::TileType>) ||
+      llvm::any_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>);
+  // Scalar Loop IR (a reduction one thread runs) is lowered by the
+  // conversion's patterns after the translation.
+  bool scalarLoops = isa<loopir::ReduceOp, loopir::ParallelOp>(op);
+  if (touchesTiles || (op.getNumRegions() != 0 && !scalarLoops))
+    return op.emitError("cannot lower this op to kernelir yet");
+  if (isa<loopir::StoreOp>(op)) {
+    // Uniform code of a cooperative kernel: one thread writes the row's
+    // value, the others would write the same one.
+    OpBuilder::InsertionGuard guard(b);
+    Value zero = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
+    Value first = arith::CmpIOp::create(b, op.getLoc(),
+                                        arith::CmpIPredicate::eq, thread, zero);
+    auto ifOp = scf::IfOp::create(b, op.getLoc(), TypeRange{}, first,
+                                  /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    b.clone(op, mapping);
+    return success();
+  }
+  b.clone(op, mapping); // Scalar work shared by all elements or threads.
+  return success();
+}
+
+scf::ForOp TileBodyTranslator::sharedLoop(
+    Location loc, ArrayRef<int64_t> bounds, ValueRange init,
+    function_ref<SmallVector<Value>(ValueRange, ValueRange)> body) {
+  int64_t points = 1;
+  for (int64_t bound : bounds)
+    points *= bound;
+  Value end = arith::ConstantIndexOp::create(b, loc, points);
+  Value step = arith::ConstantIndexOp::create(b, loc, kernel.getThreads());
+  return scf::ForOp::create(
+      b, loc, thread, end, step, init,
+      [&](OpBuilder &nested, Location loc, Value linear, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        SmallVector<Value> coords = delinearize(b, loc, linear, bounds);
+        SmallVector<Value> yielded = body(coords, carried);
+        scf::YieldOp::create(b, loc, yielded);
+      });
+}
+
+IRMapping TileBodyTranslator::cloneBody(Block &body, ValueRange coords) {
+  IRMapping point = mapping;
+  point.map(body.getArguments(), coords);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, point);
+  return point;
+}
+
+LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
+  Location loc = fold.getLoc();
+  if (kernel.getThreads() % kWarpSize != 0)
+    return fold.emitError("a cooperative fold needs a whole number of "
+                          "warps, but the kernel has ")
+           << kernel.getThreads() << " threads";
+  SmallVector<loopir::Combiner> combiners;
+  SmallVector<TypedAttr> identities;
+  SmallVector<Value> init;
+  for (auto [c, identity] :
+       llvm::zip(fold.getCombinerList(), fold.getIdentities())) {
+    // The fold monoids are the associative loop combiners.
+    combiners.push_back(
+        *loopir::symbolizeCombiner(tileir::stringifyCombiner(c)));
+    identities.push_back(cast<TypedAttr>(identity));
+    init.push_back(arith::ConstantOp::create(b, loc, identities.back()));
+  }
+  Block &body = fold.getBody().front();
+  auto loop = sharedLoop(
+      loc, fold.getBounds(), init, [&](ValueRange coords, ValueRange acc) {
+        IRMapping point = cloneBody(body, coords);
+        SmallVector<Value> next;
+        for (auto [c, a, x] :
+             llvm::zip(combiners, acc, body.getTerminator()->getOperands()))
+          next.push_back(
+              combineScalars(b, loc, c, a, point.lookupOrDefault(x)));
+        return next;
+      });
+  mapping.map(fold.getResults(),
+              combineAcrossBlock(b, loc, *entry, thread, kernel.getThreads(),
+                                 combiners, identities, loop.getResults()));
+  return success();
+}
+
+LogicalResult
+TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
+  sharedLoop(loop.getLoc(), loop.getBounds(), {},
+             [&](ValueRange coords, ValueRange) {
+               cloneBody(loop.getBody().front(), coords);
+               return SmallVector<Value>();
+             });
+  return success();
+}
+
+LogicalResult TileBodyTranslator::translateMap(tileir::MapOp map) {
+  Block &body = map.getBody().front();
+  auto yield = cast<tileir::YieldOp>(body.getTerminator());
+  for (int64_t k = 0; k < elementsPerThread; ++k) {
+    IRMapping element = mapping;
+    for (auto [arg, input] : llvm::zip(body.getArguments(), map.getInputs()))
+      element.map(arg, scalars[input][k]);
+    for (Operation &inner : body.without_terminator()) {
+      if (inner.getNumRegions() != 0)
+        return inner.emitError("cannot lower ops with regions in a "
+                               "tileir.map yet");
+      b.clone(inner, element);
+    }
+    for (auto [result, value] : llvm::zip(map.getResults(), yield.getValues()))
+      scalars[result].push_back(element.lookupOrDefault(value));
+  }
+  return success();
+}
+
+LogicalResult
+TileBodyTranslator::translatePoints(tileir::ForEachPointOp points) {
+  Block &body = points.getBody().front();
+  Location loc = points.getLoc();
+  for (int64_t k = 0; k < elementsPerThread; ++k) {
+    auto [coords, inside] = access(loc, points.getOrigin(),
+                                   AffineMap::getMultiDimIdentityMap(
+                                       body.getNumArguments(), b.getContext()),
+                                   k);
+    OpBuilder::InsertionGuard guard(b);
+    if (inside) {
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, inside,
+                                    /*withElseRegion=*/false);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    IRMapping point = mapping;
+    point.map(body.getArguments(), coords);
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, point);
+  }
+  return success();
+}
+
+std::pair<SmallVector<Value>, Value>
+TileBodyTranslator::access(Location loc, ValueRange origin, AffineMap map,
+                           int64_t k) {
+  SmallVector<Value> coords;
+  Value inside;
+  for (auto [d, o] : llvm::enumerate(origin)) {
+    Value c =
+        arith::AddIOp::create(b, loc, mapping.lookup(o), elementCoords[k][d]);
+    coords.push_back(c);
+    // Only dimensions the tile can overhang need a bound check.
+    int64_t extent = kernel.getDomain()[d];
+    if (extent % kernel.getTile()[d] == 0)
+      continue;
+    Value bound = arith::ConstantIndexOp::create(b, loc, extent);
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, bound);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+  }
+  SmallVector<Value> indices = *affine::expandAffineMap(b, loc, map, coords);
+  return {indices, inside};
+}

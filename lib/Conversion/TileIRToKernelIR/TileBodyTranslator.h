@@ -1,0 +1,99 @@
+// Translating the body of one tileir.kernel into its kernelir.func.
+
+#ifndef STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
+#define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
+
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+#include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/TileIR/IR/TileIR.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace strata {
+namespace detail {
+using namespace mlir;
+
+/// Splits `linear` into coordinates of a row-major box of `sizes`; a size of
+/// one gives the constant 0.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> sizes);
+
+/// Translates the body of one tileir.kernel into the body of its
+/// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
+/// thread t owns tile elements t, t + threads, t + 2 * threads, ...
+class TileBodyTranslator {
+public:
+  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel)
+      : b(b), kernel(kernel),
+        elementsPerThread(kernel.getTileType(b.getF32Type()).getNumElements() /
+                          kernel.getThreads()) {}
+
+  /// Fills `func`, at the builder, with the kernel's body.
+  LogicalResult translate(kernelir::FuncOp func);
+
+private:
+  LogicalResult translateOp(Operation &op);
+
+  /// Threads take the points thread, thread + threads, ... of `bounds`
+  /// (row-major, so neighbouring threads touch neighbouring addresses);
+  /// `body` gets each point's coordinates and the loop's carried values.
+  scf::ForOp
+  sharedLoop(Location loc, ArrayRef<int64_t> bounds, ValueRange init,
+             function_ref<SmallVector<Value>(ValueRange, ValueRange)> body);
+
+  /// Clones `body` (without its terminator) at the builder with its
+  /// arguments bound to `coords`; returns the mapping.
+  IRMapping cloneBody(Block &body, ValueRange coords);
+
+  /// A cooperative fold: each thread folds its share of the points in
+  /// registers, then the block combines the partial results.
+  LogicalResult translateFold(tileir::FoldOp fold);
+
+  /// A contraction, staged through shared memory: per step of `step` k,
+  /// the threads copy the lhs chunk (tile rows x step) and the rhs chunk
+  /// (step x tile columns) into shared buffers, computing each operand
+  /// element once (zero outside the domain or past k), a barrier; each
+  /// thread accumulates its own elements of the result tile from the
+  /// shared chunks; a barrier before the next step overwrites them.
+  LogicalResult translateContract(tileir::ContractOp contract);
+
+  /// Copies one operand chunk into shared memory: `chunkRows` x `chunkCols`
+  /// elements, thread t taking elements t, t + threads, ... (row-major, so
+  /// neighbouring threads read neighbouring addresses of a row-major
+  /// operand). The operand region takes the point's coordinates without
+  /// dimension `dropped`, then k; the tile dimension it varies is the
+  /// chunk's column (lhs: rows x k) or row (rhs: k x columns).
+  void stage(Region &operand, ValueRange origin, Value chunk, int64_t chunkRows,
+             int64_t chunkCols, bool chunkRowIsK, size_t dropped, Value k0,
+             Value zero);
+
+  LogicalResult translateDistribute(tileir::DistributeOp loop);
+
+  LogicalResult translateMap(tileir::MapOp map);
+
+  /// The generic schedule: each owned element is a point that runs the
+  /// Loop IR body (lowered to scalar loops by the same conversion) when it
+  /// lies inside the domain.
+  LogicalResult translatePoints(tileir::ForEachPointOp points);
+
+  /// The buffer indices of element k of a tile at `origin`, and whether the
+  /// element lies inside the kernel's domain.
+  std::pair<SmallVector<Value>, Value> access(Location loc, ValueRange origin,
+                                              AffineMap map, int64_t k);
+
+  OpBuilder &b;
+  tileir::KernelOp kernel;
+  int64_t elementsPerThread;
+  IRMapping mapping; // Non-tile values of the tile program -> kernel values.
+  DenseMap<Value, SmallVector<Value>> scalars; // Tile -> this thread's scalars.
+  SmallVector<Value> programIds;
+  Block *entry = nullptr; // The kernel's entry block (shared buffers).
+  Value thread;           // This thread's index in its block.
+  SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
+};
+
+} // namespace detail
+} // namespace strata
+
+#endif
