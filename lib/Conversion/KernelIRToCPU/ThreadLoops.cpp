@@ -16,53 +16,6 @@ using namespace strata;
 
 namespace {
 
-constexpr int64_t kWarpSize = 32;
-
-/// The row-major index of the thread at `ids` (x, y, z) in a block of
-/// `block` threads: x + X * (y + Y * z).
-Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> ids,
-                ArrayRef<int64_t> block) {
-  Value sizeY = arith::ConstantIndexOp::create(b, loc, block[1]);
-  Value sizeX = arith::ConstantIndexOp::create(b, loc, block[0]);
-  Value yz = arith::AddIOp::create(
-      b, loc, ids[1], arith::MulIOp::create(b, loc, sizeY, ids[2]));
-  return arith::AddIOp::create(b, loc, ids[0],
-                               arith::MulIOp::create(b, loc, sizeX, yz));
-}
-
-/// This thread's index in its block, in kernelir.
-Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int64_t> block) {
-  SmallVector<Value> ids;
-  for (kernelir::Dim d : {kernelir::Dim::x, kernelir::Dim::y, kernelir::Dim::z})
-    ids.push_back(kernelir::ThreadIdOp::create(b, loc, d));
-  return linearize(b, loc, ids, block);
-}
-
-/// The lane a shuffle reads, within the warp of `lane`.
-Value sourceLane(OpBuilder &b, Location loc, kernelir::ShuffleMode mode,
-                 Value lane, Value offset) {
-  Value warp = arith::ConstantIndexOp::create(b, loc, kWarpSize);
-  switch (mode) {
-  case kernelir::ShuffleMode::XOR:
-    return arith::XOrIOp::create(b, loc, lane, offset);
-  case kernelir::ShuffleMode::DOWN: {
-    Value down = arith::AddIOp::create(b, loc, lane, offset);
-    Value inside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, down, warp);
-    return arith::SelectOp::create(b, loc, inside, down, lane);
-  }
-  case kernelir::ShuffleMode::UP: {
-    Value inside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lane, offset);
-    Value up = arith::SubIOp::create(b, loc, lane, offset);
-    return arith::SelectOp::create(b, loc, inside, up, lane);
-  }
-  case kernelir::ShuffleMode::IDX:
-    return arith::RemUIOp::create(b, loc, offset, warp);
-  }
-  llvm_unreachable("unknown shuffle mode");
-}
-
 /// Whether `op` synchronizes the block (a barrier, or a shuffle, which
 /// becomes barriers here).
 bool synchronizes(Operation *op) {
@@ -71,53 +24,16 @@ bool synchronizes(Operation *op) {
 
 } // namespace
 
-LogicalResult strata::expandShuffles(RewriterBase &rewriter,
-                                     kernelir::FuncOp kernel) {
-  SmallVector<kernelir::ShuffleOp> shuffles;
-  kernel.walk([&](kernelir::ShuffleOp op) { shuffles.push_back(op); });
-  if (shuffles.empty())
-    return success();
-  int64_t threads = kernel.getNumThreadsPerBlock();
-  if (threads % kWarpSize != 0)
-    return shuffles.front().emitError("warp shuffles need blocks of whole "
-                                      "warps, but the kernel has ")
-           << threads << " threads per block";
-  Block &entry = kernel.getBody().front();
-  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                              gpu::AddressSpace::Workgroup);
-  // One scratch buffer per type: the barrier after each read makes reuse
-  // safe.
-  DenseMap<Type, Value> scratch;
-  for (kernelir::ShuffleOp op : shuffles) {
-    Location loc = op.getLoc();
-    Type type = op.getType();
-    if (!scratch.count(type)) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&entry);
-      scratch[type] = kernelir::SharedOp::create(
-          rewriter, loc,
-          MemRefType::get({threads}, type, MemRefLayoutAttrInterface(),
-                          workgroup));
-    }
-    rewriter.setInsertionPoint(op);
-    Value self = linearThreadId(rewriter, loc, kernel.getBlock());
-    Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
-    Value lane = arith::RemUIOp::create(rewriter, loc, self, warpSize);
-    Value warpBase = arith::SubIOp::create(rewriter, loc, self, lane);
-    Value offset = arith::IndexCastUIOp::create(
-        rewriter, loc, rewriter.getIndexType(), op.getOffset());
-    Value source = arith::AddIOp::create(
-        rewriter, loc, warpBase,
-        sourceLane(rewriter, loc, op.getMode(), lane, offset));
-    kernelir::StoreOp::create(rewriter, loc, op.getValue(), scratch[type],
-                              ValueRange{self});
-    kernelir::BarrierOp::create(rewriter, loc);
-    Value received = kernelir::LoadOp::create(rewriter, loc, scratch[type],
-                                              ValueRange{source});
-    kernelir::BarrierOp::create(rewriter, loc);
-    rewriter.replaceOp(op, received);
-  }
-  return success();
+/// The row-major index of the thread at `ids` (x, y, z) in a block of
+/// `block` threads: x + X * (y + Y * z).
+Value strata::linearThreadIndex(OpBuilder &b, Location loc, ArrayRef<Value> ids,
+                                ArrayRef<int64_t> block) {
+  Value sizeY = arith::ConstantIndexOp::create(b, loc, block[1]);
+  Value sizeX = arith::ConstantIndexOp::create(b, loc, block[0]);
+  Value yz = arith::AddIOp::create(
+      b, loc, ids[1], arith::MulIOp::create(b, loc, sizeY, ids[2]));
+  return arith::AddIOp::create(b, loc, ids[0],
+                               arith::MulIOp::create(b, loc, sizeX, yz));
 }
 
 namespace {
@@ -423,7 +339,7 @@ private:
     SmallVector<Value> threadIds(3);
     for (int d = 2; d >= 0; --d)
       threadIds[d] = loopOver(kernel.getBlock()[d], reverse);
-    Value self = linearize(rewriter, loc, threadIds, kernel.getBlock());
+    Value self = linearThreadIndex(rewriter, loc, threadIds, kernel.getBlock());
     Block *threadBody = rewriter.getInsertionBlock();
     body(self);
     SmallVector<Operation *> ids;

@@ -10,6 +10,12 @@
 
 namespace strata {
 
+/// The row-major index in its block of the thread at `ids` (x, y, z), for
+/// blocks of `block` threads: x + X * (y + Y * z).
+mlir::Value linearThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
+                              llvm::ArrayRef<mlir::Value> ids,
+                              llvm::ArrayRef<int64_t> block);
+
 /// Rewrites every warp shuffle of `kernel` as an exchange through a shared
 /// scratch buffer: each thread posts its value, a barrier, each reads its
 /// source lane's post, a barrier. Exact when the whole block takes part,
