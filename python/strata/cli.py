@@ -321,7 +321,8 @@ def build_parser():
                    help="kernel: run the final GPU kernels on the CPU, "
                         "threads emulated (default); kernel-reversed: the "
                         "same with blocks and threads in reverse order (a "
-                        "race check); loop: run the fused loop kernels")
+                        "race check) and every access checked against its "
+                        "buffer's bounds; loop: run the fused loop kernels")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
                    help="cpu: run on the CPU (default); cuda: run the "
                         "artifact through the CUDA runtime")

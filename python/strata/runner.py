@@ -19,8 +19,10 @@ TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
 # Each way to run on the CPU: its pipeline and the options it always takes.
 VIA = {"loop": ("strata-lower-loop-to-cpu", ""),
        "kernel": ("strata-lower-to-cpu", ""),
-       # The race check: threads and blocks run last to first.
-       "kernel-reversed": ("strata-lower-to-cpu", "reverse-order=true")}
+       # The race check: threads and blocks run last to first; and every
+       # access is checked to stay inside its buffer.
+       "kernel-reversed": ("strata-lower-to-cpu",
+                           "reverse-order=true check-bounds=true")}
 
 
 def via_pipeline(via, options=""):
