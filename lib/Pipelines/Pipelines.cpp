@@ -102,6 +102,7 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
   buildKernelStages(pm, options);
   ConvertKernelIRToCPUPassOptions cpu;
   cpu.reverseOrder = options.reverseOrder;
+  cpu.shuffledOrder = options.shuffledOrder;
   cpu.checkBounds = options.checkBounds;
   pm.addPass(createConvertKernelIRToCPUPass(cpu));
   buildCPUToLLVMStages(pm);

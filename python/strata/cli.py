@@ -316,13 +316,15 @@ def build_parser():
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("-c", metavar="EXPR", help="as for compile")
     source.add_argument("--file", help="as for compile")
-    p.add_argument("--via", choices=["kernel", "kernel-reversed", "loop"],
+    p.add_argument("--via", choices=["kernel", "kernel-reversed",
+                                     "kernel-shuffled", "loop"],
                    default="kernel",
                    help="kernel: run the final GPU kernels on the CPU, "
                         "threads emulated (default); kernel-reversed: the "
                         "same with blocks and threads in reverse order (a "
                         "race check) and every access checked against its "
-                        "buffer's bounds; loop: run the fused loop kernels")
+                        "buffer's bounds; kernel-shuffled: threads in a "
+                        "scrambled order; loop: run the fused loop kernels")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
                    help="cpu: run on the CPU (default); cuda: run the "
                         "artifact through the CUDA runtime")

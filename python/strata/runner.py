@@ -22,7 +22,9 @@ VIA = {"loop": ("strata-lower-loop-to-cpu", ""),
        # The race check: threads and blocks run last to first; and every
        # access is checked to stay inside its buffer.
        "kernel-reversed": ("strata-lower-to-cpu",
-                           "reverse-order=true check-bounds=true")}
+                           "reverse-order=true check-bounds=true"),
+       # The same in a scrambled order.
+       "kernel-shuffled": ("strata-lower-to-cpu", "shuffled-order=true")}
 
 
 def via_pipeline(via, options=""):

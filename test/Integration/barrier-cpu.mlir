@@ -2,7 +2,8 @@
 // the lanes the GPU would, in both thread orders. A planted missing barrier
 // (each thread reads its neighbour's shared-memory slot right after writing
 // its own) gives a result that depends on the order the threads run in, so
-// the forward and reversed emulations disagree; with the barrier they agree.
+// the forward, reversed and shuffled emulations disagree; with the barrier
+// they agree.
 // The same holds for the barrier that ends the body of a K loop: the
 // emulator does not treat the loop's back edge as a barrier.
 // RUN: strata-opt %s --convert-kernelir-to-cpu --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
@@ -11,13 +12,20 @@
 // RUN: strata-opt %s --convert-kernelir-to-cpu=reverse-order=true --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
 // RUN: | FileCheck %s --check-prefixes=CHECK,REVERSE
+// RUN: strata-opt %s --convert-kernelir-to-cpu=shuffled-order=true --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
+// RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
+// RUN: | FileCheck %s --check-prefixes=CHECK,SHUFFLED
+// RUN: not strata-opt %s --convert-kernelir-to-cpu="shuffled-order=true reverse-order=true" 2>&1 | FileCheck %s --check-prefix=BOTH
 
+// BOTH: error: reverse-order and shuffled-order exclude each other
 // CHECK: shuffle mismatches: 0
 // FORWARD-NEXT: missing barrier: 1
 // REVERSE-NEXT: missing barrier: 2079
+// SHUFFLED-NEXT: missing barrier: 818
 // CHECK-NEXT: with barrier: 2080
 // FORWARD-NEXT: k loop missing barrier: 8352
 // REVERSE-NEXT: k loop missing barrier: 11232
+// SHUFFLED-NEXT: k loop missing barrier: 11040
 // CHECK-NEXT: k loop with barrier: 8256
 
 // Thread t of 64 (two warps) records the lanes its shuffles read:

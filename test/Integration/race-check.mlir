@@ -1,17 +1,22 @@
 // The race check: a planted race (every thread writes its own id to one
 // element) gives a result that depends on the order threads run in, so the
-// emulator run forward and in reverse disagrees. A race-free kernel agrees.
+// emulator run forward, in reverse and shuffled disagrees. A race-free kernel agrees.
 // RUN: strata-opt %s --convert-kernelir-to-cpu --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
 // RUN: | FileCheck %s --check-prefix=FORWARD
 // RUN: strata-opt %s --convert-kernelir-to-cpu=reverse-order=true --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
 // RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
 // RUN: | FileCheck %s --check-prefix=REVERSE
+// RUN: strata-opt %s --convert-kernelir-to-cpu=shuffled-order=true --convert-scf-to-cf --convert-to-llvm --reconcile-unrealized-casts \
+// RUN: | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_c_runner_utils \
+// RUN: | FileCheck %s --check-prefix=SHUFFLED
 
 // FORWARD: racy: 63
 // FORWARD-NEXT: race-free: 2016
 // REVERSE: racy: 0
 // REVERSE-NEXT: race-free: 2016
+// SHUFFLED: racy: 53
+// SHUFFLED-NEXT: race-free: 2016
 
 kernelir.func @racy(%out: memref<1xi64>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 2, 1, 1>} {
   %c0 = arith.constant 0 : index

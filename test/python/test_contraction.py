@@ -43,7 +43,7 @@ def test_contraction_matches_pytorch(name):
     fn, make_inputs = CONTRACTIONS[name]
     inputs = make_inputs()
     assert "tileir.contract" in tile_ir(fn, inputs)
-    for via in ["kernel", "kernel-reversed"]:
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, inputs, via=via)
         assert report.passed, (via, report)
 

@@ -46,8 +46,10 @@ def test_row_program_matches_pytorch(name, shape):
     fn = ROW_PROGRAMS[name]
     inputs = (randn(*shape),)
     assert "tileir.fold" in tile_ir(fn, inputs)
-    # The first shape also runs its threads in reverse (the race check).
-    vias = ["kernel", "kernel-reversed"] if shape == SHAPES[0] else ["kernel"]
+    # The first shape also runs its threads in reverse and shuffled (the
+    # race check).
+    vias = (["kernel", "kernel-reversed", "kernel-shuffled"]
+            if shape == SHAPES[0] else ["kernel"])
     for via in vias:
         report = check(fn, inputs, via=via)
         assert report.passed, (via, report)

@@ -53,7 +53,8 @@ PROGRAMS = {
 }
 
 
-@pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed"])
+@pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed",
+                                 "kernel-shuffled"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_pytorch(name, via):
     torch.manual_seed(sum(map(ord, name)))

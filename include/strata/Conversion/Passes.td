@@ -116,13 +116,16 @@ def ConvertKernelIRToCPUPass
     rejected.
     Launches become calls. This gives every generated kernel a CPU reference
     execution. With `reverse-order`, blocks and the threads of every
-    interval run last to first: results that change with the order show a
-    race between threads (two writing one element, or one reading what
+    interval run last to first, and with `shuffled-order` in a fixed
+    scramble: results that change with the order show a race between
+    threads (two writing one element, or one reading what
     another writes, such as a missing barrier).
   }];
   let options = [
     Option<"reverseOrder", "reverse-order", "bool", /*default=*/"false",
            "Run blocks and threads in reverse order (race check)">,
+    Option<"shuffledOrder", "shuffled-order", "bool", /*default=*/"false",
+           "Run blocks and threads in a fixed scrambled order (race check)">,
     Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
            "Assert that every access stays inside its buffer (cf.assert, "
            "which aborts the run with the kernel's and buffer's names)">

@@ -35,6 +35,11 @@ struct ScheduleOptions : public ScheduleOptionsBase<ScheduleOptions> {
       llvm::cl::desc("strata-lower-to-cpu: run blocks and threads in reverse "
                      "order (race check)"),
       llvm::cl::init(false)};
+  Option<bool> shuffledOrder{
+      *this, "shuffled-order",
+      llvm::cl::desc("strata-lower-to-cpu: run blocks and threads in a "
+                     "fixed scrambled order (race check)"),
+      llvm::cl::init(false)};
   Option<bool> checkBounds{
       *this, "check-bounds",
       llvm::cl::desc("strata-lower-to-cpu: abort on an access outside its "

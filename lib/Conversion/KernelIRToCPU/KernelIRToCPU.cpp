@@ -62,8 +62,8 @@ void insertBoundsChecks(RewriterBase &rewriter, kernelir::FuncOp func) {
 }
 
 struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
-  FuncToLoops(MLIRContext *ctx, bool reverse, bool checkBounds)
-      : OpConversionPattern(ctx), reverse(reverse), checkBounds(checkBounds) {}
+  FuncToLoops(MLIRContext *ctx, ThreadOrder order, bool checkBounds)
+      : OpConversionPattern(ctx), order(order), checkBounds(checkBounds) {}
 
   LogicalResult
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
@@ -72,13 +72,14 @@ struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
       OpBuilder::InsertionGuard guard(rewriter);
       insertBoundsChecks(rewriter, op);
     }
-    if (failed(buildThreadLoops(rewriter, op, reverse)))
+    if (failed(buildThreadLoops(rewriter, op, order)))
       return failure();
     rewriter.eraseOp(op);
     return success();
   }
 
-  bool reverse, checkBounds;
+  ThreadOrder order;
+  bool checkBounds;
 };
 
 struct LaunchToCall : OpConversionPattern<kernelir::LaunchOp> {
@@ -104,7 +105,15 @@ struct ConvertKernelIRToCPUPass
     target.addIllegalDialect<kernelir::KernelIRDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateKernelIRToCPUPatterns(patterns, reverseOrder, checkBounds);
+    if (reverseOrder && shuffledOrder) {
+      getOperation().emitError("reverse-order and shuffled-order exclude "
+                               "each other");
+      return signalPassFailure();
+    }
+    ThreadOrder order = reverseOrder    ? ThreadOrder::Reverse
+                        : shuffledOrder ? ThreadOrder::Shuffled
+                                        : ThreadOrder::Forward;
+    populateKernelIRToCPUPatterns(patterns, order, checkBounds);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -113,9 +122,9 @@ struct ConvertKernelIRToCPUPass
 } // namespace
 
 void strata::populateKernelIRToCPUPatterns(RewritePatternSet &patterns,
-                                           bool reverseOrder,
+                                           ThreadOrder order,
                                            bool checkBounds) {
-  patterns.add<FuncToLoops>(patterns.getContext(), reverseOrder, checkBounds);
+  patterns.add<FuncToLoops>(patterns.getContext(), order, checkBounds);
   patterns.add<LaunchToCall>(patterns.getContext());
   populateGuardedAccessPatterns(patterns);
 }

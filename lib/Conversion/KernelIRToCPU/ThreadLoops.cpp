@@ -9,6 +9,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <numeric>
 #include <variant>
 
 using namespace mlir;
@@ -65,9 +66,9 @@ struct UniformLoop {
 class ThreadLoopBuilder {
 public:
   ThreadLoopBuilder(RewriterBase &rewriter, kernelir::FuncOp kernel,
-                    bool reverse)
-      : rewriter(rewriter), kernel(kernel), reverse(reverse),
-        loc(kernel.getLoc()) {}
+                    ThreadOrder order)
+      : rewriter(rewriter), kernel(kernel), order(order), loc(kernel.getLoc()) {
+  }
 
   FailureOr<func::FuncOp> build() {
     Block &body = kernel.getBody().front();
@@ -110,7 +111,7 @@ public:
               MemRefType::get(type.getShape(), type.getElementType())));
     }
     for (int d = 2; d >= 0; --d)
-      blockIds[d] = loopOver(kernel.getGrid()[d], reverse);
+      blockIds[d] = loopOver(kernel.getGrid()[d]);
     for (kernelir::BlockIdOp id : body.getOps<kernelir::BlockIdOp>())
       blockMapping.map(id.getResult(), blockIds[(int)id.getDim()]);
     emitLevel(top);
@@ -251,18 +252,35 @@ private:
 
   /// A loop over [0, count) at the builder, which moves into its body;
   /// returns the index the iteration stands for.
-  Value loopOver(int64_t count, bool backwards) {
+  Value loopOver(int64_t count) {
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value ub = arith::ConstantIndexOp::create(rewriter, loc, count);
     auto loop = scf::ForOp::create(rewriter, loc, zero, ub, one);
     rewriter.setInsertionPointToStart(loop.getBody());
-    // In reverse order, iteration i runs block or thread count - 1 - i: a
-    // kernel whose result depends on that order has a race.
-    if (!backwards)
-      return loop.getInductionVar();
-    Value last = arith::ConstantIndexOp::create(rewriter, loc, count - 1);
-    return arith::SubIOp::create(rewriter, loc, last, loop.getInductionVar());
+    Value i = loop.getInductionVar();
+    switch (order) {
+    case ThreadOrder::Forward:
+      return i;
+    case ThreadOrder::Reverse: // count - 1 - i
+      return arith::SubIOp::create(
+          rewriter, loc,
+          arith::ConstantIndexOp::create(rewriter, loc, count - 1), i);
+    case ThreadOrder::Shuffled: {
+      // (a * i + c) mod count with a coprime with count visits every index
+      // once, in an order that is neither forward nor reverse.
+      int64_t a = count * 5 / 8 + 1;
+      while (std::gcd(a, count) != 1)
+        ++a;
+      Value scaled = arith::MulIOp::create(
+          rewriter, loc, i, arith::ConstantIndexOp::create(rewriter, loc, a));
+      Value shifted = arith::AddIOp::create(
+          rewriter, loc, scaled,
+          arith::ConstantIndexOp::create(rewriter, loc, count / 3));
+      return arith::RemUIOp::create(rewriter, loc, shifted, ub);
+    }
+    }
+    llvm_unreachable("unknown thread order");
   }
 
   void emitLevel(Level &level) {
@@ -338,7 +356,7 @@ private:
     OpBuilder::InsertionGuard guard(rewriter);
     SmallVector<Value> threadIds(3);
     for (int d = 2; d >= 0; --d)
-      threadIds[d] = loopOver(kernel.getBlock()[d], reverse);
+      threadIds[d] = loopOver(kernel.getBlock()[d]);
     Value self = linearThreadIndex(rewriter, loc, threadIds, kernel.getBlock());
     Block *threadBody = rewriter.getInsertionBlock();
     body(self);
@@ -399,7 +417,7 @@ private:
 
   RewriterBase &rewriter;
   kernelir::FuncOp kernel;
-  bool reverse;
+  ThreadOrder order;
   Location loc;
   Level top;
   std::vector<std::unique_ptr<Interval>> intervals;
@@ -418,6 +436,6 @@ private:
 
 FailureOr<func::FuncOp> strata::buildThreadLoops(RewriterBase &rewriter,
                                                  kernelir::FuncOp kernel,
-                                                 bool reverse) {
-  return ThreadLoopBuilder(rewriter, kernel, reverse).build();
+                                                 ThreadOrder order) {
+  return ThreadLoopBuilder(rewriter, kernel, order).build();
 }

@@ -3,6 +3,7 @@
 #ifndef STRATA_LIB_CONVERSION_KERNELIRTOCPU_THREADLOOPS_H
 #define STRATA_LIB_CONVERSION_KERNELIRTOCPU_THREADLOOPS_H
 
+#include "strata/Conversion/KernelIRToCPU/KernelIRToCPU.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,12 +30,12 @@ mlir::LogicalResult expandShuffles(mlir::RewriterBase &rewriter,
 /// interval (the code between two barriers). Values that live across a
 /// barrier are kept per thread; shared buffers are one buffer reused by the
 /// blocks in turn. A loop with barriers inside whose bounds every thread
-/// shares runs at block level. With `reverse`, blocks and threads run last
-/// to first. Fails (with a diagnostic) on a barrier in other control flow,
-/// where the threads may not all reach it.
+/// shares runs at block level. Blocks and threads run in `order`. Fails (with a
+/// diagnostic) on a barrier in other control flow, where the threads may not
+/// all reach it.
 mlir::FailureOr<mlir::func::FuncOp>
 buildThreadLoops(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel,
-                 bool reverse);
+                 ThreadOrder order);
 
 } // namespace strata
 

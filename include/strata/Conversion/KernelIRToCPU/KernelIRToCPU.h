@@ -4,11 +4,20 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace strata {
-/// Patterns that lower kernelir to loops and calls for the CPU; with
-/// `reverseOrder`, blocks and threads run last to first (the race check);
-/// with `checkBounds`, every access asserts it stays inside its buffer.
+/// The order in which the CPU runs the blocks of a grid and the threads of
+/// each barrier interval. On the GPU there is none, so a kernel whose result
+/// depends on it has a race: running it in several orders is the race check.
+enum class ThreadOrder {
+  Forward,  // 0, 1, 2, ...
+  Reverse,  // last to first
+  Shuffled, // a fixed scramble: i -> (a * i + c) mod n, a coprime with n
+};
+
+/// Patterns that lower kernelir to loops and calls for the CPU, blocks and
+/// threads run in `order`; with `checkBounds`, every access asserts it
+/// stays inside its buffer.
 void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
-                                   bool reverseOrder = false,
+                                   ThreadOrder order = ThreadOrder::Forward,
                                    bool checkBounds = false);
 } // namespace strata
 
