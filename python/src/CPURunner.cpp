@@ -106,9 +106,12 @@ void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
   addEntryWrapper(copy->op(), copy->op().lookupSymbol<func::FuncOp>(entryName));
   (void)copy->run(pipeline);
 
+  // The options refer to the transformer (a function_ref): it must outlive
+  // the engine's creation.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                                  /*sizeLevel=*/0, nullptr);
+  options.transformer = transformer;
   auto engine = ExecutionEngine::create(copy->op(), options);
   if (!engine)
     throw CompilerError("JIT compilation failed: " +

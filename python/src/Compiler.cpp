@@ -184,6 +184,28 @@ std::string Module::cuda() const {
   return text;
 }
 
+std::vector<std::pair<std::vector<int64_t>, std::string>>
+Module::resultTypes(const std::string &entry) const {
+  auto func = (*module)->lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    throw CompilerError("no function @" + entry + " in the module");
+  std::vector<std::pair<std::vector<int64_t>, std::string>> types;
+  for (Type t : func.getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      throw CompilerError("@" + entry +
+                          " returns a value that is not a "
+                          "statically shaped tensor");
+    std::string element;
+    llvm::raw_string_ostream os(element);
+    tensor.getElementType().print(os);
+    types.push_back({std::vector<int64_t>(tensor.getShape().begin(),
+                                          tensor.getShape().end()),
+                     element});
+  }
+  return types;
+}
+
 std::vector<GpuObject> Module::gpuObjects() const {
   std::vector<GpuObject> objects;
   (*module)->walk([&](gpu::BinaryOp binary) {

@@ -66,6 +66,10 @@ public:
                        const Module *cubin) const;
   /// The kernelir kernels of the module as CUDA C++.
   std::string cuda() const;
+  /// The shape and element type (as MLIR spells it: f32, i64, ...) of each
+  /// result of the tensor function `entry`.
+  std::vector<std::pair<std::vector<int64_t>, std::string>>
+  resultTypes(const std::string &entry) const;
 
   /// Compiles the tensor-level function `entry` through `pipeline` (which
   /// must end in the LLVM dialect, e.g. strata-lower-loop-to-cpu), JITs it

@@ -216,19 +216,29 @@ def cmd_run(args):
                       else from_file(args.file))
         if args.device == "cuda":
             return run_on_cuda(fn, inputs, args)
-        from strata.runner import check
+        from strata.runner import check, check_kernels
         report = check(fn, inputs, via=args.via)
+        # Each emulated kernel against the same fused loop kernel.
+        kernels = ([] if args.via == "loop"
+                   else check_kernels(fn, inputs, via=args.via))
     except (InputError, UnsupportedOperation) as e:
         raise SystemExit("strata: error: %s" % e)
+
+    def describe(o):
+        return ("%s %s: max abs error %.3g (tolerance %.3g)"
+                % ("x".join(map(str, o.shape)) or "scalar",
+                   str(o.dtype).replace("torch.", ""), o.max_abs_error,
+                   o.tolerance))
     print("kernels: %d" % report.kernels)
+    for i, o in enumerate(kernels):
+        print("kernel result %d %s%s" % (i, describe(o),
+                                          "" if o.passed else "  <- FAIL"))
     for i, o in enumerate(report.outputs):
-        print("output %d %s %s: max abs error %.3g (tolerance %.3g)"
-              % (i, "x".join(map(str, o.shape)) or "scalar",
-                 str(o.dtype).replace("torch.", ""), o.max_abs_error,
-                 o.tolerance))
+        print("output %d %s" % (i, describe(o)))
     print("max abs error: %.3g" % report.max_abs_error)
-    print("PASS" if report.passed else "FAIL")
-    return 0 if report.passed else 1
+    passed = report.passed and all(o.passed for o in kernels)
+    print("PASS" if passed else "FAIL")
+    return 0 if passed else 1
 
 
 def run_on_cuda(fn, inputs, args):

@@ -8,6 +8,7 @@ import torch
 
 import strata
 from strata.frontend import capture, import_program
+from strata.frontend.importer import DTYPES
 
 # Tolerance relative to max(1, max|ref|), per dtype.
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
@@ -25,6 +26,10 @@ VIA = {"loop": ("strata-lower-loop-to-cpu", ""),
                            "reverse-order=true check-bounds=true"),
        # The same in a scrambled order.
        "kernel-shuffled": ("strata-lower-to-cpu", "shuffled-order=true")}
+
+
+# Element types as MLIR spells them, for the results of a program.
+DTYPE_OF = {name: dtype for dtype, name in DTYPES.items()}
 
 
 def via_pipeline(via, options=""):
@@ -82,6 +87,37 @@ def count_kernels(module):
     return str(copy).count("loopir.kernel")
 
 
+def compare(got: torch.Tensor, want: torch.Tensor) -> OutputCheck:
+    """How far `got` is from `want`: for floats the largest absolute error
+    against a tolerance scaled by `want`'s magnitude, for integers the
+    number of elements that differ."""
+    if want.is_floating_point():
+        g, w = got.double(), want.double()
+        # Equal values (infinities included) and NaN where the reference has
+        # NaN count as exact; an unwritten (NaN-poisoned) element does not.
+        same = (g == w) | (g.isnan() & w.isnan())
+        diff = torch.where(same, torch.zeros_like(g), (g - w).abs())
+        error = float(diff.max()) if diff.numel() else 0.0
+        if diff.isnan().any():
+            error = float("nan")
+        finite = w[w.isfinite()]
+        scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
+        tolerance = TOLERANCE.get(want.dtype, 1e-4) * scale
+    else:
+        error = float((got != want).sum())
+        tolerance = 0.0
+    return OutputCheck(tuple(want.shape), want.dtype, error, tolerance)
+
+
+def poisoned(shape, dtype):
+    """A fresh tensor to write results into, NaN where it can be: an
+    element the program never writes fails the comparison."""
+    t = torch.empty(shape, dtype=dtype)
+    if t.is_floating_point():
+        t.fill_(float("nan"))
+    return t
+
+
 def check(fn, inputs, via="loop", options="") -> Report:
     """Compiles fn for its inputs, runs it on the CPU through `via` (with
     schedule `options`), and compares every output with PyTorch eager on
@@ -94,30 +130,37 @@ def check(fn, inputs, via="loop", options="") -> Report:
     expected = list(expected) if isinstance(expected, (list, tuple)) else [expected]
     args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
             for b in program.bindings]
-    results = [empty_like(e) for e in expected]
-    # NaN-poisoned outputs: an element the program never writes fails.
-    for r in results:
-        if r.is_floating_point():
-            r.fill_(float("nan"))
+    results = [poisoned(e.shape, e.dtype) for e in expected]
     module.run_on_cpu("forward", via_pipeline(via, options),
                       [host_view(a) for a in args],
                       [host_view(r) for r in results])
-    checks = []
-    for got, want in zip(results, expected):
-        if want.is_floating_point():
-            g, w = got.double(), want.double()
-            # Equal values (infinities included) and NaN where PyTorch has
-            # NaN count as exact; an unwritten (NaN-poisoned) element does not.
-            same = (g == w) | (g.isnan() & w.isnan())
-            diff = torch.where(same, torch.zeros_like(g), (g - w).abs())
-            error = float(diff.max()) if diff.numel() else 0.0
-            if diff.isnan().any():
-                error = float("nan")
-            finite = w[w.isfinite()]
-            scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
-            tolerance = TOLERANCE.get(want.dtype, 1e-4) * scale
-        else:
-            error = float((got != want).sum())
-            tolerance = 0.0
-        checks.append(OutputCheck(tuple(want.shape), want.dtype, error, tolerance))
+    checks = [compare(got, want) for got, want in zip(results, expected)]
     return Report(count_kernels(module), checks)
+
+
+def check_kernels(fn, inputs, via="kernel", options="") -> List[OutputCheck]:
+    """Runs every kernel of fn's program through `via` and compares its
+    results with the same kernel's through the fused loop kernels (which
+    check() compares with PyTorch), on the same inputs: one check per kernel
+    result, in program order, so a wrong program names its first wrong
+    kernel."""
+    inputs = tuple(inputs)
+    program = capture(fn, inputs)
+    module = import_program(program)
+    module.run(strata.pipeline("loop"))
+    outputs = len(module.result_types("forward"))
+    module.run("loopir-expose-kernel-results")
+    args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
+            for b in program.bindings]
+    returned = module.result_types("forward")
+
+    def run(how, how_options):
+        results = [poisoned(shape, DTYPE_OF[element])
+                   for shape, element in returned]
+        module.run_on_cpu("forward", via_pipeline(how, how_options),
+                          [host_view(a) for a in args],
+                          [host_view(r) for r in results])
+        return results[outputs:]
+
+    reference, got = run("loop", ""), run(via, options)
+    return [compare(g, r) for g, r in zip(got, reference)]

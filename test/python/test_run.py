@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from conftest import BUILD, REPO
 from strata.compile_expr import from_file
-from strata.runner import check
+from strata.runner import check, check_kernels
 
 STRATA = os.path.join(BUILD, "bin", "strata")
 
@@ -64,6 +64,20 @@ def test_program_matches_pytorch(name, via):
     assert report.kernels >= 1
 
 
+@pytest.mark.parametrize("name", sorted(PROGRAMS) + ["decoder"])
+def test_each_kernel_matches_its_loop_kernel(name):
+    # Kernel by kernel, the emulated GPU kernels (reversed, bounds checked)
+    # against the fused loop kernels on the same inputs.
+    torch.manual_seed(sum(map(ord, name)))
+    if name == "decoder":
+        fn, inputs = from_file(os.path.join(REPO, "examples", "decoder.py"))
+    else:
+        fn, make_inputs = PROGRAMS[name]
+        inputs = make_inputs()
+    kernels = check_kernels(fn, inputs, via="kernel-reversed")
+    assert kernels and all(k.passed for k in kernels), kernels
+
+
 @pytest.mark.parametrize("via", ["loop", "kernel"])
 def test_decoder_block(via):
     model, inputs = from_file(os.path.join(REPO, "examples", "decoder.py"))
@@ -112,6 +126,12 @@ def test_run_command_prints_a_verdict():
     lines = r.stdout.splitlines()
     assert lines[0].startswith("kernels: ")
     assert lines[-2].startswith("max abs error: ")
+    assert lines[-1] == "PASS"
+    r = subprocess.run([STRATA, "run", "-c", "F.softmax(torch.randn(33, 2049), -1)",
+                        "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].startswith("kernel result 0 33x2049 float32: max abs error")
     assert lines[-1] == "PASS"
 
 

@@ -47,4 +47,20 @@ def LoopIRNormalizePass : Pass<"loopir-normalize"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LoopIRExposeKernelResultsPass
+    : Pass<"loopir-expose-kernel-results", "::mlir::ModuleOp"> {
+  let summary = "Return every kernel's results, for checking kernels one "
+                "by one.";
+  let description = [{
+    Every `func.func` that calls loop kernels returns, after its own
+    results, the results of each of its `loopir.kernel` ops in program
+    order. Run on the fused loop kernels, it lets a test compare each
+    kernel of a later stage (the final GPU kernels, emulated) with the same
+    kernel at the loop stage, and name the first kernel that differs. A
+    function with another terminator than `func.return` is a diagnostic.
+  }];
+  let dependentDialects = ["::strata::loopir::LoopIRDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif // STRATA_LOOPIR_PASSES
