@@ -22,6 +22,19 @@ namespace strata::python {
 namespace {
 constexpr const char *kEntry = "strata_entry";
 
+/// f32 -> bf16, rounding to nearest even (NaN stays NaN). LLVM turns bf16
+/// truncations back into calls to compiler-rt's __truncsfbf2 on chips
+/// without bf16 instructions, and the JIT has no compiler-rt: it gets this.
+extern "C" __bf16 strataTruncSFBF2(float x) {
+  uint32_t bits = __builtin_bit_cast(uint32_t, x);
+  uint16_t result;
+  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet.
+    result = (uint16_t)((bits >> 16) | 0x40);
+  else
+    result = (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  return __builtin_bit_cast(__bf16, result);
+}
+
 /// @strata_entry(%in..., %out...) { out[i] = copy(entry(in...)[i]) }, with
 /// a C interface, so the host passes one descriptor per buffer.
 void addEntryWrapper(ModuleOp module, func::FuncOp entry) {
@@ -116,6 +129,13 @@ void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
   if (!engine)
     throw CompilerError("JIT compilation failed: " +
                         llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&strataTruncSFBF2),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   std::vector<std::vector<int64_t>> descriptors;
   for (const HostBuffer &b : inputs)
     descriptors.push_back(descriptor(b));

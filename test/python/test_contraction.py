@@ -59,3 +59,24 @@ def test_forced_contraction_shapes(options):
     report = check(torch.matmul, (x, w), via="kernel",
                    options="schedule=contraction " + options)
     assert report.passed, report
+
+
+@pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed"])
+def test_bfloat16_contraction_accumulates_in_f32(via):
+    # bf16 products are summed in f32 and rounded once, as cuBLAS does: the
+    # result is the f32 product of the bf16 inputs, rounded to bf16, to the
+    # last bit. (PyTorch 1.13's CPU bf16 matmul is off by several ulps here,
+    # so it is not the reference.)
+    from strata.runner import compare, host_view, poisoned, via_pipeline
+    torch.manual_seed(3)
+    a, b = randn(45, 77).bfloat16(), randn(77, 29).bfloat16()
+    program = capture(torch.matmul, (a, b))
+    module = import_program(program)
+    text = tile_ir(torch.matmul, (a, b))
+    assert "tileir.contract" in text and "arith.extf" in text
+    out = poisoned((45, 29), torch.bfloat16)
+    module.run_on_cpu("forward", via_pipeline(via), [host_view(a), host_view(b)],
+                      [host_view(out)])
+    want = (a.float() @ b.float()).bfloat16()
+    check = compare(out, want)
+    assert check.max_abs_error == 0, check

@@ -67,10 +67,29 @@ SmallVector<int64_t> trailingAxes(int64_t rank, int64_t count) {
 /// A contraction: every operand has one label per dimension; the result has
 /// `outLabels`; labels in no output are summed. Each operand is transposed
 /// into the order of the joint label list (output labels, then summed
-/// ones), broadcast into the joint space, multiplied, and reduced.
+/// ones), broadcast into the joint space, multiplied, and reduced. Half
+/// precision (f16, bf16) operands are multiplied and summed in f32, as
+/// cuBLAS and PyTorch do, and the result is rounded back once: an f16 sum
+/// over thousands of products would keep few correct bits.
 Value buildContraction(Emitter &e, ValueRange operands,
                        ArrayRef<SmallVector<int64_t>> labels,
                        ArrayRef<int64_t> outLabels) {
+  Type element =
+      cast<RankedTensorType>(operands.front().getType()).getElementType();
+  Type accumulator =
+      element.isF16() || element.isBF16() ? e.b.getF32Type() : element;
+  auto widened = [&](Value x) -> Value {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getElementType() == accumulator)
+      return x;
+    return CastOp::create(e.b, e.loc, type.clone(accumulator), x);
+  };
+  auto narrowed = [&](Value x) -> Value {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getElementType() == element)
+      return x;
+    return CastOp::create(e.b, e.loc, type.clone(element), x);
+  };
   SmallVector<int64_t> joint(outLabels);
   DenseMap<int64_t, int64_t> size;
   for (auto [operand, ls] : llvm::zip(operands, labels)) {
@@ -97,7 +116,7 @@ Value buildContraction(Emitter &e, ValueRange operands,
     llvm::sort(perm, [&](int64_t a, int64_t b) {
       return position(ls[a]) < position(ls[b]);
     });
-    Value x = operand;
+    Value x = widened(operand);
     if (!llvm::equal(perm, llvm::seq<int64_t>(0, ls.size()))) {
       auto type = cast<RankedTensorType>(x.getType());
       SmallVector<int64_t> shape;
@@ -114,8 +133,9 @@ Value buildContraction(Emitter &e, ValueRange operands,
   auto summed = llvm::to_vector(
       llvm::seq<int64_t>(outLabels.size(), joint.size()));
   if (summed.empty())
-    return product;
-  return e.reduce(ReduceKind::sum, product, summed, /*keepdim=*/false);
+    return narrowed(product);
+  return narrowed(
+      e.reduce(ReduceKind::sum, product, summed, /*keepdim=*/false));
 }
 } // namespace
 
