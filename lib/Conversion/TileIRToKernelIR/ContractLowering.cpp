@@ -19,7 +19,7 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
       return contract.emitError("a contraction's batch dimensions need "
                                 "tile size 1");
   int64_t rows = tile[rank - 2], cols = tile[rank - 1];
-  int64_t step = contract.getStep(), threads = kernel.getThreads();
+  int64_t step = contract.getStep();
   Type element = contract.getResult().getType().getElementType();
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -36,20 +36,11 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // This thread's result elements (row, column in the tile); with whole
-  // rows of threads, one column per thread.
+  // This thread's result elements (row, column in the tile): its register
+  // tile (assignRegisterTiles) or its strided elements.
   SmallVector<std::pair<Value, Value>> owned;
-  for (int64_t m = 0; m < elementsPerThread; ++m) {
-    if (threads % cols == 0) {
-      Value row = arith::AddIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, thread, index(cols)),
-          index(m * (threads / cols)));
-      owned.push_back(
-          {row, arith::RemUIOp::create(b, loc, thread, index(cols))});
-    } else {
-      owned.push_back({elementCoords[m][rank - 2], elementCoords[m][rank - 1]});
-    }
-  }
+  for (int64_t m = 0; m < elementsPerThread; ++m)
+    owned.push_back({elementCoords[m][rank - 2], elementCoords[m][rank - 1]});
   SmallVector<Value> init(elementsPerThread, zero);
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   auto kLoop = scf::ForOp::create(
@@ -71,10 +62,14 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
               b.setInsertionPoint(nested.getInsertionBlock(),
                                   nested.getInsertionPoint());
               SmallVector<Value> next;
-              DenseMap<Value, Value> rhsLoads;
+              // One shared load per distinct row and column of the
+              // thread's elements.
+              DenseMap<Value, Value> lhsLoads, rhsLoads;
               for (auto [m, coords] : llvm::enumerate(owned)) {
-                Value a = kernelir::LoadOp::create(
-                    b, loc, lhsChunk, ValueRange{coords.first, kk});
+                Value &a = lhsLoads[coords.first];
+                if (!a)
+                  a = kernelir::LoadOp::create(b, loc, lhsChunk,
+                                               ValueRange{coords.first, kk});
                 Value &bv = rhsLoads[coords.second];
                 if (!bv)
                   bv = kernelir::LoadOp::create(b, loc, rhsChunk,

@@ -39,6 +39,8 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   entry = &func.getBody().front();
   thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
   programIds = delinearize(b, loc, block, kernel.getGrid());
+  if (assignRegisterTiles())
+    return translateOps(source);
   for (int64_t k = 0; k < elementsPerThread; ++k) {
     Value element = thread;
     if (k > 0)
@@ -47,10 +49,64 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
           arith::ConstantIndexOp::create(b, loc, k * kernel.getThreads()));
     elementCoords.push_back(delinearize(b, loc, element, kernel.getTile()));
   }
+  return translateOps(source);
+}
+
+LogicalResult TileBodyTranslator::translateOps(Block &source) {
   for (Operation &op : source.without_terminator())
     if (failed(translateOp(op)))
       return failure();
   return success();
+}
+
+bool TileBodyTranslator::assignRegisterTiles() {
+  if (kernel.getBody().getOps<tileir::ContractOp>().empty())
+    return false;
+  ArrayRef<int64_t> tile = kernel.getTile();
+  size_t rank = tile.size();
+  int64_t rows = tile[rank - 2], cols = tile[rank - 1];
+  int64_t threads = kernel.getThreads();
+  // Up to 4 columns per thread, the rest of its elements in rows; the
+  // threads must cover the tile exactly.
+  int64_t tileCols = 1;
+  for (int64_t c : {4, 2})
+    if (cols % c == 0 && elementsPerThread % c == 0) {
+      tileCols = c;
+      break;
+    }
+  int64_t tileRows = elementsPerThread / tileCols;
+  int64_t threadCols = cols / tileCols;
+  if (rows % tileRows != 0 || threadCols == 0 ||
+      (rows / tileRows) * threadCols != threads)
+    return false;
+  int64_t threadRows = rows / tileRows;
+  Location loc = kernel.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Interleaved: row r of the thread's block is t_r + r * threadRows and
+  // column c is t_c + c * threadCols, so neighbouring threads read
+  // neighbouring shared columns and store neighbouring global columns.
+  Value threadRow = arith::DivUIOp::create(b, loc, thread, index(threadCols));
+  Value threadCol = arith::RemUIOp::create(b, loc, thread, index(threadCols));
+  SmallVector<Value> rowOf, colOf;
+  for (int64_t r = 0; r < tileRows; ++r)
+    rowOf.push_back(r == 0 ? threadRow
+                           : Value(arith::AddIOp::create(
+                                 b, loc, threadRow, index(r * threadRows))));
+  for (int64_t c = 0; c < tileCols; ++c)
+    colOf.push_back(c == 0 ? threadCol
+                           : Value(arith::AddIOp::create(
+                                 b, loc, threadCol, index(c * threadCols))));
+  Value zero = index(0);
+  for (int64_t r = 0; r < tileRows; ++r)
+    for (int64_t c = 0; c < tileCols; ++c) {
+      SmallVector<Value> coords(rank - 2, zero);
+      coords.push_back(rowOf[r]);
+      coords.push_back(colOf[c]);
+      elementCoords.push_back(coords);
+    }
+  return true;
 }
 
 LogicalResult TileBodyTranslator::translateOp(Operation &op) {

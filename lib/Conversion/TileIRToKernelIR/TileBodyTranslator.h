@@ -21,7 +21,8 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 
 /// Translates the body of one tileir.kernel into the body of its
 /// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
-/// thread t owns tile elements t, t + threads, t + 2 * threads, ...
+/// thread t owns tile elements t, t + threads, t + 2 * threads, ... (in a
+/// contraction kernel, a register tile instead; see assignRegisterTiles).
 class TileBodyTranslator {
 public:
   TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel)
@@ -33,7 +34,15 @@ public:
   LogicalResult translate(kernelir::FuncOp func);
 
 private:
+  LogicalResult translateOps(Block &source);
   LogicalResult translateOp(Operation &op);
+
+  /// In a kernel with a tileir.contract, gives each thread a register tile
+  /// of the block tile (rows x up to 4 columns, interleaved) instead of
+  /// strided elements, so that each step of k loads rows + columns values
+  /// for rows x columns fused multiply-adds. Returns false (and assigns
+  /// nothing) where the tile does not split that way.
+  bool assignRegisterTiles();
 
   /// Threads take the points thread, thread + threads, ... of `bounds`
   /// (row-major, so neighbouring threads touch neighbouring addresses);

@@ -1,18 +1,22 @@
 // RUN: strata-opt %s --convert-tileir-to-kernelir --canonicalize --cse | FileCheck %s
 
-// A 17 x 19 product over k = 65 in one 32 x 32 tile, 256 threads of 4
-// elements each (rows t/32 + 8m, column t mod 32), 16 k per step: 5 steps.
+// A 17 x 19 product over k = 65 in one 32 x 32 tile, 256 threads with a
+// register tile of 1 x 4 elements each (row t / 8, columns t mod 8 + 8c),
+// 16 k per step: 5 steps.
 // Per step the threads stage the lhs chunk (32 x 16, two rounds) and the
 // rhs chunk (16 x 32) in shared memory, zero past the domain or k, then a
-// barrier, 16 fused multiply-adds per element from the chunks, a barrier.
+// barrier, 16 fused multiply-adds per element from the chunks (one lhs
+// load per row and one rhs load per column of the register tile), a
+// barrier.
 // The epilogue (relu, masked store) runs on the accumulators.
 // CHECK-LABEL: kernelir.func @host_kernel
 // CHECK-DAG: %[[RHS:.*]] = kernelir.shared : memref<16x32xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[LHS:.*]] = kernelir.shared : memref<32x16xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[T:.*]] = kernelir.thread_id x
-// CHECK: %[[COL:.*]] = arith.remui %[[T]], %c32 : index
-// CHECK: %[[ROW:.*]] = arith.divui %[[T]], %c32 : index
+// CHECK: %[[ROW:.*]] = arith.divui %[[T]], %c8 : index
+// CHECK: %[[COL:.*]] = arith.remui %[[T]], %c8 : index
+// CHECK: %[[COL1:.*]] = arith.addi %[[COL]], %c8 : index
 // CHECK: %[[ACC:.*]]:4 = scf.for %[[KT:.*]] = %c0 to %c5 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32) {
 // CHECK: %[[K0:.*]] = arith.muli %[[KT]], %c16 : index
 // CHECK: %[[R:.*]] = arith.divui %[[T]], %c16 : index
@@ -35,7 +39,9 @@
 // CHECK-NEXT: %[[AV:.*]] = kernelir.load %[[LHS]][%[[ROW]], %[[K]]]
 // CHECK-NEXT: %[[BV:.*]] = kernelir.load %[[RHS]][%[[K]], %[[COL]]]
 // CHECK-NEXT: math.fma %[[AV]], %[[BV]], %[[P0]] : f32
-// CHECK-COUNT-3: math.fma %{{.*}}, %[[BV]], %{{.*}} : f32
+// CHECK-NEXT: %[[BV1:.*]] = kernelir.load %[[RHS]][%[[K]], %[[COL1]]]
+// CHECK-NEXT: math.fma %[[AV]], %[[BV1]], %{{.*}} : f32
+// CHECK-COUNT-2: math.fma %[[AV]], %{{.*}}, %{{.*}} : f32
 // CHECK: kernelir.barrier
 // CHECK-NEXT: scf.yield %[[PART]]#0, %[[PART]]#1, %[[PART]]#2, %[[PART]]#3
 // CHECK: arith.maximumf %[[ACC]]#0, %[[ZERO]] : f32
