@@ -256,3 +256,27 @@ func.func @contract_yield(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   }
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+func.func @cooperative_contract(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4, 1] tile [1, 1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.program_id 0
+    %s = tileir.fold add(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    }
+    // expected-error @+1 {{cannot share a cooperative kernel with tileir.fold or tileir.distribute}}
+    %c = tileir.contract [%row, %row] k 8 step 8 : !tileir.tile<1x1xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %x = arith.constant 1.0 : f32
+      tileir.yield %x : f32
+    }
+  }
+  return %r : tensor<4xf32>
+}

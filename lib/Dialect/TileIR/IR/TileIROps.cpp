@@ -64,7 +64,7 @@ LogicalResult KernelOp::verify() {
                          "a tile of one point, got ")
              << elements << " points";
     for (Operation &op : getBody().front())
-      if (isa<LoadOp, StoreOp, MapOp, ForEachPointOp>(op))
+      if (isa<LoadOp, StoreOp, MapOp, ForEachPointOp, ContractOp>(op))
         return op.emitOpError("cannot share a cooperative kernel with "
                               "tileir.fold or tileir.distribute");
     return success();
