@@ -72,51 +72,49 @@ PYBIND11_MODULE(_strata, m) {
       .def("__str__", [](const Module &m) { return m.str(false); })
       .def("gpu_objects", &Module::gpuObjects,
            "The objects (PTX, cubin, ...) of every gpu.binary.")
-      .def(
-          "artifact",
-          [](const Module &m, const std::string &entry,
-             const std::vector<std::string> &names, const Module *cubin) {
-            return py::bytes(m.artifact(entry, names, cubin));
-          },
-          py::arg("entry"), py::arg("argument_names"),
-          py::arg("cubin") = nullptr,
-          "The artifact (launch plan, PTX, cubin) of a program lowered by "
-          "strata-lower-to-nvvm.")
+      .def("artifact",
+           [](const Module &m, const std::string &entry,
+              const std::vector<std::string> &names, const Module *cubin) {
+             return py::bytes(m.artifact(entry, names, cubin));
+           },
+           py::arg("entry"), py::arg("argument_names"),
+           py::arg("cubin") = nullptr,
+           "The artifact (launch plan, PTX, cubin) of a program lowered by "
+           "strata-lower-to-nvvm.")
       .def("result_types", &Module::resultTypes, py::arg("entry"),
            "(shape, element type) of each result of the tensor function "
            "`entry`.")
       .def("to_cuda", &Module::cuda,
            "The kernelir kernels as readable CUDA C++.")
-      .def(
-          "run_on_cpu",
-          [](Module &m, const std::string &entry, const std::string &pipeline,
-             const std::vector<py::buffer> &inputs,
-             const std::vector<py::buffer> &outputs) {
-            auto toHost = [](const std::vector<py::buffer> &buffers,
-                             bool writable) {
-              std::vector<strata::python::HostBuffer> result;
-              for (const py::buffer &b : buffers) {
-                py::buffer_info info = b.request(writable);
-                // Row-major and contiguous: the descriptor assumes it.
-                ssize_t expected = info.itemsize;
-                for (ssize_t d = info.ndim - 1; d >= 0; --d) {
-                  if (info.shape[d] > 1 && info.strides[d] != expected)
-                    throw CompilerError("buffers must be C-contiguous");
-                  expected *= info.shape[d];
-                }
-                result.push_back(
-                    {info.ptr, std::vector<int64_t>(info.shape.begin(),
-                                                    info.shape.end())});
-              }
-              return result;
-            };
-            m.runOnCPU(entry, pipeline, toHost(inputs, false),
-                       toHost(outputs, true));
-          },
-          py::arg("entry"), py::arg("pipeline"), py::arg("inputs"),
-          py::arg("outputs"),
-          "Runs the tensor function `entry` on the CPU through `pipeline` "
-          "(numpy arrays in, preallocated numpy arrays out).");
+      .def("run_on_cpu",
+           [](Module &m, const std::string &entry, const std::string &pipeline,
+              const std::vector<py::buffer> &inputs,
+              const std::vector<py::buffer> &outputs) {
+             auto toHost = [](const std::vector<py::buffer> &buffers,
+                              bool writable) {
+               std::vector<strata::python::HostBuffer> result;
+               for (const py::buffer &b : buffers) {
+                 py::buffer_info info = b.request(writable);
+                 // Row-major and contiguous: the descriptor assumes it.
+                 ssize_t expected = info.itemsize;
+                 for (ssize_t d = info.ndim - 1; d >= 0; --d) {
+                   if (info.shape[d] > 1 && info.strides[d] != expected)
+                     throw CompilerError("buffers must be C-contiguous");
+                   expected *= info.shape[d];
+                 }
+                 result.push_back({info.ptr, std::vector<int64_t>(
+                                                 info.shape.begin(),
+                                                 info.shape.end())});
+               }
+               return result;
+             };
+             m.runOnCPU(entry, pipeline, toHost(inputs, false),
+                        toHost(outputs, true));
+           },
+           py::arg("entry"), py::arg("pipeline"), py::arg("inputs"),
+           py::arg("outputs"),
+           "Runs the tensor function `entry` on the CPU through `pipeline` "
+           "(numpy arrays in, preallocated numpy arrays out).");
 
   py::class_<strata::python::I32>(m, "I32",
                                   "A 32-bit integer attribute (enums).")

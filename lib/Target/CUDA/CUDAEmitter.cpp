@@ -215,16 +215,12 @@ private:
           }
           return op.emitError("cannot render this constant as CUDA");
         })
-        .Case<arith::AddIOp, arith::AddFOp>(
-            [&](auto) { return binary(op, "+"); })
-        .Case<arith::SubIOp, arith::SubFOp>(
-            [&](auto) { return binary(op, "-"); })
-        .Case<arith::MulIOp, arith::MulFOp>(
-            [&](auto) { return binary(op, "*"); })
+        .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary(op, "+"); })
+        .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary(op, "-"); })
+        .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary(op, "*"); })
         .Case<arith::DivSIOp, arith::DivUIOp, arith::DivFOp>(
             [&](auto) { return binary(op, "/"); })
-        .Case<arith::RemSIOp, arith::RemUIOp>(
-            [&](auto) { return binary(op, "%"); })
+        .Case<arith::RemSIOp, arith::RemUIOp>([&](auto) { return binary(op, "%"); })
         .Case<arith::AndIOp>([&](auto) { return binary(op, "&"); })
         .Case<arith::OrIOp>([&](auto) { return binary(op, "|"); })
         .Case<arith::XOrIOp>([&](auto) { return binary(op, "^"); })
@@ -241,30 +237,14 @@ private:
           std::string a = name(cmp.getLhs()), b = name(cmp.getRhs());
           using P = arith::CmpFPredicate;
           switch (cmp.getPredicate()) {
-          case P::OEQ:
-            os << a << " == " << b;
-            break;
-          case P::UNE:
-            os << "!(" << a << " == " << b << ")";
-            break;
-          case P::OLT:
-            os << a << " < " << b;
-            break;
-          case P::OLE:
-            os << a << " <= " << b;
-            break;
-          case P::OGT:
-            os << a << " > " << b;
-            break;
-          case P::OGE:
-            os << a << " >= " << b;
-            break;
-          case P::UNO:
-            os << "(" << a << " != " << a << " || " << b << " != " << b << ")";
-            break;
-          case P::ORD:
-            os << "(" << a << " == " << a << " && " << b << " == " << b << ")";
-            break;
+          case P::OEQ: os << a << " == " << b; break;
+          case P::UNE: os << "!(" << a << " == " << b << ")"; break;
+          case P::OLT: os << a << " < " << b; break;
+          case P::OLE: os << a << " <= " << b; break;
+          case P::OGT: os << a << " > " << b; break;
+          case P::OGE: os << a << " >= " << b; break;
+          case P::UNO: os << "(" << a << " != " << a << " || " << b << " != " << b << ")"; break;
+          case P::ORD: os << "(" << a << " == " << a << " && " << b << " == " << b << ")"; break;
           default:
             return op.emitError("cannot render this float comparison as CUDA");
           }
@@ -278,10 +258,8 @@ private:
              << " : " << name(s.getFalseValue()) << ";\n";
           return success();
         })
-        .Case<arith::MaximumFOp>(
-            [&](auto) { return call(op, "strata_maximumf", "strata_maximum"); })
-        .Case<arith::MinimumFOp>(
-            [&](auto) { return call(op, "strata_minimumf", "strata_minimum"); })
+        .Case<arith::MaximumFOp>([&](auto) { return call(op, "strata_maximumf", "strata_maximum"); })
+        .Case<arith::MinimumFOp>([&](auto) { return call(op, "strata_minimumf", "strata_minimum"); })
         .Case<arith::MaxSIOp>([&](auto) { return call(op, "max", "max"); })
         .Case<arith::MinSIOp>([&](auto) { return call(op, "min", "min"); })
         .Case<arith::IndexCastOp, arith::SIToFPOp, arith::UIToFPOp,
@@ -314,14 +292,10 @@ private:
   /// The whole warp takes part in every shuffle (full mask).
   static StringRef shuffleFunction(kernelir::ShuffleMode mode) {
     switch (mode) {
-    case kernelir::ShuffleMode::XOR:
-      return "__shfl_xor_sync";
-    case kernelir::ShuffleMode::DOWN:
-      return "__shfl_down_sync";
-    case kernelir::ShuffleMode::UP:
-      return "__shfl_up_sync";
-    case kernelir::ShuffleMode::IDX:
-      return "__shfl_sync";
+    case kernelir::ShuffleMode::XOR: return "__shfl_xor_sync";
+    case kernelir::ShuffleMode::DOWN: return "__shfl_down_sync";
+    case kernelir::ShuffleMode::UP: return "__shfl_up_sync";
+    case kernelir::ShuffleMode::IDX: return "__shfl_sync";
     }
     return "__shfl_sync";
   }
