@@ -10,7 +10,6 @@ using namespace strata;
 
 namespace {
 
-constexpr int64_t kWarpSize = 32;
 
 /// This thread's index in its block, in kernelir.
 Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int64_t> block) {
@@ -23,7 +22,7 @@ Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int64_t> block) {
 /// The lane a shuffle reads, within the warp of `lane`.
 Value sourceLane(OpBuilder &b, Location loc, kernelir::ShuffleMode mode,
                  Value lane, Value offset) {
-  Value warp = arith::ConstantIndexOp::create(b, loc, kWarpSize);
+  Value warp = arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize);
   switch (mode) {
   case kernelir::ShuffleMode::XOR:
     return arith::XOrIOp::create(b, loc, lane, offset);
@@ -54,7 +53,7 @@ LogicalResult strata::expandShuffles(RewriterBase &rewriter,
   if (shuffles.empty())
     return success();
   int64_t threads = kernel.getNumThreadsPerBlock();
-  if (threads % kWarpSize != 0)
+  if (threads % kernelir::kWarpSize != 0)
     return shuffles.front().emitError("warp shuffles need blocks of whole "
                                       "warps, but the kernel has ")
            << threads << " threads per block";
@@ -77,7 +76,7 @@ LogicalResult strata::expandShuffles(RewriterBase &rewriter,
     }
     rewriter.setInsertionPoint(op);
     Value self = linearThreadId(rewriter, loc, kernel.getBlock());
-    Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+    Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize);
     Value lane = arith::RemUIOp::create(rewriter, loc, self, warpSize);
     Value warpBase = arith::SubIOp::create(rewriter, loc, self, lane);
     Value offset = arith::IndexCastUIOp::create(

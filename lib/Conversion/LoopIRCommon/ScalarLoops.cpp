@@ -17,25 +17,24 @@ SmallVector<Value> strata::expandAccessIndices(OpBuilder &b, Location loc,
   return *affine::expandAffineMap(b, loc, map, indices);
 }
 
-Value strata::combineScalars(OpBuilder &b, Location loc, loopir::Combiner c,
+Value strata::combineScalars(OpBuilder &b, Location loc, MonoidKind kind,
                              Value acc, Value x) {
   bool f = isa<FloatType>(x.getType());
-  switch (c) {
-  case loopir::Combiner::add:
+  switch (kind) {
+  case MonoidKind::Add:
     return f ? Value(arith::AddFOp::create(b, loc, acc, x))
              : Value(arith::AddIOp::create(b, loc, acc, x));
-  case loopir::Combiner::mul:
+  case MonoidKind::Mul:
     return f ? Value(arith::MulFOp::create(b, loc, acc, x))
              : Value(arith::MulIOp::create(b, loc, acc, x));
-  case loopir::Combiner::max:
+  case MonoidKind::Max:
     return f ? Value(arith::MaximumFOp::create(b, loc, acc, x))
              : Value(arith::MaxSIOp::create(b, loc, acc, x));
-  case loopir::Combiner::min:
+  case MonoidKind::Min:
     return f ? Value(arith::MinimumFOp::create(b, loc, acc, x))
              : Value(arith::MinSIOp::create(b, loc, acc, x));
-  default:
-    llvm_unreachable("arg-reductions combine in ReduceToLoops");
   }
+  llvm_unreachable("unknown monoid");
 }
 
 namespace {
@@ -76,33 +75,6 @@ struct ParallelToLoops : OpConversionPattern<loopir::ParallelOp> {
   }
 };
 
-Value identity(OpBuilder &b, Location loc, loopir::Combiner c, Type t) {
-  auto f = dyn_cast<FloatType>(t);
-  unsigned w = t.getIntOrFloatBitWidth();
-  switch (c) {
-  case loopir::Combiner::add:
-    return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
-  case loopir::Combiner::mul:
-    return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0))
-             : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
-  case loopir::Combiner::max:
-  case loopir::Combiner::argmax:
-    return f ? arith::ConstantOp::create(
-                   b, loc, b.getFloatAttr(t, APFloat::getInf(
-                                                f.getFloatSemantics(), true)))
-             : arith::ConstantOp::create(
-                   b, loc, b.getIntegerAttr(t, APInt::getSignedMinValue(w)));
-  case loopir::Combiner::min:
-  case loopir::Combiner::argmin:
-    return f ? arith::ConstantOp::create(
-                   b, loc, b.getFloatAttr(t, APFloat::getInf(
-                                                f.getFloatSemantics(), false)))
-             : arith::ConstantOp::create(
-                   b, loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(w)));
-  }
-  llvm_unreachable("unknown combiner");
-}
-
 /// Whether `x` replaces the current extreme `acc` of an arg-reduction: it is
 /// strictly better, or the first NaN.
 Value argTakes(OpBuilder &b, Location loc, bool isMax, Value acc, Value x) {
@@ -133,7 +105,10 @@ struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
     // One accumulator per combiner, and a position for arg-reductions.
     SmallVector<Value> init;
     for (auto [c, value] : llvm::zip(combiners, yield.getValues())) {
-      init.push_back(identity(rewriter, loc, c, value.getType()));
+      init.push_back(arith::ConstantOp::create(
+          rewriter, loc,
+          getMonoidIdentity(loopir::ReduceOp::getMonoidKind(c),
+                            value.getType())));
       if (loopir::ReduceOp::isArgCombiner(c))
         init.push_back(arith::ConstantOp::create(
             rewriter, loc, rewriter.getI64IntegerAttr(0)));
@@ -158,7 +133,8 @@ struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
           unsigned a = 0;
           for (auto [c, x] : llvm::zip(combiners, contributions)) {
             if (!loopir::ReduceOp::isArgCombiner(c)) {
-              next.push_back(combineScalars(b, loc, c, acc[a++], x));
+              next.push_back(combineScalars(
+                  b, loc, loopir::ReduceOp::getMonoidKind(c), acc[a++], x));
               continue;
             }
             // The row-major position of this iteration in the box.

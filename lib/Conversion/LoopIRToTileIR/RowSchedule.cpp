@@ -8,7 +8,10 @@
 // every thread runs (and a top-level store is one store per row).
 
 #include "TileKernelBuilder.h"
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -22,7 +25,6 @@ constexpr int64_t kMinRowLength = 32;
 /// The default block: up to 256 threads, each folding at least 4 elements.
 constexpr int64_t kMaxDefaultThreads = 256;
 constexpr int64_t kMinElementsPerThread = 4;
-constexpr int64_t kWarpSize = 32;
 
 /// The fold monoid of a loop combiner, if the scheduler can share it among
 /// threads (arg-reductions fold pairs and are left to one thread).
@@ -82,21 +84,14 @@ SmallVector<loopir::ReduceOp> topLevelReductions(loopir::ParallelOp nest) {
   return llvm::to_vector(nest.getBody().front().getOps<loopir::ReduceOp>());
 }
 
-int64_t tripCount(ArrayRef<int64_t> bounds) {
-  int64_t n = 1;
-  for (int64_t b : bounds)
-    n *= b;
-  return n;
-}
-
 /// The longest row the block walks: the largest fold or inner loop.
 int64_t rowLength(loopir::ParallelOp nest) {
   int64_t longest = 1;
   for (Operation &op : nest.getBody().front()) {
     if (auto reduce = dyn_cast<loopir::ReduceOp>(op))
-      longest = std::max(longest, tripCount(reduce.getBounds()));
+      longest = std::max(longest, computeProduct(reduce.getBounds()));
     if (auto loop = dyn_cast<loopir::ParallelOp>(op))
-      longest = std::max(longest, tripCount(loop.getBounds()));
+      longest = std::max(longest, computeProduct(loop.getBounds()));
   }
   return longest;
 }
@@ -129,8 +124,8 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
   if (threads == 0)
     threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(
                                       rowLength(nest), kMinElementsPerThread)),
-                                  kWarpSize, kMaxDefaultThreads);
-  if (threads <= 0 || threads > 1024 || threads % kWarpSize != 0)
+                                  kernelir::kWarpSize, kMaxDefaultThreads);
+  if (threads <= 0 || threads > 1024 || threads % kernelir::kWarpSize != 0)
     return op.emitError("the row schedule needs a whole number of warps "
                         "(a multiple of 32 up to 1024 threads), got ")
            << threads;
@@ -159,10 +154,8 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
       OpBuilder::InsertionGuard guard(b);
       Block &source = reduce.getBody().front();
       b.setInsertionPointToStart(&fold.getBody().front());
-      IRMapping point = mapping;
-      point.map(source.getArguments(), fold.getInductionVars());
-      for (Operation &bodyOp : source.without_terminator())
-        b.clone(bodyOp, point);
+      IRMapping point =
+          cloneLoopBody(b, source, fold.getInductionVars(), mapping);
       SmallVector<Value> contributions;
       for (Value v : source.getTerminator()->getOperands())
         contributions.push_back(point.lookupOrDefault(v));
@@ -174,12 +167,9 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
       auto distribute =
           tileir::DistributeOp::create(b, loop.getLoc(), loop.getBounds());
       OpBuilder::InsertionGuard guard(b);
-      Block &source = loop.getBody().front();
       b.setInsertionPoint(distribute.getBody().front().getTerminator());
-      IRMapping point = mapping;
-      point.map(source.getArguments(), distribute.getInductionVars());
-      for (Operation &bodyOp : source.without_terminator())
-        b.clone(bodyOp, point);
+      cloneLoopBody(b, loop.getBody().front(), distribute.getInductionVars(),
+                    mapping);
       continue;
     }
     b.clone(inner, mapping);

@@ -15,11 +15,11 @@ using namespace strata;
 /// (xor): afterwards every lane of each aligned group of `width` lanes holds
 /// the group's result.
 static void butterfly(OpBuilder &b, Location loc, int64_t width,
-                      ArrayRef<loopir::Combiner> combiners,
+                      ArrayRef<MonoidKind> kinds,
                       SmallVectorImpl<Value> &values) {
   for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
     Value distance = arith::ConstantIntOp::create(b, loc, offset, 32);
-    for (auto [c, v] : llvm::zip(combiners, values)) {
+    for (auto [c, v] : llvm::zip(kinds, values)) {
       Value other = kernelir::ShuffleOp::create(b, loc, v, distance,
                                                 kernelir::ShuffleMode::XOR);
       v = combineScalars(b, loc, c, v, other);
@@ -29,11 +29,10 @@ static void butterfly(OpBuilder &b, Location loc, int64_t width,
 
 SmallVector<Value> strata::combineAcrossBlock(
     OpBuilder &b, Location loc, Block &kernelEntry, Value thread,
-    int64_t threads, ArrayRef<loopir::Combiner> combiners,
-    ArrayRef<TypedAttr> identities, ValueRange partials) {
+    int64_t threads, ArrayRef<MonoidKind> kinds, ValueRange partials) {
   SmallVector<Value> values(partials);
-  butterfly(b, loc, kWarpSize, combiners, values);
-  int64_t warps = threads / kWarpSize;
+  butterfly(b, loc, kernelir::kWarpSize, kinds, values);
+  int64_t warps = threads / kernelir::kWarpSize;
   if (warps == 1)
     return values;
 
@@ -49,7 +48,7 @@ SmallVector<Value> strata::combineAcrossBlock(
           MemRefType::get({warps}, v.getType(), MemRefLayoutAttrInterface(),
                           workgroup)));
   }
-  Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
+  Value warpSize = arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize);
   Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -68,7 +67,7 @@ SmallVector<Value> strata::combineAcrossBlock(
         b, loc, lane, arith::ConstantIndexOp::create(b, loc, warps));
     for (auto [i, post] : llvm::enumerate(posts))
       values[i] = kernelir::LoadOp::create(b, loc, post, ValueRange{slot});
-    butterfly(b, loc, warps, combiners, values);
+    butterfly(b, loc, warps, kinds, values);
     return values;
   }
   Value hasPost =
@@ -77,9 +76,10 @@ SmallVector<Value> strata::combineAcrossBlock(
   for (auto [i, post] : llvm::enumerate(posts)) {
     Value read =
         kernelir::LoadOp::create(b, loc, post, ValueRange{lane}, hasPost);
-    Value identity = arith::ConstantOp::create(b, loc, identities[i]);
+    Value identity = arith::ConstantOp::create(
+        b, loc, getMonoidIdentity(kinds[i], values[i].getType()));
     values[i] = arith::SelectOp::create(b, loc, hasPost, read, identity);
   }
-  butterfly(b, loc, kWarpSize, combiners, values);
+  butterfly(b, loc, kernelir::kWarpSize, kinds, values);
   return values;
 }

@@ -3,16 +3,13 @@
 #ifndef STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_BLOCKCOMBINE_H
 #define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_BLOCKCOMBINE_H
 
-#include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/Utils/Monoid.h"
 
 #include "mlir/IR/Builders.h"
 
 namespace strata {
 
-/// Threads per warp: the shuffles of the combine span one warp.
-constexpr int64_t kWarpSize = 32;
-
-/// Combines `partials` (one value per monoid per thread of a block of
+/// Combines `partials` (one value per monoid of `kinds`, per thread of a block of
 /// `threads` threads, a multiple of the warp size) into the block's results,
 /// which every thread receives: a butterfly of xor shuffles within each
 /// warp; then, with several warps, lane 0 of each posts its warp's result to
@@ -21,8 +18,7 @@ constexpr int64_t kWarpSize = 32;
 llvm::SmallVector<mlir::Value>
 combineAcrossBlock(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::Block &kernelEntry, mlir::Value thread,
-                   int64_t threads, llvm::ArrayRef<loopir::Combiner> combiners,
-                   llvm::ArrayRef<mlir::TypedAttr> identities,
+                   int64_t threads, llvm::ArrayRef<MonoidKind> kinds,
                    mlir::ValueRange partials);
 
 } // namespace strata

@@ -2,6 +2,7 @@
 // through shared memory per step of k, fused multiply-adds per thread.
 
 #include "TileBodyTranslator.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -36,50 +37,39 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // This thread's result elements (row, column in the tile): its register
-  // tile (assignRegisterTiles) or its strided elements.
-  SmallVector<std::pair<Value, Value>> owned;
-  for (int64_t m = 0; m < elementsPerThread; ++m)
-    owned.push_back({elementCoords[m][rank - 2], elementCoords[m][rank - 1]});
+  // Per step of k: stage both chunks, then each thread multiplies into its
+  // elements (elementCoords: its register tile).
+  auto multiply = [&](Value kk, ValueRange partial) {
+    SmallVector<Value> next;
+    // One shared load per distinct row and column of the thread's elements.
+    DenseMap<Value, Value> lhsLoads, rhsLoads;
+    for (auto [m, coords] : llvm::enumerate(elementCoords)) {
+      Value row = coords[rank - 2], col = coords[rank - 1];
+      Value &a = lhsLoads[row];
+      if (!a)
+        a = kernelir::LoadOp::create(b, loc, lhsChunk, ValueRange{row, kk});
+      Value &bv = rhsLoads[col];
+      if (!bv)
+        bv = kernelir::LoadOp::create(b, loc, rhsChunk, ValueRange{kk, col});
+      next.push_back(math::FmaOp::create(b, loc, a, bv, partial[m]));
+    }
+    return next;
+  };
   SmallVector<Value> init(elementsPerThread, zero);
   int64_t steps = llvm::divideCeil(contract.getK(), step);
-  auto kLoop = scf::ForOp::create(
-      b, loc, index(0), index(steps), index(1), init,
-      [&](OpBuilder &nested, Location loc, Value kt, ValueRange acc) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
+  auto kLoop = buildLoop(
+      loc, index(0), index(steps), index(1), init,
+      [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
         stage(contract.getLhs(), contract.getOrigin(), lhsChunk, rows, step,
               /*chunkRowIsK=*/false, rank - 1, k0, zero);
         stage(contract.getRhs(), contract.getOrigin(), rhsChunk, step, cols,
               /*chunkRowIsK=*/true, rank - 2, k0, zero);
         kernelir::BarrierOp::create(b, loc);
-        auto inner = scf::ForOp::create(
-            b, loc, index(0), index(step), index(1), acc,
-            [&](OpBuilder &nested, Location loc, Value kk, ValueRange partial) {
-              OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPoint(nested.getInsertionBlock(),
-                                  nested.getInsertionPoint());
-              SmallVector<Value> next;
-              // One shared load per distinct row and column of the
-              // thread's elements.
-              DenseMap<Value, Value> lhsLoads, rhsLoads;
-              for (auto [m, coords] : llvm::enumerate(owned)) {
-                Value &a = lhsLoads[coords.first];
-                if (!a)
-                  a = kernelir::LoadOp::create(b, loc, lhsChunk,
-                                               ValueRange{coords.first, kk});
-                Value &bv = rhsLoads[coords.second];
-                if (!bv)
-                  bv = kernelir::LoadOp::create(b, loc, rhsChunk,
-                                                ValueRange{kk, coords.second});
-                next.push_back(math::FmaOp::create(b, loc, a, bv, partial[m]));
-              }
-              scf::YieldOp::create(b, loc, next);
-            });
+        auto inner =
+            buildLoop(loc, index(0), index(step), index(1), acc, multiply);
         kernelir::BarrierOp::create(b, loc);
-        scf::YieldOp::create(b, loc, inner.getResults());
+        return SmallVector<Value>(inner.getResults());
       });
   scalars[contract.getResult()] = SmallVector<Value>(kLoop.getResults());
   return success();
@@ -130,12 +120,9 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
         coords.push_back(d == varied ? point : mapping.lookup(origin[d]));
     coords.push_back(kg);
     auto evaluate = [&]() -> Value {
-      IRMapping args = mapping;
       Block &body = operand.front();
-      args.map(body.getArguments(), coords);
-      for (Operation &op : body.without_terminator())
-        b.clone(op, args);
-      return args.lookupOrDefault(body.getTerminator()->getOperand(0));
+      return cloneLoopBody(b, body, coords, mapping)
+          .lookupOrDefault(body.getTerminator()->getOperand(0));
     };
     Value value;
     if (!inside) {

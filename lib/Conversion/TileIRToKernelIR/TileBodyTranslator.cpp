@@ -2,10 +2,12 @@
 // generic points, and the cooperative folds and loops of row programs.
 
 #include "TileBodyTranslator.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 #include "BlockCombine.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 using namespace strata;
@@ -169,65 +171,59 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
   return success();
 }
 
-scf::ForOp TileBodyTranslator::sharedLoop(
-    Location loc, ArrayRef<int64_t> bounds, ValueRange init,
-    function_ref<SmallVector<Value>(ValueRange, ValueRange)> body) {
-  int64_t points = 1;
-  for (int64_t bound : bounds)
-    points *= bound;
-  Value end = arith::ConstantIndexOp::create(b, loc, points);
-  Value step = arith::ConstantIndexOp::create(b, loc, kernel.getThreads());
+scf::ForOp TileBodyTranslator::buildLoop(
+    Location loc, Value lb, Value ub, Value step, ValueRange init,
+    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
   return scf::ForOp::create(
-      b, loc, thread, end, step, init,
-      [&](OpBuilder &nested, Location loc, Value linear, ValueRange carried) {
+      b, loc, lb, ub, step, init,
+      [&](OpBuilder &nested, Location loc, Value iv, ValueRange carried) {
+        // The translation builds with `b`: move it into the loop.
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        SmallVector<Value> coords = delinearize(b, loc, linear, bounds);
-        SmallVector<Value> yielded = body(coords, carried);
+        SmallVector<Value> yielded = body(iv, carried);
         scf::YieldOp::create(b, loc, yielded);
       });
 }
 
-IRMapping TileBodyTranslator::cloneBody(Block &body, ValueRange coords) {
-  IRMapping point = mapping;
-  point.map(body.getArguments(), coords);
-  for (Operation &inner : body.without_terminator())
-    b.clone(inner, point);
-  return point;
+scf::ForOp TileBodyTranslator::sharedLoop(
+    Location loc, ArrayRef<int64_t> bounds, ValueRange init,
+    function_ref<SmallVector<Value>(ValueRange, ValueRange)> body) {
+  Value end = arith::ConstantIndexOp::create(b, loc, computeProduct(bounds));
+  Value step = arith::ConstantIndexOp::create(b, loc, kernel.getThreads());
+  return buildLoop(loc, thread, end, step, init,
+                   [&](Value linear, ValueRange carried) {
+                     return body(delinearize(b, loc, linear, bounds), carried);
+                   });
 }
 
 LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
   Location loc = fold.getLoc();
-  if (kernel.getThreads() % kWarpSize != 0)
+  if (kernel.getThreads() % kernelir::kWarpSize != 0)
     return fold.emitError("a cooperative fold needs a whole number of "
                           "warps, but the kernel has ")
            << kernel.getThreads() << " threads";
-  SmallVector<loopir::Combiner> combiners;
-  SmallVector<TypedAttr> identities;
+  SmallVector<MonoidKind> kinds;
   SmallVector<Value> init;
   for (auto [c, identity] :
        llvm::zip(fold.getCombinerList(), fold.getIdentities())) {
-    // The fold monoids are the associative loop combiners.
-    combiners.push_back(
-        *loopir::symbolizeCombiner(tileir::stringifyCombiner(c)));
-    identities.push_back(cast<TypedAttr>(identity));
-    init.push_back(arith::ConstantOp::create(b, loc, identities.back()));
+    kinds.push_back(tileir::FoldOp::getMonoidKind(c));
+    init.push_back(arith::ConstantOp::create(b, loc, cast<TypedAttr>(identity)));
   }
   Block &body = fold.getBody().front();
   auto loop = sharedLoop(
       loc, fold.getBounds(), init, [&](ValueRange coords, ValueRange acc) {
-        IRMapping point = cloneBody(body, coords);
+        IRMapping point = cloneLoopBody(b, body, coords, mapping);
         SmallVector<Value> next;
         for (auto [c, a, x] :
-             llvm::zip(combiners, acc, body.getTerminator()->getOperands()))
+             llvm::zip(kinds, acc, body.getTerminator()->getOperands()))
           next.push_back(
               combineScalars(b, loc, c, a, point.lookupOrDefault(x)));
         return next;
       });
   mapping.map(fold.getResults(),
               combineAcrossBlock(b, loc, *entry, thread, kernel.getThreads(),
-                                 combiners, identities, loop.getResults()));
+                                 kinds, loop.getResults()));
   return success();
 }
 
@@ -235,7 +231,7 @@ LogicalResult
 TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
   sharedLoop(loop.getLoc(), loop.getBounds(), {},
              [&](ValueRange coords, ValueRange) {
-               cloneBody(loop.getBody().front(), coords);
+               cloneLoopBody(b, loop.getBody().front(), coords, mapping);
                return SmallVector<Value>();
              });
   return success();
@@ -275,10 +271,7 @@ TileBodyTranslator::translatePoints(tileir::ForEachPointOp points) {
                                     /*withElseRegion=*/false);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     }
-    IRMapping point = mapping;
-    point.map(body.getArguments(), coords);
-    for (Operation &inner : body.without_terminator())
-      b.clone(inner, point);
+    cloneLoopBody(b, body, coords, mapping);
   }
   return success();
 }

@@ -44,16 +44,18 @@ private:
   /// nothing) where the tile does not split that way.
   bool assignRegisterTiles();
 
+  /// A scf.for at the builder carrying `init`; `body` fills it (with the
+  /// builder inside) and returns the values carried to the next iteration.
+  scf::ForOp buildLoop(Location loc, Value lb, Value ub, Value step,
+                       ValueRange init,
+                       function_ref<SmallVector<Value>(Value, ValueRange)> body);
+
   /// Threads take the points thread, thread + threads, ... of `bounds`
   /// (row-major, so neighbouring threads touch neighbouring addresses);
   /// `body` gets each point's coordinates and the loop's carried values.
   scf::ForOp
   sharedLoop(Location loc, ArrayRef<int64_t> bounds, ValueRange init,
              function_ref<SmallVector<Value>(ValueRange, ValueRange)> body);
-
-  /// Clones `body` (without its terminator) at the builder with its
-  /// arguments bound to `coords`; returns the mapping.
-  IRMapping cloneBody(Block &body, ValueRange coords);
 
   /// A cooperative fold: each thread folds its share of the points in
   /// registers, then the block combines the partial results.

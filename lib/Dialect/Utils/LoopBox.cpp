@@ -56,6 +56,14 @@ Block *strata::addLoopBoxBlock(OpBuilder &b, Region &region, size_t numBounds,
   return block;
 }
 
+IRMapping strata::cloneLoopBody(OpBuilder &b, Block &body,
+                                ValueRange arguments, IRMapping mapping) {
+  mapping.map(body.getArguments(), arguments);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  return mapping;
+}
+
 void strata::printParallelLoop(OpAsmPrinter &p, Operation *op,
                                ArrayRef<int64_t> bounds) {
   Region &body = op->getRegion(0);

@@ -13,10 +13,9 @@ namespace strata {
 void populateLoopIRScalarLoopPatterns(mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
 
-/// `acc` combined with `x` by `c` (add, mul, max or min; float max/min
-/// propagate NaN).
+/// `acc` combined with `x` by `kind` (float max/min propagate NaN).
 mlir::Value combineScalars(mlir::OpBuilder &b, mlir::Location loc,
-                           loopir::Combiner c, mlir::Value acc, mlir::Value x);
+                           MonoidKind kind, mlir::Value acc, mlir::Value x);
 
 /// The buffer indices of an access: its map applied to its index operands.
 llvm::SmallVector<mlir::Value> expandAccessIndices(mlir::OpBuilder &b,

@@ -1,6 +1,7 @@
 #ifndef STRATA_DIALECT_UTILS_LOOPBOX_H
 #define STRATA_DIALECT_UTILS_LOOPBOX_H
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpImplementation.h"
 
 namespace strata {
@@ -22,6 +23,13 @@ mlir::LogicalResult verifyLoopBox(mlir::Operation *op, mlir::Block &body,
 /// Adds a block with one index argument per bound to `region`.
 mlir::Block *addLoopBoxBlock(mlir::OpBuilder &b, mlir::Region &region,
                              size_t numBounds, mlir::Location loc);
+
+/// Clones the ops of `body` except its terminator at the builder, with the
+/// block's arguments mapped to `arguments` on top of `mapping`. Returns the
+/// mapping, in which the terminator's operands can be looked up.
+mlir::IRMapping cloneLoopBody(mlir::OpBuilder &b, mlir::Block &body,
+                              mlir::ValueRange arguments,
+                              mlir::IRMapping mapping = {});
 
 /// Parses a parallel loop, `(%i, %j) in [1000, 37] attr-dict { ... }`, whose
 /// body ends with `LoopOp`'s implicit terminator.

@@ -120,6 +120,22 @@ SmallVector<Combiner> ReduceOp::getCombinerList() {
   return list;
 }
 
+MonoidKind ReduceOp::getMonoidKind(Combiner c) {
+  switch (c) {
+  case Combiner::add:
+    return MonoidKind::Add;
+  case Combiner::mul:
+    return MonoidKind::Mul;
+  case Combiner::max:
+  case Combiner::argmax:
+    return MonoidKind::Max;
+  case Combiner::min:
+  case Combiner::argmin:
+    return MonoidKind::Min;
+  }
+  llvm_unreachable("unknown combiner");
+}
+
 ValueRange ReduceOp::getResultsOf(unsigned i) {
   unsigned first = 0;
   SmallVector<Combiner> list = getCombinerList();

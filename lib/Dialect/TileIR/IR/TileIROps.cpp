@@ -237,34 +237,22 @@ LogicalResult ForEachPointOp::verify() {
 // FoldOp
 //===----------------------------------------------------------------------===//
 
-static int64_t tripCount(ArrayRef<int64_t> bounds) {
-  int64_t n = 1;
-  for (int64_t b : bounds)
-    n *= b;
-  return n;
+MonoidKind FoldOp::getMonoidKind(Combiner combiner) {
+  switch (combiner) {
+  case Combiner::add:
+    return MonoidKind::Add;
+  case Combiner::mul:
+    return MonoidKind::Mul;
+  case Combiner::max:
+    return MonoidKind::Max;
+  case Combiner::min:
+    return MonoidKind::Min;
+  }
+  llvm_unreachable("unknown combiner");
 }
 
 TypedAttr FoldOp::getIdentity(Combiner combiner, Type type) {
-  Builder b(type.getContext());
-  auto f = dyn_cast<FloatType>(type);
-  unsigned width = type.getIntOrFloatBitWidth();
-  switch (combiner) {
-  case Combiner::add:
-    return cast<TypedAttr>(b.getZeroAttr(type));
-  case Combiner::mul:
-    return f ? TypedAttr(b.getFloatAttr(type, 1.0))
-             : TypedAttr(b.getIntegerAttr(type, 1));
-  case Combiner::max:
-  case Combiner::min: {
-    bool negative = combiner == Combiner::max;
-    if (f)
-      return b.getFloatAttr(type,
-                            APFloat::getInf(f.getFloatSemantics(), negative));
-    return b.getIntegerAttr(type, negative ? APInt::getSignedMinValue(width)
-                                           : APInt::getSignedMaxValue(width));
-  }
-  }
-  llvm_unreachable("unknown combiner");
+  return getMonoidIdentity(getMonoidKind(combiner), type);
 }
 
 void FoldOp::build(OpBuilder &b, OperationState &state,
@@ -291,8 +279,6 @@ SmallVector<Combiner> FoldOp::getCombinerList() {
     list.push_back(cast<CombinerAttr>(a).getValue());
   return list;
 }
-
-int64_t FoldOp::getTripCount() { return tripCount(getBounds()); }
 
 // tileir.fold add(0.0 : f32), max(0xFF800000 : f32) (%k) in [70] { ... }
 ParseResult FoldOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -387,8 +373,6 @@ void DistributeOp::build(OpBuilder &b, OperationState &state,
   b.setInsertionPointToEnd(block);
   YieldOp::create(b, state.location);
 }
-
-int64_t DistributeOp::getTripCount() { return tripCount(getBounds()); }
 
 // tileir.distribute (%j) in [70] attr-dict { ... }
 ParseResult DistributeOp::parse(OpAsmParser &parser, OperationState &result) {

@@ -20,4 +20,10 @@
 #define GET_OP_CLASSES
 #include "strata/Dialect/KernelIR/IR/KernelIROps.h.inc"
 
+namespace strata::kernelir {
+/// Threads per warp: a kernelir.shuffle spans one warp, so schedules that
+/// shuffle give blocks a whole number of warps.
+constexpr int64_t kWarpSize = 32;
+} // namespace strata::kernelir
+
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -218,6 +218,9 @@ def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
     static bool isArgCombiner(Combiner c) {
       return c == Combiner::argmax || c == Combiner::argmin;
     }
+    /// The monoid a combiner folds its values with (an arg-reduction, that
+    /// of its extreme).
+    static ::strata::MonoidKind getMonoidKind(Combiner c);
   }];
 }
 

@@ -1,6 +1,8 @@
 #ifndef STRATA_DIALECT_TILEIR_IR_TILEIR_H
 #define STRATA_DIALECT_TILEIR_IR_TILEIR_H
 
+#include "strata/Dialect/Utils/Monoid.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

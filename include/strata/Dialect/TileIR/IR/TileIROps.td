@@ -285,10 +285,10 @@ def TileIR_FoldOp : TileIR_Op<"fold", [HasParent<"KernelOp">,
       return getBody().getArguments();
     }
     ::llvm::SmallVector<Combiner> getCombinerList();
+    /// The monoid a combiner folds with.
+    static ::strata::MonoidKind getMonoidKind(Combiner combiner);
     /// The identity of `combiner` for scalars of `type`.
     static ::mlir::TypedAttr getIdentity(Combiner combiner, ::mlir::Type type);
-    /// Total iterations of the box.
-    int64_t getTripCount();
   }];
 }
 
@@ -319,8 +319,6 @@ def TileIR_DistributeOp : TileIR_Op<"distribute", [HasParent<"KernelOp">,
     ::mlir::Block::BlockArgListType getInductionVars() {
       return getBody().getArguments();
     }
-    /// Total iterations of the box.
-    int64_t getTripCount();
   }];
 }
 
