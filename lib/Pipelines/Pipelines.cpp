@@ -92,8 +92,9 @@ static void buildCPUToLLVMStages(OpPassManager &pm) {
   // (erf, tanh, ...) calls libm.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  // bf16 conversions as integer arithmetic: the JIT has no compiler-rt for
-  // __truncsfbf2.
+  // bf16 conversions as integer arithmetic, so the lowered code needs no
+  // compiler-rt (mlir-runner links none). LLVM's optimizer may still turn
+  // the pattern back into a __truncsfbf2 call; the Python JIT provides one.
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

@@ -97,6 +97,11 @@ struct ConvertKernelIRToCPUPass
     : strata::impl::ConvertKernelIRToCPUPassBase<ConvertKernelIRToCPUPass> {
   using ConvertKernelIRToCPUPassBase::ConvertKernelIRToCPUPassBase;
   void runOnOperation() override {
+    if (reverseOrder && shuffledOrder) {
+      getOperation().emitError("reverse-order and shuffled-order exclude "
+                               "each other");
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>())
       if (failed(expandShuffles(rewriter, kernel)))
@@ -105,11 +110,6 @@ struct ConvertKernelIRToCPUPass
     target.addIllegalDialect<kernelir::KernelIRDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    if (reverseOrder && shuffledOrder) {
-      getOperation().emitError("reverse-order and shuffled-order exclude "
-                               "each other");
-      return signalPassFailure();
-    }
     ThreadOrder order = reverseOrder    ? ThreadOrder::Reverse
                         : shuffledOrder ? ThreadOrder::Shuffled
                                         : ThreadOrder::Forward;

@@ -52,7 +52,7 @@ struct Interval {
 struct UniformLoop;
 /// One level of the kernel: its body, or the body of a uniform loop.
 struct Level {
-  SmallVector<Operation *> blockLevel; // Constants: the same in every thread.
+  SmallVector<Operation *> constants; // The same in every thread.
   SmallVector<std::variant<Interval *, UniformLoop *>> items;
 };
 
@@ -75,8 +75,9 @@ public:
     auto shuffles = kernel.getBody().getOps<kernelir::ShuffleOp>();
     if (!shuffles.empty())
       return (*shuffles.begin())
-          .emitError("warp shuffles run on the CPU once expandShuffles has "
-                     "turned them into barrier exchanges");
+          .emitError("warp shuffles run on the CPU once "
+                     "strata::expandShuffles has turned them into barrier "
+                     "exchanges");
     if (failed(partition(body, top, /*isTop=*/true)) ||
         failed(findCrossingValues()))
       return failure();
@@ -92,12 +93,11 @@ public:
     int64_t threads = kernel.getNumThreadsPerBlock();
     // A uniform loop's results are its carried values after the last
     // iteration: they share the carried values' storage.
-    DenseMap<Value, Value> carriedOf(loopResults.begin(), loopResults.end());
     for (Value v : crossing)
       if (!carriedOf.count(v))
         storage[v] = memref::AllocaOp::create(
             rewriter, loc, MemRefType::get({threads}, v.getType()));
-    for (auto [result, iterArg] : loopResults) {
+    for (auto [result, iterArg] : carriedOf) {
       // Copied out first: inserting `result` may grow the map.
       Value carried = storage.lookup(iterArg);
       storage[result] = carried;
@@ -160,11 +160,13 @@ private:
         current = newInterval(level);
         continue;
       }
-      if (op.hasTrait<OpTrait::ConstantLike>() ||
-          (isTop && isa<kernelir::SharedOp, kernelir::BlockIdOp>(op))) {
-        level.blockLevel.push_back(&op);
+      if (op.hasTrait<OpTrait::ConstantLike>()) {
+        level.constants.push_back(&op);
         continue;
       }
+      // Shared buffers and block ids are mapped once per block (build()).
+      if (isTop && isa<kernelir::SharedOp, kernelir::BlockIdOp>(op))
+        continue;
       if (op.hasTrait<OpTrait::IsTerminator>() && isTop)
         continue; // kernelir.return
       auto loop = dyn_cast<scf::ForOp>(op);
@@ -190,7 +192,7 @@ private:
         for (auto [iterArg, result] :
              llvm::zip(loop.getRegionIterArgs(), loop.getResults())) {
           crossing.insert(iterArg);
-          loopResults.push_back({result, iterArg});
+          carriedOf[result] = iterArg;
         }
         current = newInterval(level);
         continue;
@@ -284,16 +286,24 @@ private:
   }
 
   void emitLevel(Level &level) {
-    for (Operation *op : level.blockLevel)
-      if (op->hasTrait<OpTrait::ConstantLike>())
-        rewriter.clone(*op, blockMapping);
-    for (auto item : level.items) {
-      if (auto *interval = std::get_if<Interval *>(&item)) {
-        if (!(*interval)->ops.empty() || (*interval)->initializes)
-          emitThreadLoop([&](Value self) { emitPart(**interval, self); });
+    cloneConstants(level);
+    emitItems(level.items);
+  }
+
+  void cloneConstants(Level &level) {
+    for (Operation *op : level.constants)
+      rewriter.clone(*op, blockMapping);
+  }
+
+  void emitItems(ArrayRef<std::variant<Interval *, UniformLoop *>> items) {
+    for (auto item : items) {
+      if (auto *uniform = std::get_if<UniformLoop *>(&item)) {
+        emitUniformLoop(**uniform);
         continue;
       }
-      emitUniformLoop(*std::get<UniformLoop *>(item));
+      Interval &interval = *std::get<Interval *>(item);
+      if (!interval.ops.empty() || interval.initializes)
+        emitThreadLoop([&](Value self) { emitPart(interval, self); });
     }
   }
 
@@ -313,8 +323,7 @@ private:
     Interval &last = *std::get<Interval *>(body.items.back());
     Value iv = loop.getInductionVar();
     // The body's constants, for the peeled I0.
-    for (Operation *op : body.blockLevel)
-      rewriter.clone(*op, blockMapping);
+    cloneConstants(body);
     if (!first.ops.empty()) {
       Value runs = arith::CmpIOp::create(rewriter, loc,
                                          arith::CmpIPredicate::slt, lb, ub);
@@ -325,16 +334,8 @@ private:
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(blockLoop.getBody());
     blockMapping.map(iv, blockLoop.getInductionVar());
-    for (Operation *op : body.blockLevel)
-      rewriter.clone(*op, blockMapping);
-    for (auto item : ArrayRef(body.items).drop_front().drop_back()) {
-      if (auto *interval = std::get_if<Interval *>(&item)) {
-        if (!(*interval)->ops.empty() || (*interval)->initializes)
-          emitThreadLoop([&](Value self) { emitPart(**interval, self); });
-        continue;
-      }
-      emitUniformLoop(*std::get<UniformLoop *>(item));
-    }
+    cloneConstants(body);
+    emitItems(ArrayRef(body.items).drop_front().drop_back());
     Value next =
         arith::AddIOp::create(rewriter, loc, blockLoop.getInductionVar(), step);
     Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
@@ -426,7 +427,7 @@ private:
   llvm::SetVector<Value> crossing;
   llvm::SmallPtrSet<Value, 4> uniformIndices;
   DenseMap<Value, llvm::SmallSetVector<unsigned, 4>> usedIn;
-  SmallVector<std::pair<Value, Value>> loopResults; // result -> iter arg
+  DenseMap<Value, Value> carriedOf; // A uniform loop's result -> iter arg.
   DenseMap<Value, Value> storage;
   IRMapping blockMapping;
   SmallVector<Value> blockIds = SmallVector<Value>(3);

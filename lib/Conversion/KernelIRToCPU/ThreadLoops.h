@@ -17,14 +17,6 @@ mlir::Value linearThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<mlir::Value> ids,
                               llvm::ArrayRef<int64_t> block);
 
-/// Rewrites every warp shuffle of `kernel` as an exchange through a shared
-/// scratch buffer: each thread posts its value, a barrier, each reads its
-/// source lane's post, a barrier. Exact when the whole block takes part,
-/// which the barrier rules below require. Fails (with a diagnostic) on a
-/// shuffle in a kernel whose blocks are not whole warps.
-mlir::LogicalResult expandShuffles(mlir::RewriterBase &rewriter,
-                                   kernelir::FuncOp kernel);
-
 /// Builds, before `kernel`, a function that runs it on the CPU: loops over
 /// the blocks, and in each block, one loop over the threads per barrier
 /// interval (the code between two barriers). Values that live across a

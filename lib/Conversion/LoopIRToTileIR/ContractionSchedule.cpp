@@ -96,14 +96,8 @@ strata::matchContraction(loopir::ParallelOp nest) {
   match.lhsOps = *lhs;
   match.rhsOps = *rhs;
   Value row = ivs[ivs.size() - 2], column = ivs.back();
-  auto depends = [&](const SmallVector<Operation *> &ops, Value factor,
-                     Value index) {
-    return uses(ops, index) || factor == index;
-  };
-  bool lhsRow = depends(match.lhsOps, match.lhs, row),
-       lhsColumn = depends(match.lhsOps, match.lhs, column),
-       rhsRow = depends(match.rhsOps, match.rhs, row),
-       rhsColumn = depends(match.rhsOps, match.rhs, column);
+  bool lhsRow = uses(match.lhsOps, row), lhsColumn = uses(match.lhsOps, column),
+       rhsRow = uses(match.rhsOps, row), rhsColumn = uses(match.rhsOps, column);
   if (lhsColumn && !rhsColumn && !lhsRow) { // b[k, j] * a[i, k]
     std::swap(match.lhs, match.rhs);
     std::swap(match.lhsOps, match.rhsOps);
@@ -132,19 +126,14 @@ strata::chooseContractionShape(Operation *op, ArrayRef<int64_t> domain,
   size_t rank = domain.size();
   TileShape s;
   if (!options.tileSizes.empty()) {
-    if (options.tileSizes.size() != rank)
-      return op->emitError("tile-sizes has ")
-             << options.tileSizes.size() << " entries but the kernel's loop "
-             << "nest has " << rank << " dimensions";
+    if (failed(checkTileSizes(op, options.tileSizes, rank)))
+      return failure();
     s.tile.assign(options.tileSizes.begin(), options.tileSizes.end());
     for (size_t d = 0; d + 2 < rank; ++d)
       if (s.tile[d] != 1)
         return op->emitError("a contraction tiles rows and columns; its "
                              "batch dimensions take tile size 1, got ")
                << s.tile[d];
-    for (int64_t t : s.tile)
-      if (t <= 0)
-        return op->emitError("tile sizes must be positive, got ") << t;
   } else {
     s.tile.assign(rank, 1);
     for (size_t d = rank - 2; d < rank; ++d)
@@ -156,12 +145,8 @@ strata::chooseContractionShape(Operation *op, ArrayRef<int64_t> domain,
       options.threads
           ? options.threads
           : std::clamp<int64_t>(elements / kElementsPerThread, 1, kMaxThreads);
-  if (s.threads <= 0 || s.threads > 1024)
-    return op->emitError("threads must be in [1, 1024], got ") << s.threads;
-  if (elements % s.threads != 0)
-    return op->emitError("a tile of ")
-           << elements << " elements cannot be split evenly among " << s.threads
-           << " threads";
+  if (failed(checkThreads(op, elements, s.threads)))
+    return failure();
   return s;
 }
 

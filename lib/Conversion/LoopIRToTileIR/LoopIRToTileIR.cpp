@@ -9,6 +9,7 @@
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -32,13 +33,8 @@ FailureOr<TileShape> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
                                     const TileScheduleOptions &options) {
   TileShape s;
   if (!options.tileSizes.empty()) {
-    if (options.tileSizes.size() != domain.size())
-      return op->emitError("tile-sizes has ")
-             << options.tileSizes.size() << " entries but the kernel's loop "
-             << "nest has " << domain.size() << " dimensions";
-    for (int64_t t : options.tileSizes)
-      if (t <= 0)
-        return op->emitError("tile sizes must be positive, got ") << t;
+    if (failed(checkTileSizes(op, options.tileSizes, domain.size())))
+      return failure();
     s.tile.assign(options.tileSizes.begin(), options.tileSizes.end());
   } else {
     // Innermost dimensions first, so consecutive threads touch consecutive
@@ -54,17 +50,11 @@ FailureOr<TileShape> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
       remaining /= s.tile[d];
     }
   }
-  int64_t elements = 1;
-  for (int64_t t : s.tile)
-    elements *= t;
+  int64_t elements = computeProduct(s.tile);
   s.threads = options.threads ? options.threads
                               : std::min<int64_t>(kDefaultThreads, elements);
-  if (s.threads <= 0 || s.threads > 1024)
-    return op->emitError("threads must be in [1, 1024], got ") << s.threads;
-  if (elements % s.threads != 0)
-    return op->emitError("a tile of ")
-           << elements << " elements cannot be split evenly among "
-           << s.threads << " threads";
+  if (failed(checkThreads(op, elements, s.threads)))
+    return failure();
   return s;
 }
 
@@ -117,27 +107,28 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     }
     if (nests.empty())
       return op.emitError("kernel has no loopir.parallel nest to schedule");
-    StringRef forced = options.schedule;
-    if (nests.size() > 1 && forced != "auto" && forced != "generic")
+    TileSchedule forced = options.schedule;
+    bool isAuto = forced == TileSchedule::Auto;
+    if (nests.size() > 1 && !isAuto && forced != TileSchedule::Generic)
       return op.emitError("the ")
-             << forced << " schedule needs a kernel of one loop nest, this "
-             << "one has " << nests.size();
-    if (nests.size() > 1 || forced == "generic")
+             << stringifyTileSchedule(forced)
+             << " schedule needs a kernel of one loop nest, this one has "
+             << nests.size();
+    if (nests.size() > 1 || forced == TileSchedule::Generic)
       return buildGeneric(op, adaptor, rewriter, preamble, nests);
     loopir::ParallelOp loop = nests.front();
     std::optional<ContractionMatch> contraction = matchContraction(loop);
-    if (forced == "contraction" && !contraction)
+    if (forced == TileSchedule::Contraction && !contraction)
       return op.emitError("the contraction schedule needs a loop nest of "
                           "rows and columns whose body sums over one index "
                           "f32 products of a factor free of the columns and "
                           "one free of the rows");
-    bool contract =
-        forced == "contraction" ||
-        (forced == "auto" && contraction && prefersContraction(loop));
+    bool contract = forced == TileSchedule::Contraction ||
+                    (isAuto && contraction && prefersContraction(loop));
     if (!contract)
       contraction.reset();
-    if (forced == "row" ||
-        (forced == "auto" && !contract && options.tileSizes.empty() &&
+    if (forced == TileSchedule::Row ||
+        (isAuto && !contract && options.tileSizes.empty() &&
          prefersRowSchedule(loop))) {
       FailureOr<tileir::KernelOp> rows = buildRowProgram(
           rewriter, op, adaptor.getInputs(), preamble, loop, options);
@@ -149,11 +140,11 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     // Kernels the elementwise schedule (or a contraction's elementwise
     // epilogue) cannot take get the generic one.
     auto fallBack = [&]() -> LogicalResult {
-      if (forced == "elementwise")
+      if (forced == TileSchedule::Elementwise)
         return op.emitError("the elementwise schedule needs one loop nest of "
                             "loads, scalar math and stores addressed by its "
                             "indices");
-      if (forced == "contraction")
+      if (forced == TileSchedule::Contraction)
         return op.emitError("the contraction schedule needs an epilogue of "
                             "loads, scalar math and stores addressed by the "
                             "loop indices");
@@ -366,17 +357,15 @@ struct ConvertLoopIRToTileIRPass
     options.tileSizes.assign(tileSizes.begin(), tileSizes.end());
     options.threads = threads;
     options.tileElements = tileElements;
-    options.schedule = schedule;
-    options.kTile = kTile;
-    std::string requested = schedule;
-    if (!llvm::is_contained(
-            {"auto", "elementwise", "row", "contraction", "generic"},
-            requested)) {
+    std::optional<TileSchedule> requested = parseTileSchedule(schedule);
+    if (!requested) {
       getOperation().emitError("unknown schedule '")
           << schedule
           << "' (expected auto, elementwise, row, contraction or generic)";
       return signalPassFailure();
     }
+    options.schedule = *requested;
+    options.kTile = kTile;
     ConversionTarget target(getContext());
     // Loop IR stays only as scalar code inside a scheduled kernel.
     target.addDynamicallyLegalDialect<loopir::LoopIRDialect>([](Operation *op) {
@@ -391,6 +380,29 @@ struct ConvertLoopIRToTileIRPass
   }
 };
 } // namespace
+
+LogicalResult strata::checkTileSizes(Operation *op, ArrayRef<int64_t> sizes,
+                                    size_t rank) {
+  if (sizes.size() != rank)
+    return op->emitError("tile-sizes has ")
+           << sizes.size() << " entries but the kernel's loop nest has "
+           << rank << " dimensions";
+  for (int64_t t : sizes)
+    if (t <= 0)
+      return op->emitError("tile sizes must be positive, got ") << t;
+  return success();
+}
+
+LogicalResult strata::checkThreads(Operation *op, int64_t elements,
+                                   int64_t threads) {
+  if (threads <= 0 || threads > 1024)
+    return op->emitError("threads must be in [1, 1024], got ") << threads;
+  if (elements % threads != 0)
+    return op->emitError("a tile of ")
+           << elements << " elements cannot be split evenly among " << threads
+           << " threads";
+  return success();
+}
 
 tileir::KernelOp
 strata::buildTileKernel(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
@@ -418,6 +430,27 @@ strata::buildTileKernel(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
     origin.push_back(arith::MulIOp::create(b, loc, pid, size));
   }
   return tileKernel;
+}
+
+static constexpr std::pair<TileSchedule, llvm::StringLiteral>
+    kScheduleNames[] = {{TileSchedule::Auto, "auto"},
+                        {TileSchedule::Elementwise, "elementwise"},
+                        {TileSchedule::Row, "row"},
+                        {TileSchedule::Contraction, "contraction"},
+                        {TileSchedule::Generic, "generic"}};
+
+std::optional<TileSchedule> strata::parseTileSchedule(StringRef name) {
+  for (auto [schedule, spelling] : kScheduleNames)
+    if (name == spelling)
+      return schedule;
+  return std::nullopt;
+}
+
+StringRef strata::stringifyTileSchedule(TileSchedule schedule) {
+  for (auto [candidate, spelling] : kScheduleNames)
+    if (candidate == schedule)
+      return spelling;
+  llvm_unreachable("unknown tile schedule");
 }
 
 void strata::populateLoopIRToTileIRPatterns(

@@ -18,6 +18,15 @@ struct TileShape {
   int64_t threads;
 };
 
+/// Checks forced tile sizes: one per loop dimension, all positive.
+mlir::LogicalResult checkTileSizes(mlir::Operation *op,
+                                   llvm::ArrayRef<int64_t> sizes, size_t rank);
+
+/// Checks that `threads` is a block size CUDA allows and shares a tile of
+/// `elements` evenly.
+mlir::LogicalResult checkThreads(mlir::Operation *op, int64_t elements,
+                                 int64_t threads);
+
 /// Builds the scheduled kernel's skeleton in place of `op`: its entry block
 /// with the loop kernel's buffers (mapped in `mapping`), the `preamble`
 /// (scalar values shared by all iterations) and the origin of this program's

@@ -1,6 +1,8 @@
 #ifndef STRATA_CONVERSION_KERNELIRTOCPU_H
 #define STRATA_CONVERSION_KERNELIRTOCPU_H
 
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+
 #include "mlir/IR/PatternMatch.h"
 
 namespace strata {
@@ -15,10 +17,18 @@ enum class ThreadOrder {
 
 /// Patterns that lower kernelir to loops and calls for the CPU, blocks and
 /// threads run in `order`; with `checkBounds`, every access asserts it
-/// stays inside its buffer.
+/// stays inside its buffer. Kernels with warp shuffles need expandShuffles
+/// first (convert-kernelir-to-cpu runs it).
 void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
                                    ThreadOrder order = ThreadOrder::Forward,
                                    bool checkBounds = false);
+/// Rewrites every warp shuffle of `kernel` as an exchange through a shared
+/// scratch buffer: each thread posts its value, a barrier, each reads its
+/// source lane's post, a barrier. Exact when the whole block takes part,
+/// which the CPU lowering's barrier rules require. Fails (with a
+/// diagnostic) on a shuffle in a kernel whose blocks are not whole warps.
+mlir::LogicalResult expandShuffles(mlir::RewriterBase &rewriter,
+                                   kernelir::FuncOp kernel);
 } // namespace strata
 
 #endif

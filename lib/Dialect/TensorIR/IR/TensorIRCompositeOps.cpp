@@ -78,17 +78,11 @@ Value buildContraction(Emitter &e, ValueRange operands,
       cast<RankedTensorType>(operands.front().getType()).getElementType();
   Type accumulator =
       element.isF16() || element.isBF16() ? e.b.getF32Type() : element;
-  auto widened = [&](Value x) -> Value {
+  auto castTo = [&](Value x, Type to) -> Value {
     auto type = cast<RankedTensorType>(x.getType());
-    if (type.getElementType() == accumulator)
+    if (type.getElementType() == to)
       return x;
-    return CastOp::create(e.b, e.loc, type.clone(accumulator), x);
-  };
-  auto narrowed = [&](Value x) -> Value {
-    auto type = cast<RankedTensorType>(x.getType());
-    if (type.getElementType() == element)
-      return x;
-    return CastOp::create(e.b, e.loc, type.clone(element), x);
+    return CastOp::create(e.b, e.loc, type.clone(to), x);
   };
   SmallVector<int64_t> joint(outLabels);
   DenseMap<int64_t, int64_t> size;
@@ -116,7 +110,7 @@ Value buildContraction(Emitter &e, ValueRange operands,
     llvm::sort(perm, [&](int64_t a, int64_t b) {
       return position(ls[a]) < position(ls[b]);
     });
-    Value x = widened(operand);
+    Value x = castTo(operand, accumulator);
     if (!llvm::equal(perm, llvm::seq<int64_t>(0, ls.size()))) {
       auto type = cast<RankedTensorType>(x.getType());
       SmallVector<int64_t> shape;
@@ -133,9 +127,9 @@ Value buildContraction(Emitter &e, ValueRange operands,
   auto summed = llvm::to_vector(
       llvm::seq<int64_t>(outLabels.size(), joint.size()));
   if (summed.empty())
-    return narrowed(product);
-  return narrowed(
-      e.reduce(ReduceKind::sum, product, summed, /*keepdim=*/false));
+    return castTo(product, element);
+  return castTo(e.reduce(ReduceKind::sum, product, summed, /*keepdim=*/false),
+                element);
 }
 } // namespace
 
