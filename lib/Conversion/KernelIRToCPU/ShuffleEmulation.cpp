@@ -46,17 +46,12 @@ Value sourceLane(OpBuilder &b, Location loc, kernelir::ShuffleMode mode,
 
 } // namespace
 
-LogicalResult strata::expandShuffles(RewriterBase &rewriter,
-                                     kernelir::FuncOp kernel) {
+void strata::expandShuffles(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   SmallVector<kernelir::ShuffleOp> shuffles;
   kernel.walk([&](kernelir::ShuffleOp op) { shuffles.push_back(op); });
   if (shuffles.empty())
-    return success();
+    return;
   int64_t threads = kernel.getNumThreadsPerBlock();
-  if (threads % kernelir::kWarpSize != 0)
-    return shuffles.front().emitError("warp shuffles need blocks of whole "
-                                      "warps, but the kernel has ")
-           << threads << " threads per block";
   Block &entry = kernel.getBody().front();
   auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                               gpu::AddressSpace::Workgroup);
@@ -92,5 +87,4 @@ LogicalResult strata::expandShuffles(RewriterBase &rewriter,
     kernelir::BarrierOp::create(rewriter, loc);
     rewriter.replaceOp(op, received);
   }
-  return success();
 }

@@ -17,18 +17,6 @@ kernelir.func @divergent(%out: memref<32xf32>) attributes {block = array<i64: 32
 
 // -----
 
-kernelir.func @partial_warp(%out: memref<48xf32>) attributes {block = array<i64: 48, 1, 1>, grid = array<i64: 1, 1, 1>} {
-  %c1 = arith.constant 1 : i32
-  %x = arith.constant 1.0 : f32
-  %t = kernelir.thread_id x
-  // expected-error @+1 {{warp shuffles need blocks of whole warps, but the kernel has 48 threads per block}}
-  %y = kernelir.shuffle xor %x, %c1 : f32
-  kernelir.store %y, %out[%t] : memref<48xf32>
-  kernelir.return
-}
-
-// -----
-
 // A loop whose trip count depends on the thread: not every thread would
 // reach the barrier the same number of times.
 // expected-error @+1 {{failed to legalize operation 'kernelir.func'}}

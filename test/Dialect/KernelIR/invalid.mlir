@@ -87,3 +87,16 @@ kernelir.func @shuffle_type(%v: f16) attributes {block = array<i64: 32, 1, 1>, g
   %s = kernelir.shuffle xor %v, %c1 : f16
   kernelir.return
 }
+
+// -----
+
+// A shuffle needs every lane of its warp: 48 threads leave a half warp.
+kernelir.func @partial_warp(%out: memref<48xf32>) attributes {block = array<i64: 48, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c1 = arith.constant 1 : i32
+  %x = arith.constant 1.0 : f32
+  %t = kernelir.thread_id x
+  // expected-error @+1 {{needs blocks of whole warps (32 threads), but the kernel has 48 threads per block}}
+  %y = kernelir.shuffle xor %x, %c1 : f32
+  kernelir.store %y, %out[%t] : memref<48xf32>
+  kernelir.return
+}

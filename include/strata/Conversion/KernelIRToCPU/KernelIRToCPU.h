@@ -25,10 +25,9 @@ void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
 /// Rewrites every warp shuffle of `kernel` as an exchange through a shared
 /// scratch buffer: each thread posts its value, a barrier, each reads its
 /// source lane's post, a barrier. Exact when the whole block takes part,
-/// which the CPU lowering's barrier rules require. Fails (with a
-/// diagnostic) on a shuffle in a kernel whose blocks are not whole warps.
-mlir::LogicalResult expandShuffles(mlir::RewriterBase &rewriter,
-                                   kernelir::FuncOp kernel);
+/// which the CPU lowering's barrier rules require (and blocks are whole
+/// warps: kernelir.shuffle verifies it).
+void expandShuffles(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 } // namespace strata
 
 #endif

@@ -131,3 +131,16 @@ LogicalResult SharedOp::verify() {
     return emitOpError("a shared buffer has the identity layout");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ShuffleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShuffleOp::verify() {
+  auto kernel = (*this)->getParentOfType<FuncOp>();
+  if (kernel && kernel.getNumThreadsPerBlock() % kWarpSize != 0)
+    return emitOpError("needs blocks of whole warps (")
+           << kWarpSize << " threads), but the kernel has "
+           << kernel.getNumThreadsPerBlock() << " threads per block";
+  return success();
+}

@@ -238,7 +238,8 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
     Every lane of the warp (32 threads) offers `value` and receives that of
     lane `lane ^ offset` (xor), `lane + offset` (down), `lane - offset` (up)
     or `offset` (idx). Where down or up would leave the warp, a lane
-    receives its own value. All 32 lanes must execute the shuffle together.
+    receives its own value. All 32 lanes must execute the shuffle together,
+    so a kernel that shuffles has blocks of whole warps (verified).
 
     ```mlir
     %other = kernelir.shuffle xor %partial, %c16 : f32
@@ -252,6 +253,7 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
       "::mlir::Value":$offset, "ShuffleMode":$mode), [{
     build($_builder, $_state, value.getType(), value, offset, mode);
   }]>];
+  let hasVerifier = 1;
 }
 
 #endif // STRATA_KERNELIR_OPS
