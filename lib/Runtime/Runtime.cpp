@@ -184,6 +184,18 @@ void Program::run(const std::vector<uint64_t> &arguments,
     throw RuntimeError("the program takes " + std::to_string(nextArgument) +
                        " arguments and " + std::to_string(plan.outputs.size()) +
                        " outputs");
+  // Kernels read and write up to 16 bytes at a time at 16-byte boundaries
+  // (kernelir vector accesses); the driver's allocations are 256-aligned,
+  // a view into the middle of one may not be.
+  auto checkAligned = [](uint64_t pointer, const std::string &what) {
+    if (pointer % kBufferAlignment != 0)
+      throw RuntimeError(what + " is not " + std::to_string(kBufferAlignment) +
+                         "-byte aligned");
+  };
+  for (size_t a = 0; a < arguments.size(); ++a)
+    checkAligned(arguments[a], "argument " + std::to_string(a));
+  for (size_t o = 0; o < outputs.size(); ++o)
+    checkAligned(outputs[o], "output " + std::to_string(o));
   // Results computed into intermediates write straight to the caller's
   // outputs; others (an argument returned as is) are copied at the end.
   std::vector<std::pair<size_t, uint64_t>> copies;

@@ -80,7 +80,12 @@ class Compiled:
         for b, a in zip(self.program.bindings, full):
             if b[0] == "weight":  # Weights move to the device once.
                 a = self._device_weights.setdefault(b[1], a.to(device).contiguous())
-            arguments.append(a.contiguous())
+            a = a.contiguous()
+            # Kernels access 16 bytes at a time at 16-byte boundaries; a view
+            # at an odd offset into its storage gets an aligned copy.
+            if a.data_ptr() % VECTOR_ALIGNMENT:
+                a = a.clone()
+            arguments.append(a)
         results = [torch.empty(o.shape, dtype=o.dtype, device=device)
                    for o in self.outputs]
         stream = torch.cuda.current_stream(device).cuda_stream
@@ -88,6 +93,10 @@ class Compiled:
                                  [r.data_ptr() for r in results], stream)
         self._keepalive = arguments  # Until the stream has used them.
         return results
+
+
+# The alignment vector accesses claim (kernelir vectors of up to 128 bits).
+VECTOR_ALIGNMENT = 16
 
 
 def compile(fn, example_inputs, target="sm_90"):

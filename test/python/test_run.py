@@ -50,7 +50,16 @@ PROGRAMS = {
     "triu_mask": (lambda x: x + torch.triu(torch.full((13, 13), float("-inf")), diagonal=1),
                   lambda: (randn(2, 13, 13),)),
     "arange": (lambda x: x * torch.arange(3, 40, 2), lambda: (randn(4, 19),)),
+    # Rows whose length is a multiple of 4: vector accesses, ragged rows.
+    "scale_rows": (lambda x, w, t: torch.exp(x) * w + t.t(),
+                   lambda: (randn(333, 20), randn(20), randn(20, 333))),
+    "half_residual": (lambda x, y: (x + y * 0.5).to(torch.float16),
+                      lambda: (randn(65, 36), randn(65, 36).to(torch.float16))),
 }
+
+# Programs whose contiguous fp32 rows must be read and written 128 bits at a
+# time on the GPU.
+VECTOR_PROGRAMS = {"scale_rows"}
 
 
 @pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed",
@@ -109,6 +118,9 @@ def test_ptx_assembles_for_sm90(name, tmp_path):
     assert r.returncode == 0, r.stderr
     spills = re.findall(r"(\d+) bytes spill stores", r.stderr)
     assert spills and all(n == "0" for n in spills), r.stderr
+    if name in VECTOR_PROGRAMS:
+        assert re.search(r"ld\.global(\.nc)?\.v4\.(b|f)32", ptx), ptx
+        assert re.search(r"st\.global\.v4\.(b|f)32", ptx), ptx
 
 
 def test_max_propagates_nan_and_its_index():
@@ -141,7 +153,7 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
 @pytest.mark.skipif(not os.access(NVCC, os.X_OK),
                     reason="nvcc not found: the CUDA rendering is not compiled here")
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
-                                  "max_with_indices", "decoder"])
+                                  "max_with_indices", "scale_rows", "decoder"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -152,7 +164,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                                "(torch.randn(5, 3))"],
                 "embedding": ["-c", "(lambda ids, t: F.embedding(ids, t))"
                               "(torch.randint(0, 100, (4, 7)), torch.randn(100, 17))"],
-                "max_with_indices": ["-c", "torch.max(torch.randn(6, 9), 1)"]}[name]
+                "max_with_indices": ["-c", "torch.max(torch.randn(6, 9), 1)"],
+                "scale_rows": ["-c", "(lambda x, w: torch.exp(x) * w)"
+                               "(torch.randn(333, 20), torch.randn(20))"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -163,6 +177,8 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "softmax":  # The row schedule: 2049 columns, 8 warps.
         for construct in ["__shfl_xor_sync", "__shared__", "__syncthreads"]:
             assert construct in text, construct
+    if name == "scale_rows":  # 4 x f32 per access.
+        assert "strata_vec<float, 4>" in text, text
     r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + text

@@ -22,6 +22,10 @@ std::string describeDevice();
 
 /// A loaded program: its module on the device, its intermediates allocated
 /// once and its constants uploaded.
+/// The alignment every buffer a program is given must have: kernels make
+/// vector accesses of up to 16 bytes.
+constexpr uint64_t kBufferAlignment = 16;
+
 class Program {
 public:
   explicit Program(Artifact artifact);
@@ -31,7 +35,8 @@ public:
 
   /// Runs the plan on `stream` (0: the default stream). `arguments` and
   /// `outputs` are device pointers, in the order of the artifact's argument
-  /// buffers and outputs. Returns without synchronizing.
+  /// buffers and outputs, each aligned to kBufferAlignment. Returns without
+  /// synchronizing.
   void run(const std::vector<uint64_t> &arguments,
            const std::vector<uint64_t> &outputs, uint64_t stream = 0);
   void synchronize();

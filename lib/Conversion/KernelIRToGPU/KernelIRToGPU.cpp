@@ -193,5 +193,8 @@ void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
                BarrierToGpuBarrier, ShuffleToGpuShuffle,
                IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
                IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
-  populateGuardedAccessPatterns(patterns);
+  // Device buffers start at 256-byte boundaries (the runtime checks the
+  // tensors it is given), so a vector access may claim its size as its
+  // alignment: that is what makes it one 128-bit instruction.
+  populateGuardedAccessPatterns(patterns, /*alignVectors=*/true);
 }

@@ -43,15 +43,74 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   programIds = delinearize(b, loc, block, kernel.getGrid());
   if (assignRegisterTiles())
     return translateOps(source);
+  // Thread t owns runs of `vectorWidth` neighbouring elements: run r is
+  // elements (r * threads + t) * vectorWidth + 0, 1, ..., so neighbouring
+  // threads still touch neighbouring addresses.
+  vectorWidth = chooseVectorWidth();
+  int64_t threads = kernel.getThreads();
+  Value first = thread;
+  if (vectorWidth > 1)
+    first = arith::MulIOp::create(
+        b, loc, thread, arith::ConstantIndexOp::create(b, loc, vectorWidth));
   for (int64_t k = 0; k < elementsPerThread; ++k) {
-    Value element = thread;
-    if (k > 0)
+    int64_t offset =
+        (k / vectorWidth) * threads * vectorWidth + k % vectorWidth;
+    Value element = first;
+    if (offset > 0)
       element = arith::AddIOp::create(
-          b, loc, thread,
-          arith::ConstantIndexOp::create(b, loc, k * kernel.getThreads()));
+          b, loc, first, arith::ConstantIndexOp::create(b, loc, offset));
     elementCoords.push_back(delinearize(b, loc, element, kernel.getTile()));
   }
   return translateOps(source);
+}
+
+/// Whether the tile access through `map` to `buffer` reads `width`
+/// neighbouring elements of the buffer's innermost dimension for `width`
+/// neighbouring points of the tile's innermost dimension, starting at a
+/// multiple of `width`: the innermost buffer index is the innermost tile
+/// coordinate, which no other index uses.
+static bool isVectorAccess(AffineMap map, MemRefType buffer, int64_t width) {
+  if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
+      buffer.getShape().back() % width != 0)
+    return false;
+  unsigned inner = map.getNumDims() - 1;
+  ArrayRef<AffineExpr> results = map.getResults();
+  if (results.back() != getAffineDimExpr(inner, map.getContext()))
+    return false;
+  return llvm::none_of(results.drop_back(),
+                       [&](AffineExpr e) { return e.isFunctionOfDim(inner); });
+}
+
+int64_t TileBodyTranslator::chooseVectorWidth() {
+  SmallVector<std::pair<AffineMap, MemRefType>> accesses;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto load = dyn_cast<tileir::LoadOp>(op))
+      accesses.push_back({load.getIndexMap(), load.getMemref().getType()});
+    else if (auto store = dyn_cast<tileir::StoreOp>(op))
+      accesses.push_back({store.getIndexMap(), store.getMemref().getType()});
+  }
+  // The widest vector whose accesses stay within kMaxVectorBits for every
+  // buffer, and whose runs neither straddle the tile nor the domain's edge
+  // (so one guard covers a whole run).
+  int64_t width = kMaxVectorBits;
+  for (auto [map, buffer] : accesses) {
+    if (!buffer.getElementType().isIntOrFloat())
+      return 1;
+    width = std::min<int64_t>(
+        width,
+        kMaxVectorBits / buffer.getElementType().getIntOrFloatBitWidth());
+  }
+  for (; width > 1; width /= 2) {
+    if (kernel.getTile().back() % width != 0 ||
+        kernel.getDomain().back() % width != 0 ||
+        elementsPerThread % width != 0)
+      continue;
+    if (llvm::any_of(accesses, [&](auto access) {
+          return isVectorAccess(access.first, access.second, width);
+        }))
+      return width;
+  }
+  return 1;
 }
 
 LogicalResult TileBodyTranslator::translateOps(Block &source) {
@@ -116,26 +175,10 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
     mapping.map(pid.getResult(), programIds[pid.getDim()]);
     return success();
   }
-  if (auto load = dyn_cast<tileir::LoadOp>(op)) {
-    auto &elements = scalars[load.getResult()];
-    for (int64_t k = 0; k < elementsPerThread; ++k) {
-      auto [indices, inside] =
-          access(load.getLoc(), load.getOrigin(), load.getIndexMap(), k);
-      elements.push_back(kernelir::LoadOp::create(
-          b, load.getLoc(), mapping.lookup(load.getMemref()), indices, inside));
-    }
-    return success();
-  }
-  if (auto store = dyn_cast<tileir::StoreOp>(op)) {
-    for (int64_t k = 0; k < elementsPerThread; ++k) {
-      auto [indices, inside] =
-          access(store.getLoc(), store.getOrigin(), store.getIndexMap(), k);
-      kernelir::StoreOp::create(b, store.getLoc(), scalars[store.getValue()][k],
-                                mapping.lookup(store.getMemref()), indices,
-                                inside);
-    }
-    return success();
-  }
+  if (auto load = dyn_cast<tileir::LoadOp>(op))
+    return translateLoad(load);
+  if (auto store = dyn_cast<tileir::StoreOp>(op))
+    return translateStore(store);
   if (auto map = dyn_cast<tileir::MapOp>(op))
     return translateMap(map);
   if (auto points = dyn_cast<tileir::ForEachPointOp>(op))
@@ -234,6 +277,55 @@ TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
                cloneLoopBody(b, loop.getBody().front(), coords, mapping);
                return SmallVector<Value>();
              });
+  return success();
+}
+
+int64_t TileBodyTranslator::runWidth(AffineMap map, Value buffer) {
+  if (vectorWidth > 1 &&
+      isVectorAccess(map, cast<MemRefType>(buffer.getType()), vectorWidth))
+    return vectorWidth;
+  return 1;
+}
+
+LogicalResult TileBodyTranslator::translateLoad(tileir::LoadOp load) {
+  Location loc = load.getLoc();
+  Value buffer = mapping.lookup(load.getMemref());
+  int64_t width = runWidth(load.getIndexMap(), buffer);
+  auto &elements = scalars[load.getResult()];
+  for (int64_t k = 0; k < elementsPerThread; k += width) {
+    auto [indices, inside] =
+        access(loc, load.getOrigin(), load.getIndexMap(), k);
+    if (width == 1) {
+      elements.push_back(
+          kernelir::LoadOp::create(b, loc, buffer, indices, inside));
+      continue;
+    }
+    auto type = VectorType::get(
+        {width}, cast<MemRefType>(buffer.getType()).getElementType());
+    Value run = kernelir::LoadOp::create(b, loc, type, buffer, indices, inside);
+    for (int64_t lane = 0; lane < width; ++lane)
+      elements.push_back(vector::ExtractOp::create(b, loc, run, lane));
+  }
+  return success();
+}
+
+LogicalResult TileBodyTranslator::translateStore(tileir::StoreOp store) {
+  Location loc = store.getLoc();
+  Value buffer = mapping.lookup(store.getMemref());
+  int64_t width = runWidth(store.getIndexMap(), buffer);
+  ArrayRef<Value> elements = scalars[store.getValue()];
+  for (int64_t k = 0; k < elementsPerThread; k += width) {
+    auto [indices, inside] =
+        access(loc, store.getOrigin(), store.getIndexMap(), k);
+    Value value = elements[k];
+    if (width > 1)
+      value = vector::FromElementsOp::create(
+          b, loc,
+          VectorType::get({width},
+                          cast<MemRefType>(buffer.getType()).getElementType()),
+          elements.slice(k, width));
+    kernelir::StoreOp::create(b, loc, value, buffer, indices, inside);
+  }
   return success();
 }
 

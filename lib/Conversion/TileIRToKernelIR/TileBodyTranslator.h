@@ -19,10 +19,15 @@ using namespace mlir;
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> sizes);
 
+/// The widest global access of one thread, in bits (ld.global.v4.f32).
+constexpr int64_t kMaxVectorBits = 128;
+
 /// Translates the body of one tileir.kernel into the body of its
 /// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
-/// thread t owns tile elements t, t + threads, t + 2 * threads, ... (in a
-/// contraction kernel, a register tile instead; see assignRegisterTiles).
+/// thread t owns tile elements t, t + threads, t + 2 * threads, ..., or runs
+/// of `vectorWidth` neighbouring elements where its accesses can be vectors
+/// (see chooseVectorWidth; in a contraction kernel, a register tile instead,
+/// see assignRegisterTiles).
 class TileBodyTranslator {
 public:
   TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel)
@@ -81,6 +86,18 @@ private:
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
+  /// The widest runs of neighbouring elements (up to kMaxVectorBits) each
+  /// thread can own so that some tile access reads or writes a run as one
+  /// vector, aligned, with one guard; 1 where none can.
+  int64_t chooseVectorWidth();
+
+  /// The elements one access through `map` to `buffer` covers: the kernel's
+  /// vector width where the run is a vector of the buffer, else 1.
+  int64_t runWidth(AffineMap map, Value buffer);
+
+  LogicalResult translateLoad(tileir::LoadOp load);
+  LogicalResult translateStore(tileir::StoreOp store);
+
   LogicalResult translateMap(tileir::MapOp map);
 
   /// The generic schedule: each owned element is a point that runs the
@@ -96,6 +113,7 @@ private:
   OpBuilder &b;
   tileir::KernelOp kernel;
   int64_t elementsPerThread;
+  int64_t vectorWidth = 1; // Neighbouring elements a thread owns in a run.
   IRMapping mapping; // Non-tile values of the tile program -> kernel values.
   DenseMap<Value, SmallVector<Value>> scalars; // Tile -> this thread's scalars.
   SmallVector<Value> programIds;

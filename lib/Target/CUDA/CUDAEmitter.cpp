@@ -4,6 +4,7 @@
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
@@ -64,7 +65,14 @@ private:
       out = "__half";
     else if (t.isBF16())
       out = "__nv_bfloat16";
-    else
+    else if (auto vector = dyn_cast<VectorType>(t);
+             vector && vector.getRank() == 1 && !vector.isScalable()) {
+      std::string element;
+      if (failed(typeName(op, vector.getElementType(), element)))
+        return failure();
+      out = "strata_vec<" + element + ", " +
+            std::to_string(vector.getNumElements()) + ">";
+    } else
       return op->emitError("cannot render type ") << t << " as CUDA";
     return success();
   }
@@ -96,6 +104,17 @@ private:
     for (auto it = terms.rbegin(); it != terms.rend(); ++it)
       expr += (expr.empty() ? "" : " + ") + *it;
     return expr;
+  }
+
+  /// The element (or vector) of `buffer` at `indices`, as an lvalue of
+  /// `type`: a vector reinterprets the buffer at its first element.
+  std::string access(Value buffer, ValueRange indices, StringRef type) {
+    std::string element =
+        name(buffer) + "[" +
+        offset(llvm::cast<MemRefType>(buffer.getType()), indices) + "]";
+    if (!type.starts_with("strata_vec"))
+      return element;
+    return "*reinterpret_cast<" + type.str() + " *>(&" + element + ")";
   }
 
   LogicalResult emitBlock(Block &block) {
@@ -151,25 +170,45 @@ private:
           os << "threadIdx." << kernelir::stringifyDim(id.getDim()) << ";\n";
           return success();
         })
-        .Case([&](kernelir::LoadOp load) {
-          if (failed(declare(&op, load)))
+        .Case([&](kernelir::LoadOp load) -> LogicalResult {
+          std::string type;
+          if (failed(typeName(&op, load.getType(), type)) ||
+              failed(declare(&op, load)))
             return failure();
-          std::string at = name(load.getMemref()) + "[" +
-                           offset(load.getMemref().getType(),
-                                  load.getIndices()) + "]";
+          std::string at = access(load.getMemref(), load.getIndices(), type);
           if (load.getPred())
-            os << name(load.getPred()) << " ? " << at << " : 0;\n";
+            os << name(load.getPred()) << " ? " << at << " : " << type
+               << "{};\n";
           else
             os << at << ";\n";
           return success();
         })
-        .Case([&](kernelir::StoreOp store) {
+        .Case([&](kernelir::StoreOp store) -> LogicalResult {
+          std::string type;
+          if (failed(typeName(&op, store.getValue().getType(), type)))
+            return failure();
           line();
           if (store.getPred())
             os << "if (" << name(store.getPred()) << ") ";
-          os << name(store.getMemref()) << "["
-             << offset(store.getMemref().getType(), store.getIndices())
-             << "] = " << name(store.getValue()) << ";\n";
+          os << access(store.getMemref(), store.getIndices(), type) << " = "
+             << name(store.getValue()) << ";\n";
+          return success();
+        })
+        .Case([&](vector::ExtractOp extract) -> LogicalResult {
+          auto position = extract.getStaticPosition();
+          if (position.size() != 1 || ShapedType::isDynamic(position[0]) ||
+              failed(declare(&op, extract)))
+            return op.emitError("cannot render this vector.extract as CUDA");
+          os << name(extract.getSource()) << ".v[" << position[0] << "];\n";
+          return success();
+        })
+        .Case([&](vector::FromElementsOp build) -> LogicalResult {
+          if (failed(declare(&op, build)))
+            return failure();
+          os << "{{";
+          llvm::interleaveComma(build.getElements(), os,
+                                [&](Value v) { os << name(v); });
+          os << "}};\n";
           return success();
         })
         .Case([&](kernelir::SharedOp shared) -> LogicalResult {
@@ -378,6 +417,10 @@ private:
 LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
   os << "// CUDA C++ rendering of Strata's kernelir (generated).\n"
         "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <math.h>\n\n"
+        "// N neighbouring elements, aligned to their size: one vector access\n"
+        "// (ld.global.v4 for 4 floats).\n"
+        "template <typename T, int N> struct alignas(sizeof(T) * N) strata_vec {\n"
+        "  T v[N];\n};\n\n"
         "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
         "__device__ inline float strata_maximumf(float a, float b) {\n"
         "  return (a != a || b != b) ? NAN : fmaxf(a, b);\n}\n"

@@ -32,3 +32,18 @@ kernelir.func @k(%in: memref<20xf32>, %out: memref<20xf32>) attributes {block = 
   kernelir.store %x, %out[%i] if %ok : memref<20xf32>
   kernelir.return
 }
+
+// On the CPU a vector access claims no more than its element's alignment
+// (numpy's and malloc's buffers promise nothing more).
+// CHECK-LABEL: func.func private @vectors
+// CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<8x20xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<8x20xf32>, vector<4xf32>
+kernelir.func @vectors(%a: memref<8x20xf32>, %b: memref<8x20xf32>) attributes {block = array<i64: 5, 1, 1>, grid = array<i64: 8, 1, 1>} {
+  %c4 = arith.constant 4 : index
+  %row = kernelir.block_id x
+  %t = kernelir.thread_id x
+  %col = arith.muli %t, %c4 : index
+  %v = kernelir.load %a[%row, %col] : memref<8x20xf32> -> vector<4xf32>
+  kernelir.store %v, %b[%row, %col] : memref<8x20xf32> -> vector<4xf32>
+  kernelir.return
+}

@@ -43,3 +43,26 @@ kernelir.func @k(%in: memref<20xf32>, %out: memref<20xf32>) attributes {block = 
   kernelir.store %x, %out[%t] : memref<20xf32>
   kernelir.return
 }
+
+// A vector access becomes vector.load / vector.store claiming its size as
+// alignment (16 bytes for 4 x f32), which is what makes it one 128-bit
+// instruction (ld.global.v4); a guarded one yields a zero vector elsewhere.
+// CHECK: gpu.func @vectors(%[[A:.*]]: memref<8x20xf32>, %[[B:.*]]: memref<8x20xf32>)
+// CHECK: %[[V:.*]] = scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT: %[[L:.*]] = vector.load %[[A]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<8x20xf32>, vector<4xf32>
+// CHECK-NEXT: scf.yield %[[L]] : vector<4xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NEXT: scf.yield %[[Z]] : vector<4xf32>
+// CHECK: vector.store %[[V]], %[[B]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<8x20xf32>, vector<4xf32>
+kernelir.func @vectors(%a: memref<8x20xf32>, %b: memref<8x20xf32>) attributes {block = array<i64: 8, 1, 1>, grid = array<i64: 8, 1, 1>} {
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %row = kernelir.block_id x
+  %t = kernelir.thread_id x
+  %col = arith.muli %t, %c4 : index
+  %ok = arith.cmpi ult, %t, %c5 : index
+  %v = kernelir.load %a[%row, %col] if %ok : memref<8x20xf32> -> vector<4xf32>
+  kernelir.store %v, %b[%row, %col] : memref<8x20xf32> -> vector<4xf32>
+  kernelir.return
+}

@@ -100,3 +100,52 @@ kernelir.func @partial_warp(%out: memref<48xf32>) attributes {block = array<i64:
   kernelir.store %y, %out[%t] : memref<48xf32>
   kernelir.return
 }
+
+// -----
+
+kernelir.func @vector_of_other_type(%a: memref<16xf32>) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{a vector access takes a fixed 1-D vector of the buffer's element type, got 'vector<4xf16>'}}
+  %v = kernelir.load %a[%c0] : memref<16xf32> -> vector<4xf16>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @scalar_of_other_type(%a: memref<16xf32>) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %x = arith.constant 1.0 : f16
+  // expected-error @+1 {{accesses 'f16' in a buffer of 'f32'}}
+  kernelir.store %x, %a[%c0] : memref<16xf32> -> f16
+  kernelir.return
+}
+
+// -----
+
+// 8 x f32 is 256 bits: no GPU thread accesses that much at once.
+kernelir.func @vector_too_wide(%a: memref<16xf32>) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{a vector access has 2, 4, ... elements and at most 128 bits, got 'vector<8xf32>'}}
+  %v = kernelir.load %a[%c0] : memref<16xf32> -> vector<8xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @vector_of_three(%a: memref<12xf32>) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{a vector access has 2, 4, ... elements and at most 128 bits, got 'vector<3xf32>'}}
+  %v = kernelir.load %a[%c0] : memref<12xf32> -> vector<3xf32>
+  kernelir.return
+}
+
+// -----
+
+// Rows of 37 elements: a vector of 4 would cross from one row to the next.
+kernelir.func @vector_across_rows(%a: memref<10x37xf32>) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %v = arith.constant dense<1.0> : vector<4xf32>
+  // expected-error @+1 {{a vector of 4 elements needs a row-major buffer whose innermost dimension is a multiple of 4, got 'memref<10x37xf32>'}}
+  kernelir.store %v, %a[%c0, %c0] : memref<10x37xf32> -> vector<4xf32>
+  kernelir.return
+}

@@ -73,3 +73,23 @@ kernelir.func @block_sum(%in: memref<64xf32>, %out: memref<1xf32>) attributes {b
   kernelir.store %w, %out[%c0] if %leader : memref<1xf32>
   kernelir.return
 }
+
+// Vector accesses: 4 x f32 (128 bits) and 8 x f16 along the innermost
+// dimension, guarded or not.
+// CHECK-LABEL: kernelir.func @vectors
+// CHECK: %[[V:.*]] = kernelir.load %{{.*}}[%{{.*}}, %{{.*}}] if %{{.*}} : memref<333x20xf32> -> vector<4xf32>
+// CHECK: kernelir.store %[[V]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<333x20xf32> -> vector<4xf32>
+// CHECK: %[[H:.*]] = kernelir.load %{{.*}}[%{{.*}}] : memref<64xf16> -> vector<8xf16>
+// CHECK: kernelir.store %[[H]], %{{.*}}[%{{.*}}] if %{{.*}} : memref<64xf16> -> vector<8xf16>
+kernelir.func @vectors(%a: memref<333x20xf32>, %b: memref<333x20xf32>, %h: memref<64xf16>) attributes {block = array<i64: 5, 1, 1>, grid = array<i64: 333, 1, 1>} {
+  %c4 = arith.constant 4 : index
+  %row = kernelir.block_id x
+  %t = kernelir.thread_id x
+  %col = arith.muli %t, %c4 : index
+  %ok = arith.cmpi ult, %t, %c4 : index
+  %v = kernelir.load %a[%row, %col] if %ok : memref<333x20xf32> -> vector<4xf32>
+  kernelir.store %v, %b[%row, %col] : memref<333x20xf32> -> vector<4xf32>
+  %x = kernelir.load %h[%col] : memref<64xf16> -> vector<8xf16>
+  kernelir.store %x, %h[%col] if %ok : memref<64xf16> -> vector<8xf16>
+  kernelir.return
+}

@@ -8,6 +8,10 @@
 using namespace mlir;
 using namespace strata::kernelir;
 
+static ParseResult parseAccessType(OpAsmParser &parser, Type bufferType,
+                                   Type &valueType);
+static void printAccessType(OpAsmPrinter &p, Operation *, Type, Type valueType);
+
 #define GET_OP_CLASSES
 #include "strata/Dialect/KernelIR/IR/KernelIROps.cpp.inc"
 
@@ -101,21 +105,79 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyAccess(Operation *op, MemRefType buffer,
-                                  size_t numIndices) {
-  if ((int64_t)numIndices != buffer.getRank())
-    return op->emitOpError("expects ")
-           << buffer.getRank() << " indices, got " << numIndices;
+/// `-> vector<n x T>` after the buffer's type for a vector access; nothing
+/// for an access of one element.
+static ParseResult parseAccessType(OpAsmParser &parser, Type bufferType,
+                                   Type &valueType) {
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(valueType);
+  auto buffer = dyn_cast<MemRefType>(bufferType);
+  if (!buffer)
+    return parser.emitError(parser.getCurrentLocation(),
+                            "expected a memref type");
+  valueType = buffer.getElementType();
   return success();
 }
 
-LogicalResult LoadOp::verify() {
-  return verifyAccess(*this, getMemref().getType(), getIndices().size());
+static void printAccessType(OpAsmPrinter &p, Operation *, Type,
+                            Type valueType) {
+  if (isa<VectorType>(valueType))
+    p << "-> " << valueType;
 }
 
-LogicalResult StoreOp::verify() {
-  return verifyAccess(*this, getMemref().getType(), getIndices().size());
+/// The widest access a GPU thread makes in one instruction.
+static constexpr int64_t kMaxAccessBits = 128;
+
+static LogicalResult verifyAccess(Operation *op, MemRefType buffer,
+                                  size_t numIndices, Type value) {
+  if ((int64_t)numIndices != buffer.getRank())
+    return op->emitOpError("expects ")
+           << buffer.getRank() << " indices, got " << numIndices;
+  Type element = buffer.getElementType();
+  auto vector = dyn_cast<VectorType>(value);
+  if (!vector) {
+    if (value != element)
+      return op->emitOpError("accesses ")
+             << value << " in a buffer of " << element;
+    return success();
+  }
+  if (vector.getRank() != 1 || vector.isScalable() ||
+      vector.getElementType() != element)
+    return op->emitOpError("a vector access takes a fixed 1-D vector of the "
+                           "buffer's element type, got ")
+           << vector;
+  int64_t width = vector.getNumElements();
+  if (!element.isIntOrFloat() || !llvm::isPowerOf2_64(width) || width < 2 ||
+      width * element.getIntOrFloatBitWidth() > kMaxAccessBits)
+    return op->emitOpError("a vector access has 2, 4, ... elements and at "
+                           "most ")
+           << kMaxAccessBits << " bits, got " << vector;
+  if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
+      buffer.getShape().back() % width != 0)
+    return op->emitOpError("a vector of ")
+           << width << " elements needs a row-major buffer whose innermost "
+           << "dimension is a multiple of " << width << ", got " << buffer;
+  return success();
 }
+
+static int64_t accessWidth(Type value) {
+  auto vector = dyn_cast<VectorType>(value);
+  return vector ? vector.getNumElements() : 1;
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(*this, getMemref().getType(), getIndices().size(),
+                      getType());
+}
+
+int64_t LoadOp::getWidth() { return accessWidth(getType()); }
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getMemref().getType(), getIndices().size(),
+                      getValue().getType());
+}
+
+int64_t StoreOp::getWidth() { return accessWidth(getValue().getType()); }
 
 //===----------------------------------------------------------------------===//
 // SharedOp

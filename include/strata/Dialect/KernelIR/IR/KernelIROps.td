@@ -24,7 +24,8 @@ def KernelIR_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::gpu::GPUDialect"];
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 class KernelIR_Op<string mnemonic, list<Trait> traits = []>
@@ -129,19 +130,23 @@ def KernelIR_BlockIdOp : KernelIR_IdOp<"block_id", "index of this block">;
 def KernelIR_ThreadIdOp : KernelIR_IdOp<"thread_id",
     "index of this thread within its block">;
 
-def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments,
-    TypesMatchWith<"result type matches the buffer's element type",
-                   "memref", "result",
-                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">
-  ]> {
-  let summary = "Reads one element of a buffer, optionally guarded.";
+def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments]> {
+  let summary = "Reads an element or a vector of a buffer, optionally guarded.";
   let description = [{
     Reads `memref[indices]`. With a guard, the read happens only where
     `pred` is true and the result is zero elsewhere, so out-of-range threads
     never touch memory.
 
+    A vector result `vector<n x T>` reads the `n` elements that start at
+    `indices` along the innermost dimension, in one access of up to 128
+    bits. The innermost index must be a multiple of `n` (the access is
+    aligned to its size, as a GPU's vector access must be); the innermost
+    dimension is a multiple of `n`, so a vector never crosses a row
+    (verified).
+
     ```mlir
     %x = kernelir.load %in[%i, %j] if %inside : memref<1000x37xf32>
+    %v = kernelir.load %in[%i, %k] : memref<333x20xf32> -> vector<4xf32>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
@@ -150,6 +155,7 @@ def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments,
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
     $memref `[` $indices `]` (`if` $pred^)? attr-dict `:` type($memref)
+    custom<AccessType>(ref(type($memref)), type($result))
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$memref,
       "::mlir::ValueRange":$indices,
@@ -158,21 +164,23 @@ def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments,
           ::llvm::cast<::mlir::MemRefType>(memref.getType()).getElementType(),
           memref, indices, pred);
   }]>];
+  let extraClassDeclaration = [{
+    /// Elements read: the vector's length, or 1.
+    int64_t getWidth();
+  }];
   let hasVerifier = 1;
 }
 
-def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments,
-    TypesMatchWith<"stored value matches the buffer's element type",
-                   "memref", "value",
-                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">
-  ]> {
-  let summary = "Writes one element of a buffer, optionally guarded.";
+def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments]> {
+  let summary = "Writes an element or a vector of a buffer, optionally guarded.";
   let description = [{
     Writes `value` to `memref[indices]` where `pred` is true (always without
-    a guard).
+    a guard). A vector value writes neighbouring elements of the innermost
+    dimension, as for `kernelir.load`.
 
     ```mlir
     kernelir.store %y, %out[%i, %j] if %inside : memref<1000x37xf32>
+    kernelir.store %v, %out[%i, %k] : memref<333x20xf32> -> vector<4xf32>
     ```
   }];
   let arguments = (ins AnyType:$value,
@@ -181,12 +189,16 @@ def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments,
                        Optional<I1>:$pred);
   let assemblyFormat = [{
     $value `,` $memref `[` $indices `]` (`if` $pred^)? attr-dict `:`
-    type($memref)
+    type($memref) custom<AccessType>(ref(type($memref)), type($value))
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$value,
       "::mlir::Value":$memref, "::mlir::ValueRange":$indices), [{
     build($_builder, $_state, value, memref, indices, ::mlir::Value());
   }]>];
+  let extraClassDeclaration = [{
+    /// Elements written: the vector's length, or 1.
+    int64_t getWidth();
+  }];
   let hasVerifier = 1;
 }
 
