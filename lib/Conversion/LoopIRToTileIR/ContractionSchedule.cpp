@@ -8,6 +8,7 @@
 // the rest of the body (bias, activation, store) the elementwise epilogue.
 
 #include "TileKernelBuilder.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -19,11 +20,9 @@ namespace {
 
 /// The default block tile: up to 64 x 64, 4 elements per thread, 256
 /// threads; 16 k per staging step.
-constexpr int64_t kMaxBlockTile = 64;
+constexpr int64_t kMaxBlockTile = kContractionBlockTile;
 constexpr int64_t kElementsPerThread = 4;
 constexpr int64_t kMaxThreads = 256;
-/// Smaller row or column counts are matrix-vector products.
-constexpr int64_t kMinRowsAndColumns = 8;
 
 /// The ops of `body` that compute `value`, in program order, if they are
 /// scalar code (loads and pure ops) that uses from outside only kernel-level
@@ -116,8 +115,8 @@ strata::matchContraction(loopir::ParallelOp nest) {
 bool strata::prefersContraction(loopir::ParallelOp nest) {
   ArrayRef<int64_t> bounds = nest.getBounds();
   return bounds.size() >= 2 &&
-         bounds[bounds.size() - 2] >= kMinRowsAndColumns &&
-         bounds.back() >= kMinRowsAndColumns;
+         bounds[bounds.size() - 2] >= kMinContractionRowsAndColumns &&
+         bounds.back() >= kMinContractionRowsAndColumns;
 }
 
 FailureOr<TileShape>

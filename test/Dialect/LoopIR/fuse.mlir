@@ -160,3 +160,77 @@ func.func @two_consumers(%a: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>)
   }
   return %n, %s : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A widening cast feeding a contraction of 512 x 256 outputs: unstaged,
+// each element of the cast would be recomputed for all 256 columns, far
+// more than the round trip it saves; the contraction schedule stages it
+// once per block of 64 columns (4 times), so it fuses. A matmul feeding a
+// matmul is no scalar operand (it cannot be staged) and stays separate.
+// CHECK-LABEL: func.func @cast_into_contraction
+// CHECK: loopir.kernel
+// CHECK: loopir.reduce add
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK-NOT: loopir.kernel
+// STRICT-LABEL: func.func @cast_into_contraction
+// STRICT: arith.extf
+// STRICT: loopir.kernel
+// STRICT: loopir.reduce add
+func.func @cast_into_contraction(%a: tensor<512x384xf16>, %b: tensor<384x256xf32>) -> tensor<512x256xf32> {
+  %wide = loopir.kernel ins(%a : tensor<512x384xf16>) -> tensor<512x384xf32> {
+  ^bb0(%in: memref<512x384xf16>, %out: memref<512x384xf32>):
+    loopir.parallel (%i, %k) in [512, 384] {
+      %x = loopir.load %in[%i, %k] : memref<512x384xf16>
+      %y = arith.extf %x : f16 to f32
+      loopir.store %y, %out[%i, %k] : memref<512x384xf32>
+    }
+  }
+  %c = loopir.kernel ins(%wide, %b : tensor<512x384xf32>, tensor<384x256xf32>) -> tensor<512x256xf32> {
+  ^bb0(%lhs: memref<512x384xf32>, %rhs: memref<384x256xf32>, %out: memref<512x256xf32>):
+    loopir.parallel (%i, %j) in [512, 256] {
+      %s = loopir.reduce add (%k) in [384] : f32 {
+        %x = loopir.load %lhs[%i, %k] : memref<512x384xf32>
+        %y = loopir.load %rhs[%k, %j] : memref<384x256xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %s, %out[%i, %j] : memref<512x256xf32>
+    }
+  }
+  return %c : tensor<512x256xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_into_matmul
+// CHECK: loopir.kernel
+// CHECK: loopir.reduce add
+// CHECK: loopir.kernel
+// CHECK: loopir.reduce add
+func.func @matmul_into_matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %h = loopir.kernel ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32> {
+  ^bb0(%l: memref<64x64xf32>, %r: memref<64x64xf32>, %out: memref<64x64xf32>):
+    loopir.parallel (%i, %j) in [64, 64] {
+      %s = loopir.reduce add (%k) in [64] : f32 {
+        %x = loopir.load %l[%i, %k] : memref<64x64xf32>
+        %y = loopir.load %r[%k, %j] : memref<64x64xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %s, %out[%i, %j] : memref<64x64xf32>
+    }
+  }
+  %c = loopir.kernel ins(%h, %b : tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32> {
+  ^bb0(%l: memref<64x64xf32>, %r: memref<64x64xf32>, %out: memref<64x64xf32>):
+    loopir.parallel (%i, %j) in [64, 64] {
+      %s = loopir.reduce add (%k) in [64] : f32 {
+        %x = loopir.load %l[%i, %k] : memref<64x64xf32>
+        %y = loopir.load %r[%k, %j] : memref<64x64xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %s, %out[%i, %j] : memref<64x64xf32>
+    }
+  }
+  return %c : tensor<64x64xf32>
+}

@@ -2,6 +2,7 @@
 // results, so that intermediates never make a round trip through memory.
 
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -128,12 +129,33 @@ void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
   }
 }
 
+/// Whether `unit`, directly inside `nest`, is the sum of products that the
+/// contraction schedule stages: an add-reduction over one index of a
+/// product, in a nest of at least kMinContractionRowsAndColumns rows and
+/// columns.
+bool isStagedContraction(Operation *unit, ParallelOp nest) {
+  auto reduce = dyn_cast<ReduceOp>(unit);
+  ArrayRef<int64_t> bounds = nest.getBounds();
+  if (!reduce || bounds.size() < 2 ||
+      bounds[bounds.size() - 2] < kMinContractionRowsAndColumns ||
+      bounds.back() < kMinContractionRowsAndColumns ||
+      reduce.getCombinerList() != SmallVector<Combiner>{Combiner::add} ||
+      reduce.getBounds().size() != 1)
+    return false;
+  Operation *yielded =
+      reduce.getBody().front().getTerminator()->getOperand(0).getDefiningOp();
+  return yielded && isa<arith::MulFOp>(yielded);
+}
+
 /// How often the element a load reads gets computed once fused and hoisted
 /// by loopir-normalize. Let U be the load's ancestor directly inside the
 /// kernel's outer parallel nest: normalization runs U once per value of the
 /// nest indices U depends on, and inside U the element is recomputed for
 /// every iteration of the loops whose indices the load itself depends on.
-double loadWork(LoadOp load) {
+/// In a staged contraction, an operand element of scalar code (`scalar`: no
+/// reduction, so the contraction schedule can stage it) is computed once
+/// per block tile, not once per row (or column) of the output that reads it.
+double loadWork(LoadOp load, bool scalar) {
   ParallelOp nest;
   Operation *unit = load;
   for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
@@ -153,10 +175,19 @@ double loadWork(LoadOp load) {
       if (llvm::is_contained(nestIvs, v))
         unitDeps.insert(v);
   });
+  llvm::SmallDenseSet<Value> loadNestDeps;
+  addressIndices(load, nestIvs, loadNestDeps);
+  bool staged = scalar && isStagedContraction(unit, nest);
   double work = 1;
-  for (auto [iv, bound] : llvm::zip(nestIvs, nest.getBounds()))
-    if (unitDeps.contains(iv))
+  for (auto [d, iv, bound] : llvm::enumerate(nestIvs, nest.getBounds())) {
+    if (!unitDeps.contains(iv))
+      continue;
+    bool rowOrColumn = d + 2 >= nestIvs.size();
+    if (staged && rowOrColumn && !loadNestDeps.contains(iv))
+      work *= llvm::divideCeil(bound, kContractionBlockTile);
+    else
       work *= bound;
+  }
   SmallVector<BlockArgument> inner;
   for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp())
     llvm::append_range(inner, p->getRegion(0).front().getArguments());
@@ -320,6 +351,8 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     if (p.work == 0)
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
+    bool scalar = true;
+    p.nest.walk([&](ReduceOp) { scalar = false; });
     double demand = uses.producerStays ? p.elements : 0;
     for (auto [consumer, pos] : uses.consumers) {
       // Loads of one element in one consumer (same address once unused
@@ -335,7 +368,7 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
         if (llvm::is_contained(seen, key))
           continue;
         seen.push_back(key);
-        demand += loadWork(load);
+        demand += loadWork(load, scalar);
       }
     }
     double fused = demand / p.elements * p.work;
