@@ -45,7 +45,9 @@ static void buildTileStages(OpPassManager &pm, const Options &options) {
 template <typename Options>
 static void buildKernelStages(OpPassManager &pm, const Options &options) {
   buildTileStages(pm, options);
-  pm.addPass(createConvertTileIRToKernelIRPass());
+  ConvertTileIRToKernelIRPassOptions kernel;
+  kernel.tensorCores = options.tensorCores;
+  pm.addPass(createConvertTileIRToKernelIRPass(kernel));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -67,6 +69,7 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertNVGPUToNVVMPass()); // Tensor-core mma.
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // Kernels take plain pointers.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
@@ -100,6 +103,9 @@ static void buildCPUToLLVMStages(OpPassManager &pm) {
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // Vectors of more than one dimension (tensor-core fragments) unroll into
+  // arrays of 1-D vectors, which convert-to-llvm alone does not do.
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

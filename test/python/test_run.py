@@ -99,12 +99,14 @@ PTXAS = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "ptx
 
 @pytest.mark.skipif(not os.access(PTXAS, os.X_OK),
                     reason="ptxas not found: PTX is not assembled here")
-@pytest.mark.parametrize("name", sorted(PROGRAMS) + ["decoder"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS) + ["decoder", "half_matmul"])
 def test_ptx_assembles_for_sm90(name, tmp_path):
     import strata
     from strata.frontend import capture, import_program
     if name == "decoder":
         fn, inputs = from_file(os.path.join(REPO, "examples", "decoder.py"))
+    elif name == "half_matmul":  # Tensor cores (no CPU f16 matmul to run).
+        fn, inputs = torch.matmul, (randn(512, 384).half(), randn(384, 256).half())
     else:
         fn, make_inputs = PROGRAMS[name]
         inputs = make_inputs()
@@ -118,6 +120,8 @@ def test_ptx_assembles_for_sm90(name, tmp_path):
     assert r.returncode == 0, r.stderr
     spills = re.findall(r"(\d+) bytes spill stores", r.stderr)
     assert spills and all(n == "0" for n in spills), r.stderr
+    if name == "half_matmul":
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx, ptx
     if name in VECTOR_PROGRAMS:
         assert re.search(r"ld\.global(\.nc)?\.v4\.(b|f)32", ptx), ptx
         assert re.search(r"st\.global\.v4\.(b|f)32", ptx), ptx
@@ -153,7 +157,8 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
 @pytest.mark.skipif(not os.access(NVCC, os.X_OK),
                     reason="nvcc not found: the CUDA rendering is not compiled here")
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
-                                  "max_with_indices", "scale_rows", "decoder"])
+                                  "max_with_indices", "scale_rows", "half_matmul",
+                                  "decoder"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -166,7 +171,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                               "(torch.randint(0, 100, (4, 7)), torch.randn(100, 17))"],
                 "max_with_indices": ["-c", "torch.max(torch.randn(6, 9), 1)"],
                 "scale_rows": ["-c", "(lambda x, w: torch.exp(x) * w)"
-                               "(torch.randn(333, 20), torch.randn(20))"]}[name]
+                               "(torch.randn(333, 20), torch.randn(20))"],
+                "half_matmul": ["-c", "torch.matmul(torch.randn(512, 384).half(), "
+                                "torch.randn(384, 256).half())"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -179,6 +186,8 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
             assert construct in text, construct
     if name == "scale_rows":  # 4 x f32 per access.
         assert "strata_vec<float, 4>" in text, text
+    if name == "half_matmul":  # Tensor cores, as inline PTX.
+        assert "mma.sync.aligned.m16n8k16" in text, text
     r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + text

@@ -26,6 +26,11 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "k-tile",
       llvm::cl::desc("How many k a contraction stages per step"),
       llvm::cl::init(16)};
+  typename Base::template Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("Multiply f16 contractions on tensor cores "
+                     "(kernelir.mma)"),
+      llvm::cl::init(true)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.

@@ -1,7 +1,7 @@
 // Runs kernels on the CPU: a kernel becomes a function whose body sits in
 // loops over the grid and, per barrier interval, the block (ThreadLoops.cpp);
-// a launch becomes a call. Warp shuffles first become exchanges through
-// shared memory between barriers.
+// a launch becomes a call. Warp shuffles and tensor-core mma first become
+// exchanges through shared memory between barriers.
 
 #include "ThreadLoops.h"
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
@@ -115,8 +115,10 @@ struct ConvertKernelIRToCPUPass
       return signalPassFailure();
     }
     IRRewriter rewriter(&getContext());
-    for (auto kernel : getOperation().getOps<kernelir::FuncOp>())
+    for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
       expandShuffles(rewriter, kernel);
+      expandMmas(rewriter, kernel);
+    }
     ConversionTarget target(getContext());
     target.addIllegalDialect<kernelir::KernelIRDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

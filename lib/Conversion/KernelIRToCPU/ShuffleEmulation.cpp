@@ -10,15 +10,6 @@ using namespace strata;
 
 namespace {
 
-
-/// This thread's index in its block, in kernelir.
-Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int64_t> block) {
-  SmallVector<Value> ids;
-  for (kernelir::Dim d : {kernelir::Dim::x, kernelir::Dim::y, kernelir::Dim::z})
-    ids.push_back(kernelir::ThreadIdOp::create(b, loc, d));
-  return linearThreadIndex(b, loc, ids, block);
-}
-
 /// The lane a shuffle reads, within the warp of `lane`.
 Value sourceLane(OpBuilder &b, Location loc, kernelir::ShuffleMode mode,
                  Value lane, Value offset) {
@@ -46,31 +37,41 @@ Value sourceLane(OpBuilder &b, Location loc, kernelir::ShuffleMode mode,
 
 } // namespace
 
+Value strata::kernelThreadIndex(OpBuilder &b, Location loc,
+                                ArrayRef<int64_t> block) {
+  SmallVector<Value> ids;
+  for (kernelir::Dim d : {kernelir::Dim::x, kernelir::Dim::y, kernelir::Dim::z})
+    ids.push_back(kernelir::ThreadIdOp::create(b, loc, d));
+  return linearThreadIndex(b, loc, ids, block);
+}
+
+Value strata::createSharedScratch(OpBuilder &b, kernelir::FuncOp kernel,
+                                  ArrayRef<int64_t> shape, Type element) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&kernel.getBody().front());
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return kernelir::SharedOp::create(
+      b, kernel.getLoc(),
+      MemRefType::get(shape, element, MemRefLayoutAttrInterface(), workgroup));
+}
+
 void strata::expandShuffles(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   SmallVector<kernelir::ShuffleOp> shuffles;
   kernel.walk([&](kernelir::ShuffleOp op) { shuffles.push_back(op); });
   if (shuffles.empty())
     return;
   int64_t threads = kernel.getNumThreadsPerBlock();
-  Block &entry = kernel.getBody().front();
-  auto workgroup = gpu::AddressSpaceAttr::get(rewriter.getContext(),
-                                              gpu::AddressSpace::Workgroup);
   // One scratch buffer per type: the barrier after each read makes reuse
   // safe.
   DenseMap<Type, Value> scratch;
   for (kernelir::ShuffleOp op : shuffles) {
     Location loc = op.getLoc();
     Type type = op.getType();
-    if (!scratch.count(type)) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&entry);
-      scratch[type] = kernelir::SharedOp::create(
-          rewriter, loc,
-          MemRefType::get({threads}, type, MemRefLayoutAttrInterface(),
-                          workgroup));
-    }
+    if (!scratch.count(type))
+      scratch[type] = createSharedScratch(rewriter, kernel, {threads}, type);
     rewriter.setInsertionPoint(op);
-    Value self = linearThreadId(rewriter, loc, kernel.getBlock());
+    Value self = kernelThreadIndex(rewriter, loc, kernel.getBlock());
     Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize);
     Value lane = arith::RemUIOp::create(rewriter, loc, self, warpSize);
     Value warpBase = arith::SubIOp::create(rewriter, loc, self, lane);

@@ -244,10 +244,12 @@ private:
       for (Value result : uniform->loop.getResults())
         noteUses(result, std::nullopt);
     }
+    // Kept per thread in a memref: scalars, or vectors of them (tensor-core
+    // accumulators).
     for (Value v : crossing)
-      if (!v.getType().isIntOrIndexOrFloat())
-        return kernel.emitError("the CPU emulation keeps only scalars "
-                                "across a barrier, not ")
+      if (!v.getType().isIntOrIndexOrFloat() && !isa<VectorType>(v.getType()))
+        return kernel.emitError("the CPU emulation keeps only scalars and "
+                                "vectors across a barrier, not ")
                << v.getType();
     return success();
   }

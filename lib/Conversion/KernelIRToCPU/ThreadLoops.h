@@ -17,6 +17,16 @@ mlir::Value linearThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<mlir::Value> ids,
                               llvm::ArrayRef<int64_t> block);
 
+/// This thread's row-major index in its block of `block` threads, in
+/// kernelir (from kernelir.thread_id x, y, z).
+mlir::Value kernelThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
+                              llvm::ArrayRef<int64_t> block);
+
+/// A shared buffer of `shape` x `element` at the start of `kernel`.
+mlir::Value createSharedScratch(mlir::OpBuilder &b, kernelir::FuncOp kernel,
+                                llvm::ArrayRef<int64_t> shape,
+                                mlir::Type element);
+
 /// Builds, before `kernel`, a function that runs it on the CPU: loops over
 /// the blocks, and in each block, one loop over the threads per barrier
 /// interval (the code between two barriers). Values that live across a

@@ -4,6 +4,7 @@
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
 #include "strata/Conversion/Passes.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace strata {
@@ -121,6 +122,19 @@ struct ShuffleToGpuShuffle : OpConversionPattern<kernelir::ShuffleOp> {
   }
 };
 
+struct MmaToMmaSync : OpConversionPattern<kernelir::MmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::MmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // The same fragments: nvgpu.mma.sync is PTX's m16n8k16 row.col.
+    rewriter.replaceOpWithNewOp<nvgpu::MmaSyncOp>(
+        op, adaptor.getLhs(), adaptor.getRhs(), adaptor.getAcc(),
+        ArrayRef<int64_t>{kernelir::kMmaM, kernelir::kMmaN, kernelir::kMmaK});
+    return success();
+  }
+};
+
 struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -190,7 +204,7 @@ struct ConvertKernelIRToGPUPass
 void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FuncToGpuFunc, ReturnToGpuReturn, LaunchToLaunchFunc,
-               BarrierToGpuBarrier, ShuffleToGpuShuffle,
+               BarrierToGpuBarrier, ShuffleToGpuShuffle, MmaToMmaSync,
                IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
                IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
   // Device buffers start at 256-byte boundaries (the runtime checks the

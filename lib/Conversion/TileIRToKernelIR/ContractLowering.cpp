@@ -12,6 +12,8 @@ using namespace strata::detail;
 
 LogicalResult
 TileBodyTranslator::translateContract(tileir::ContractOp contract) {
+  if (mma)
+    return translateMmaContract(contract);
   Location loc = contract.getLoc();
   ArrayRef<int64_t> tile = kernel.getTile();
   size_t rank = tile.size();
@@ -19,20 +21,10 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
     if (tile[d] != 1)
       return contract.emitError("a contraction's batch dimensions need "
                                 "tile size 1");
-  int64_t rows = tile[rank - 2], cols = tile[rank - 1];
   int64_t step = contract.getStep();
   Type element = contract.getResult().getType().getElementType();
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto shared = [&](int64_t r, int64_t c) -> Value {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entry);
-    return kernelir::SharedOp::create(
-        b, loc,
-        MemRefType::get({r, c}, element, MemRefLayoutAttrInterface(),
-                        workgroup));
-  };
-  Value lhsChunk = shared(rows, step), rhsChunk = shared(step, cols);
+  Value lhsChunk, rhsChunk;
+  std::tie(lhsChunk, rhsChunk) = createChunks(contract, element);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -56,29 +48,66 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
     return next;
   };
   SmallVector<Value> init(elementsPerThread, zero);
+  auto kLoop = stagedLoop(contract, lhsChunk, rhsChunk, zero,
+                          /*narrow=*/false, init, [&](ValueRange acc) {
+                            auto inner = buildLoop(loc, index(0), index(step),
+                                                   index(1), acc, multiply);
+                            return SmallVector<Value>(inner.getResults());
+                          });
+  scalars[contract.getResult()] = SmallVector<Value>(kLoop.getResults());
+  return success();
+}
+
+std::pair<Value, Value>
+TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  size_t rank = kernel.getTile().size();
+  int64_t rows = kernel.getTile()[rank - 2], cols = kernel.getTile()[rank - 1];
+  int64_t step = contract.getStep();
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto shared = [&](int64_t r, int64_t c) -> Value {
+    return kernelir::SharedOp::create(
+        b, contract.getLoc(),
+        MemRefType::get({r, c}, element, MemRefLayoutAttrInterface(),
+                        workgroup));
+  };
+  Value lhs = shared(rows, step);
+  return {lhs, shared(step, cols)};
+}
+
+scf::ForOp TileBodyTranslator::stagedLoop(
+    tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
+    bool narrow, ValueRange init,
+    function_ref<SmallVector<Value>(ValueRange)> multiply) {
+  Location loc = contract.getLoc();
+  size_t rank = kernel.getTile().size();
+  int64_t rows = kernel.getTile()[rank - 2], cols = kernel.getTile()[rank - 1];
+  int64_t step = contract.getStep();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
   int64_t steps = llvm::divideCeil(contract.getK(), step);
-  auto kLoop = buildLoop(
+  return buildLoop(
       loc, index(0), index(steps), index(1), init,
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
         stage(contract.getLhs(), contract.getOrigin(), lhsChunk, rows, step,
-              /*chunkRowIsK=*/false, rank - 1, k0, zero);
+              /*chunkRowIsK=*/false, rank - 1, k0, zero, narrow);
         stage(contract.getRhs(), contract.getOrigin(), rhsChunk, step, cols,
-              /*chunkRowIsK=*/true, rank - 2, k0, zero);
+              /*chunkRowIsK=*/true, rank - 2, k0, zero, narrow);
         kernelir::BarrierOp::create(b, loc);
-        auto inner =
-            buildLoop(loc, index(0), index(step), index(1), acc, multiply);
+        SmallVector<Value> next = multiply(acc);
         kernelir::BarrierOp::create(b, loc);
-        return SmallVector<Value>(inner.getResults());
+        return next;
       });
-  scalars[contract.getResult()] = SmallVector<Value>(kLoop.getResults());
-  return success();
 }
 
 void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
                                int64_t chunkRows, int64_t chunkCols,
                                bool chunkRowIsK, size_t dropped, Value k0,
-                               Value zero) {
+                               Value zero, bool narrow) {
   Location loc = operand.getLoc();
   ArrayRef<int64_t> domain = kernel.getDomain();
   size_t rank = domain.size();
@@ -121,8 +150,10 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
     coords.push_back(kg);
     auto evaluate = [&]() -> Value {
       Block &body = operand.front();
-      return cloneLoopBody(b, body, coords, mapping)
-          .lookupOrDefault(body.getTerminator()->getOperand(0));
+      Value result = body.getTerminator()->getOperand(0);
+      if (narrow)
+        result = result.getDefiningOp<arith::ExtFOp>().getIn();
+      return cloneLoopBody(b, body, coords, mapping).lookupOrDefault(result);
     };
     Value value;
     if (!inside) {

@@ -41,6 +41,10 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   entry = &func.getBody().front();
   thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
   programIds = delinearize(b, loc, block, kernel.getGrid());
+  if ((mma = chooseMmaLayout())) {
+    assignMmaTiles(*mma);
+    return translateOps(source);
+  }
   if (assignRegisterTiles())
     return translateOps(source);
   // Thread t owns runs of `vectorWidth` neighbouring elements: run r is

@@ -30,8 +30,8 @@ constexpr int64_t kMaxVectorBits = 128;
 /// see assignRegisterTiles).
 class TileBodyTranslator {
 public:
-  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel)
-      : b(b), kernel(kernel),
+  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel, bool tensorCores)
+      : b(b), kernel(kernel), tensorCores(tensorCores),
         elementsPerThread(kernel.getTileType(b.getF32Type()).getNumElements() /
                           kernel.getThreads()) {}
 
@@ -62,6 +62,29 @@ private:
   sharedLoop(Location loc, ArrayRef<int64_t> bounds, ValueRange init,
              function_ref<SmallVector<Value>(ValueRange, ValueRange)> body);
 
+  /// How the warps of a contraction kernel share its block tile on tensor
+  /// cores: a grid of warpRows x warpCols warps, each owning tilesM x
+  /// tilesN mma tiles (16 x 8 outputs each).
+  struct MmaLayout {
+    int64_t warpRows, warpCols, tilesM, tilesN;
+  };
+
+  /// The tensor-core layout of a contraction kernel whose operands are f16
+  /// widened to f32, whose block tile splits into whole mma tiles among its
+  /// warps and whose k step is a multiple of 16; none otherwise.
+  std::optional<MmaLayout> chooseMmaLayout();
+
+  /// Gives each thread the result elements of its lane in its warp's mma
+  /// tiles (elementCoords, tile by tile in the accumulator's layout), and
+  /// computes the fragment coordinates of its lane (mmaCoords).
+  void assignMmaTiles(const MmaLayout &layout);
+
+  /// A contraction on tensor cores: per step of k, both operand chunks are
+  /// staged in shared memory as f16 (before their widening), then each warp
+  /// loads its A and B fragments and accumulates its tiles with
+  /// kernelir.mma.
+  LogicalResult translateMmaContract(tileir::ContractOp contract);
+
   /// A cooperative fold: each thread folds its share of the points in
   /// registers, then the block combines the partial results.
   LogicalResult translateFold(tileir::FoldOp fold);
@@ -74,15 +97,30 @@ private:
   /// shared chunks; a barrier before the next step overwrites them.
   LogicalResult translateContract(tileir::ContractOp contract);
 
+  /// The shared buffers of a contraction's operand chunks, of `element`:
+  /// lhs (tile rows x step) and rhs (step x tile columns).
+  std::pair<Value, Value> createChunks(tileir::ContractOp contract,
+                                       Type element);
+
+  /// The loop over steps of k of a staged contraction: stage both chunks
+  /// (before their widening with `narrow`), a barrier, `multiply` the
+  /// accumulators (`init` before the first step), a barrier.
+  scf::ForOp stagedLoop(tileir::ContractOp contract, Value lhsChunk,
+                        Value rhsChunk, Value zero, bool narrow,
+                        ValueRange init,
+                        function_ref<SmallVector<Value>(ValueRange)> multiply);
+
   /// Copies one operand chunk into shared memory: `chunkRows` x `chunkCols`
   /// elements, thread t taking elements t, t + threads, ... (row-major, so
   /// neighbouring threads read neighbouring addresses of a row-major
   /// operand). The operand region takes the point's coordinates without
   /// dimension `dropped`, then k; the tile dimension it varies is the
   /// chunk's column (lhs: rows x k) or row (rhs: k x columns).
+  /// With `narrow`, the value staged is the operand before its widening
+  /// (the input of the region's final arith.extf).
   void stage(Region &operand, ValueRange origin, Value chunk, int64_t chunkRows,
              int64_t chunkCols, bool chunkRowIsK, size_t dropped, Value k0,
-             Value zero);
+             Value zero, bool narrow = false);
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
@@ -112,6 +150,7 @@ private:
 
   OpBuilder &b;
   tileir::KernelOp kernel;
+  bool tensorCores; // Whether f16 contractions may use kernelir.mma.
   int64_t elementsPerThread;
   int64_t vectorWidth = 1; // Neighbouring elements a thread owns in a run.
   IRMapping mapping; // Non-tile values of the tile program -> kernel values.
@@ -120,6 +159,11 @@ private:
   Block *entry = nullptr; // The kernel's entry block (shared buffers).
   Value thread;           // This thread's index in its block.
   SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
+  std::optional<MmaLayout> mma; // Set in a tensor-core contraction kernel.
+  /// This lane's fragment coordinates (row, column) per value, by operand,
+  /// and the origin (row, column) of its warp's tiles in the block tile.
+  SmallVector<std::pair<Value, Value>> mmaCoords[3];
+  Value warpRow0, warpCol0;
 };
 
 } // namespace detail

@@ -23,7 +23,8 @@ namespace {
 
 /// tileir.kernel -> kernelir.func + result allocations + kernelir.launch.
 struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
-  using OpConversionPattern::OpConversionPattern;
+  KernelToLaunch(TypeConverter &converter, MLIRContext *ctx, bool tensorCores)
+      : OpConversionPattern(converter, ctx), tensorCores(tensorCores) {}
 
   LogicalResult
   matchAndRewrite(tileir::KernelOp op, OpAdaptor adaptor,
@@ -44,7 +45,7 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
     rewriter.setInsertionPointToStart(&func.getBody().front());
-    if (failed(TileBodyTranslator(rewriter, op).translate(func)))
+    if (failed(TileBodyTranslator(rewriter, op, tensorCores).translate(func)))
       return failure();
     kernelir::ReturnOp::create(rewriter, loc);
 
@@ -60,11 +61,14 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
     rewriter.replaceOp(op, results);
     return success();
   }
+
+  bool tensorCores;
 };
 
 struct ConvertTileIRToKernelIRPass
     : strata::impl::ConvertTileIRToKernelIRPassBase<
           ConvertTileIRToKernelIRPass> {
+  using ConvertTileIRToKernelIRPassBase::ConvertTileIRToKernelIRPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     HostBufferTypeConverter converter;
@@ -73,7 +77,7 @@ struct ConvertTileIRToKernelIRPass
     addHostBufferizationLegality(target, converter);
     target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
-    populateTileIRToKernelIRPatterns(converter, patterns);
+    populateTileIRToKernelIRPatterns(converter, patterns, tensorCores);
     populateHostBufferizationPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
@@ -83,11 +87,13 @@ struct ConvertTileIRToKernelIRPass
 } // namespace
 
 void strata::populateTileIRToKernelIRPatterns(TypeConverter &converter,
-                                              RewritePatternSet &patterns) {
+                                              RewritePatternSet &patterns,
+                                              bool tensorCores) {
+  patterns.add<KernelToLaunch>(converter, patterns.getContext(), tensorCores);
   // Loop IR of generic schedules: unguarded kernel accesses, in bounds by
   // construction.
-  patterns.add<KernelToLaunch, LowerLoopLoad<kernelir::LoadOp>,
-               LowerLoopStore<kernelir::StoreOp>>(converter,
-                                                  patterns.getContext());
+  patterns
+      .add<LowerLoopLoad<kernelir::LoadOp>, LowerLoopStore<kernelir::StoreOp>>(
+          converter, patterns.getContext());
   populateLoopIRScalarLoopPatterns(converter, patterns);
 }

@@ -66,7 +66,7 @@ private:
     else if (t.isBF16())
       out = "__nv_bfloat16";
     else if (auto vector = dyn_cast<VectorType>(t);
-             vector && vector.getRank() == 1 && !vector.isScalable()) {
+             vector && !vector.isScalable()) { // Flattened, row-major.
       std::string element;
       if (failed(typeName(op, vector.getElementType(), element)))
         return failure();
@@ -195,13 +195,44 @@ private:
           return success();
         })
         .Case([&](vector::ExtractOp extract) -> LogicalResult {
-          auto position = extract.getStaticPosition();
-          if (position.size() != 1 || ShapedType::isDynamic(position[0]) ||
+          ArrayRef<int64_t> position = extract.getStaticPosition();
+          auto source = llvm::cast<VectorType>(extract.getSource().getType());
+          if (isa<VectorType>(extract.getType()) ||
+              llvm::any_of(position, ShapedType::isDynamic) ||
               failed(declare(&op, extract)))
             return op.emitError("cannot render this vector.extract as CUDA");
-          os << name(extract.getSource()) << ".v[" << position[0] << "];\n";
+          os << name(extract.getSource()) << ".v["
+             << flatIndex(position, source.getShape()) << "];\n";
           return success();
         })
+        .Case([&](vector::ToElementsOp split) -> LogicalResult {
+          for (auto [i, element] : llvm::enumerate(split.getResults())) {
+            if (failed(declare(&op, element)))
+              return failure();
+            os << name(split.getSource()) << ".v[" << i << "];\n";
+          }
+          return success();
+        })
+        .Case([&](vector::InsertOp insert) -> LogicalResult {
+          ArrayRef<int64_t> position = insert.getStaticPosition();
+          auto dest = llvm::cast<VectorType>(insert.getDest().getType());
+          if (llvm::any_of(position, ShapedType::isDynamic) ||
+              failed(declare(&op, insert)))
+            return op.emitError("cannot render this vector.insert as CUDA");
+          os << name(insert.getDest()) << ";\n";
+          int64_t first = flatIndex(position, dest.getShape());
+          auto part = dyn_cast<VectorType>(insert.getValueToStoreType());
+          if (!part) {
+            line() << name(insert) << ".v[" << first << "] = "
+                   << name(insert.getValueToStore()) << ";\n";
+            return success();
+          }
+          for (int64_t i = 0; i < part.getNumElements(); ++i)
+            line() << name(insert) << ".v[" << first + i << "] = "
+                   << name(insert.getValueToStore()) << ".v[" << i << "];\n";
+          return success();
+        })
+        .Case([&](kernelir::MmaOp mma) { return emitMma(mma); })
         .Case([&](vector::FromElementsOp build) -> LogicalResult {
           if (failed(declare(&op, build)))
             return failure();
@@ -232,27 +263,24 @@ private:
           return success();
         })
         .Case([&](arith::ConstantOp c) -> LogicalResult {
-          if (failed(declare(&op, c)))
-            return failure();
           Attribute value = c.getValue();
-          if (auto i = dyn_cast<IntegerAttr>(value)) {
-            if (i.getType().isInteger(1))
-              os << (i.getValue().isZero() ? "false" : "true") << ";\n";
-            else
-              os << i.getValue().getSExtValue() << "LL;\n";
-            return success();
+          std::string type;
+          // A vector constant is a splat (zero accumulators, fragments).
+          if (auto splat = dyn_cast<SplatElementsAttr>(value)) {
+            std::string element;
+            if (failed(typeName(&op, splat.getElementType(), element)) ||
+                failed(typeName(&op, c.getType(), type)))
+              return failure();
+            value = splat.getSplatValue<Attribute>();
           }
-          if (auto f = dyn_cast<FloatAttr>(value)) {
-            double d = f.getValueAsDouble();
-            if (std::isinf(d))
-              os << (d < 0 ? "-INFINITY" : "INFINITY") << ";\n";
-            else if (std::isnan(d))
-              os << "NAN;\n";
-            else
-              os << llvm::format("%.9g", d) << ";\n";
-            return success();
-          }
-          return op.emitError("cannot render this constant as CUDA");
+          std::string text;
+          if (failed(literal(&op, value, text)) || failed(declare(&op, c)))
+            return failure();
+          if (!type.empty())
+            os << "strata_splat<" << type << ">(" << text << ");\n";
+          else
+            os << text << ";\n";
+          return success();
         })
         .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary(op, "+"); })
         .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary(op, "-"); })
@@ -326,6 +354,67 @@ private:
           return other->emitError("cannot render '")
                  << other->getName() << "' as CUDA";
         });
+  }
+
+  /// A scalar constant as a C++ literal.
+  LogicalResult literal(Operation *op, Attribute value, std::string &out) {
+    llvm::raw_string_ostream text(out);
+    if (auto i = dyn_cast<IntegerAttr>(value)) {
+      if (i.getType().isInteger(1))
+        text << (i.getValue().isZero() ? "false" : "true");
+      else
+        text << i.getValue().getSExtValue() << "LL";
+      return success();
+    }
+    if (auto f = dyn_cast<FloatAttr>(value)) {
+      double d = f.getValueAsDouble();
+      if (std::isinf(d))
+        text << (d < 0 ? "-INFINITY" : "INFINITY");
+      else if (std::isnan(d))
+        text << "NAN";
+      else
+        text << llvm::format("%.9g", d);
+      return success();
+    }
+    return op->emitError("cannot render this constant as CUDA");
+  }
+
+  /// The flat index of `position` in a row-major vector of `shape`.
+  static int64_t flatIndex(ArrayRef<int64_t> position,
+                           ArrayRef<int64_t> shape) {
+    int64_t flat = 0;
+    for (auto [p, size] : llvm::zip(position, shape))
+      flat = flat * size + p;
+    for (int64_t size : shape.drop_front(position.size()))
+      flat *= size;
+    return flat;
+  }
+
+  /// kernelir.mma as PTX: the fragments' registers in order, two halves
+  /// packed per 32-bit register of A and B.
+  LogicalResult emitMma(kernelir::MmaOp mma) {
+    std::string type;
+    if (failed(typeName(mma, mma.getType(), type)))
+      return failure();
+    line() << type << " " << name(mma) << ";\n";
+    line() << "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16"
+              ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, "
+              "%12, %13};\"\n";
+    line() << "    : ";
+    for (int i = 0; i < 4; ++i)
+      os << (i ? ", " : "") << "\"=f\"(" << name(mma) << ".v[" << i << "])";
+    os << "\n";
+    line() << "    : ";
+    for (int i = 0; i < 4; ++i)
+      os << (i ? ", " : "") << "\"r\"(strata_pack(&" << name(mma.getLhs())
+         << ".v[" << 2 * i << "]))";
+    for (int i = 0; i < 2; ++i)
+      os << ", \"r\"(strata_pack(&" << name(mma.getRhs()) << ".v[" << 2 * i
+         << "]))";
+    for (int i = 0; i < 4; ++i)
+      os << ", \"f\"(" << name(mma.getAcc()) << ".v[" << i << "])";
+    os << ");\n";
+    return success();
   }
 
   /// The whole warp takes part in every shuffle (full mask).
@@ -420,7 +509,12 @@ LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
         "// N neighbouring elements, aligned to their size: one vector access\n"
         "// (ld.global.v4 for 4 floats).\n"
         "template <typename T, int N> struct alignas(sizeof(T) * N) strata_vec {\n"
-        "  T v[N];\n};\n\n"
+        "  T v[N];\n};\n"
+        "template <typename V, typename T> __device__ inline V strata_splat(T x) {\n"
+        "  V r;\n  for (auto &e : r.v) e = x;\n  return r;\n}\n"
+        "// Two halves as one 32-bit register of an mma fragment.\n"
+        "__device__ inline unsigned strata_pack(const __half *pair) {\n"
+        "  return *reinterpret_cast<const unsigned *>(pair);\n}\n\n"
         "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
         "__device__ inline float strata_maximumf(float a, float b) {\n"
         "  return (a != a || b != b) ? NAN : fmaxf(a, b);\n}\n"

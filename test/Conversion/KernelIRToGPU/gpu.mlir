@@ -66,3 +66,18 @@ kernelir.func @vectors(%a: memref<8x20xf32>, %b: memref<8x20xf32>) attributes {b
   kernelir.store %v, %b[%row, %col] : memref<8x20xf32> -> vector<4xf32>
   kernelir.return
 }
+
+// kernelir.mma is nvgpu.mma.sync 16x8x16 on the same fragments.
+// CHECK: gpu.func @mma
+// CHECK: %[[D:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: vector.extract %[[D]][1, 0] : f32 from vector<2x2xf32>
+kernelir.func @mma(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = arith.constant dense<1.0> : vector<4x2xf16>
+  %b = arith.constant dense<2.0> : vector<2x2xf16>
+  %c = arith.constant dense<0.5> : vector<2x2xf32>
+  %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+  %x = vector.extract %d[1, 0] : f32 from vector<2x2xf32>
+  %t = kernelir.thread_id x
+  kernelir.store %x, %out[%t] : memref<32xf32>
+  kernelir.return
+}

@@ -149,3 +149,28 @@ kernelir.func @vector_across_rows(%a: memref<10x37xf32>) attributes {block = arr
   kernelir.store %v, %a[%c0, %c0] : memref<10x37xf32> -> vector<4xf32>
   kernelir.return
 }
+
+// -----
+
+kernelir.func @mma_shape(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{takes the fragments of a 16x8x16 product: vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32>}}
+  %d = kernelir.mma %a, %b, %c : vector<2x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @mma_f32_operands(%a: vector<4x2xf32>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{operand #0 must be vector of 16-bit float values of ranks 2}}
+  %d = kernelir.mma %a, %b, %c : vector<4x2xf32>, vector<2x2xf16> -> vector<2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// The whole warp multiplies together: 16 threads are half a warp.
+kernelir.func @mma_partial_warp(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 16, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{needs blocks of whole warps (32 threads), but the kernel has 16 threads per block}}
+  %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+  kernelir.return
+}

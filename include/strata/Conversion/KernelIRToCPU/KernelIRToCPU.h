@@ -17,8 +17,8 @@ enum class ThreadOrder {
 
 /// Patterns that lower kernelir to loops and calls for the CPU, blocks and
 /// threads run in `order`; with `checkBounds`, every access asserts it
-/// stays inside its buffer. Kernels with warp shuffles need expandShuffles
-/// first (convert-kernelir-to-cpu runs it).
+/// stays inside its buffer. Kernels with warp shuffles or mma need
+/// expandShuffles and expandMmas first (convert-kernelir-to-cpu runs them).
 void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
                                    ThreadOrder order = ThreadOrder::Forward,
                                    bool checkBounds = false);
@@ -28,6 +28,13 @@ void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
 /// which the CPU lowering's barrier rules require (and blocks are whole
 /// warps: kernelir.shuffle verifies it).
 void expandShuffles(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+/// Rewrites every tensor-core kernelir.mma of `kernel` as the warp's
+/// exchange it stands for: each lane posts its A and B fragment elements at
+/// their (row, column) in shared scratch matrices of its warp (the layout of
+/// kernelir::getMmaFragmentMap), a barrier, each lane computes its four
+/// result elements (f16 products exact in f32, summed in f32 over k in
+/// order), a barrier.
+void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 } // namespace strata
 
 #endif

@@ -10,9 +10,11 @@ public:
   HostBufferTypeConverter();
 };
 
-/// Patterns that turn tileir kernels into kernelir funcs and launches.
+/// Patterns that turn tileir kernels into kernelir funcs and launches; with
+/// `tensorCores`, f16 contractions multiply on tensor cores.
 void populateTileIRToKernelIRPatterns(mlir::TypeConverter &converter,
-                                      mlir::RewritePatternSet &patterns);
+                                      mlir::RewritePatternSet &patterns,
+                                      bool tensorCores = true);
 
 /// Patterns that bufferize the host program around the kernels: function
 /// signatures, calls, returns, constant tensors and tensor/buffer casts.

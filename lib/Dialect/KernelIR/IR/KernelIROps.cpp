@@ -1,6 +1,7 @@
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -8,9 +9,10 @@
 using namespace mlir;
 using namespace strata::kernelir;
 
-static ParseResult parseAccessType(OpAsmParser &parser, Type bufferType,
-                                   Type &valueType);
-static void printAccessType(OpAsmPrinter &p, Operation *, Type, Type valueType);
+static ParseResult parseAccessTypes(OpAsmParser &parser, Type &bufferType,
+                                    Type &valueType);
+static void printAccessTypes(OpAsmPrinter &p, Operation *, Type bufferType,
+                             Type valueType);
 
 #define GET_OP_CLASSES
 #include "strata/Dialect/KernelIR/IR/KernelIROps.cpp.inc"
@@ -105,24 +107,25 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
 
-/// `-> vector<n x T>` after the buffer's type for a vector access; nothing
-/// for an access of one element.
-static ParseResult parseAccessType(OpAsmParser &parser, Type bufferType,
-                                   Type &valueType) {
+/// `: memref<...>`, then `-> vector<n x T>` for a vector access (nothing
+/// for an access of one element).
+static ParseResult parseAccessTypes(OpAsmParser &parser, Type &bufferType,
+                                    Type &valueType) {
+  MemRefType buffer;
+  if (parser.parseColon() || parser.parseType(buffer))
+    return failure();
+  bufferType = buffer;
   if (succeeded(parser.parseOptionalArrow()))
     return parser.parseType(valueType);
-  auto buffer = dyn_cast<MemRefType>(bufferType);
-  if (!buffer)
-    return parser.emitError(parser.getCurrentLocation(),
-                            "expected a memref type");
   valueType = buffer.getElementType();
   return success();
 }
 
-static void printAccessType(OpAsmPrinter &p, Operation *, Type,
-                            Type valueType) {
+static void printAccessTypes(OpAsmPrinter &p, Operation *, Type bufferType,
+                             Type valueType) {
+  p << ": " << bufferType;
   if (isa<VectorType>(valueType))
-    p << "-> " << valueType;
+    p << " -> " << valueType;
 }
 
 /// The widest access a GPU thread makes in one instruction.
@@ -198,11 +201,58 @@ LogicalResult SharedOp::verify() {
 // ShuffleOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ShuffleOp::verify() {
-  auto kernel = (*this)->getParentOfType<FuncOp>();
+/// A warp-collective op needs every lane of its warp: blocks of whole warps.
+static LogicalResult verifyWholeWarps(Operation *op) {
+  auto kernel = op->getParentOfType<FuncOp>();
   if (kernel && kernel.getNumThreadsPerBlock() % kWarpSize != 0)
-    return emitOpError("needs blocks of whole warps (")
+    return op->emitOpError("needs blocks of whole warps (")
            << kWarpSize << " threads), but the kernel has "
            << kernel.getNumThreadsPerBlock() << " threads per block";
   return success();
+}
+
+LogicalResult ShuffleOp::verify() { return verifyWholeWarps(*this); }
+
+//===----------------------------------------------------------------------===//
+// MmaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaOp::verify() {
+  auto shapeIs = [](Value v, ArrayRef<int64_t> shape) {
+    return cast<VectorType>(v.getType()).getShape() == shape;
+  };
+  if (!shapeIs(getLhs(), {4, 2}) || !shapeIs(getRhs(), {2, 2}) ||
+      !shapeIs(getAcc(), {2, 2}))
+    return emitOpError("takes the fragments of a 16x8x16 product: "
+                       "vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32>");
+  return verifyWholeWarps(*this);
+}
+
+int64_t strata::kernelir::getMmaFragmentSize(MmaOperand operand) {
+  return operand == MmaOperand::Lhs ? 8 : 4;
+}
+
+AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
+                                              MmaOperand operand) {
+  Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
+  // nvgpu describes B as n x k (column-major k x n); ours is k x n.
+  nvgpu::WarpMatrixInfo info;
+  switch (operand) {
+  case MmaOperand::Lhs:
+    info = {VectorType::get({kMmaM, kMmaK}, f16), nvgpu::MatMulOperandRole::A};
+    break;
+  case MmaOperand::Rhs:
+    info = {VectorType::get({kMmaN, kMmaK}, f16), nvgpu::MatMulOperandRole::B};
+    break;
+  case MmaOperand::Acc:
+    info = {VectorType::get({kMmaM, kMmaN}, f32), nvgpu::MatMulOperandRole::C};
+    break;
+  }
+  OpBuilder b(ctx);
+  FailureOr<AffineMap> map =
+      nvgpu::getLaneIdAndValueIdToOperandCoord(b, UnknownLoc::get(ctx), info);
+  assert(succeeded(map) && "nvgpu knows the m16n8k16 f16 fragments");
+  if (operand != MmaOperand::Rhs)
+    return *map;
+  return AffineMap::get(2, 0, {map->getResult(1), map->getResult(0)}, ctx);
 }

@@ -25,6 +25,23 @@ namespace strata::kernelir {
 /// Threads per warp: a kernelir.shuffle spans one warp, so schedules that
 /// shuffle give blocks a whole number of warps.
 constexpr int64_t kWarpSize = 32;
+
+/// The shape of kernelir.mma: M x N x K = 16 x 8 x 16.
+constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
+/// The operands of kernelir.mma.
+enum class MmaOperand { Lhs, Rhs, Acc };
+
+/// The fragment layout of a kernelir.mma operand: a map (lane, value) ->
+/// (row, column) of the operand's matrix (A: m x k, B: k x n, C: m x n),
+/// where `value` counts the lane's elements register by register (element
+/// [v / 2][v % 2] of its vector). It is the layout nvgpu.mma.sync lowers
+/// to PTX with (nvgpu::getLaneIdAndValueIdToOperandCoord), so the GPU, the
+/// CPU emulation and the code that fills fragments agree by construction.
+mlir::AffineMap getMmaFragmentMap(mlir::MLIRContext *ctx, MmaOperand operand);
+
+/// The number of elements each lane holds of `operand` (8, 4, 4).
+int64_t getMmaFragmentSize(MmaOperand operand);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -154,8 +154,8 @@ def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments]> {
                        Optional<I1>:$pred);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $memref `[` $indices `]` (`if` $pred^)? attr-dict `:` type($memref)
-    custom<AccessType>(ref(type($memref)), type($result))
+    $memref `[` $indices `]` (`if` $pred^)? attr-dict
+    custom<AccessTypes>(type($memref), type($result))
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$memref,
       "::mlir::ValueRange":$indices,
@@ -188,8 +188,8 @@ def KernelIR_StoreOp : KernelIR_Op<"store", [AttrSizedOperandSegments]> {
                        Variadic<Index>:$indices,
                        Optional<I1>:$pred);
   let assemblyFormat = [{
-    $value `,` $memref `[` $indices `]` (`if` $pred^)? attr-dict `:`
-    type($memref) custom<AccessType>(ref(type($memref)), type($value))
+    $value `,` $memref `[` $indices `]` (`if` $pred^)? attr-dict
+    custom<AccessTypes>(type($memref), type($value))
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$value,
       "::mlir::Value":$memref, "::mlir::ValueRange":$indices), [{
@@ -265,6 +265,40 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
       "::mlir::Value":$offset, "ShuffleMode":$mode), [{
     build($_builder, $_state, value.getType(), value, offset, mode);
   }]>];
+  let hasVerifier = 1;
+}
+
+def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "A warp's 16x8x16 matrix multiply-accumulate on tensor cores.";
+  let description = [{
+    The 32 lanes of a warp together hold a 16x16 f16 matrix A, a 16x8 f16
+    matrix B (k x n) and a 16x8 f32 matrix C, each lane a fragment in the
+    layout of PTX's `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`;
+    every lane receives its fragment of D = A B + C, in C's layout, the
+    products exact and the sums in f32. With lane = 4 g + t:
+
+    - `lhs` (A, `vector<4x2xf16>`, a register per row): (g, 2t + i),
+      (g + 8, 2t + i), (g, 8 + 2t + i), (g + 8, 8 + 2t + i) for i = 0, 1;
+    - `rhs` (B, `vector<2x2xf16>`): (k = 2t + i, n = g), (8 + 2t + i, g);
+    - `acc` and the result (`vector<2x2xf32>`): (g, 2t + i), (g + 8, 2t + i).
+
+    `getMmaFragmentMap` gives these maps. All 32 lanes execute the op
+    together, so a kernel that uses it has blocks of whole warps (verified),
+    and it sits only where control flow is uniform across the warp.
+
+    ```mlir
+    %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[2], [F16]>:$lhs,
+                       VectorOfRankAndType<[2], [F16]>:$rhs,
+                       VectorOfRankAndType<[2], [F32]>:$acc);
+  let results = (outs VectorOfRankAndType<[2], [F32]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`
+    type($result)
+  }];
   let hasVerifier = 1;
 }
 

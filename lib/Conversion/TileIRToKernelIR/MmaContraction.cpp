@@ -1,0 +1,183 @@
+// A tileir.contract of f16 operands on tensor cores: the warps of the block
+// share its tile as a grid of 16x8 mma tiles; per step of k the operand
+// chunks are staged in shared memory as f16, then each warp loads its
+// fragments (kernelir.getMmaFragmentMap) and accumulates with kernelir.mma.
+
+#include "TileBodyTranslator.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+using kernelir::kMmaK;
+using kernelir::kMmaM;
+using kernelir::kMmaN;
+using kernelir::MmaOperand;
+
+/// Whether `region` (a contract operand) yields an f16 value widened to f32.
+static bool yieldsWidenedHalf(Region &region) {
+  auto widen = region.front()
+                   .getTerminator()
+                   ->getOperand(0)
+                   .getDefiningOp<arith::ExtFOp>();
+  return widen && widen->getBlock() == &region.front() &&
+         widen.getIn().getType().isF16() && widen.getType().isF32();
+}
+
+std::optional<TileBodyTranslator::MmaLayout>
+TileBodyTranslator::chooseMmaLayout() {
+  auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
+  if (!tensorCores || !llvm::hasSingleElement(contracts))
+    return std::nullopt;
+  tileir::ContractOp contract = *contracts.begin();
+  if (!contract.getResult().getType().getElementType().isF32() ||
+      !yieldsWidenedHalf(contract.getLhs()) ||
+      !yieldsWidenedHalf(contract.getRhs()) || contract.getStep() % kMmaK != 0)
+    return std::nullopt;
+  ArrayRef<int64_t> tile = kernel.getTile();
+  size_t rank = tile.size();
+  int64_t rows = tile[rank - 2], cols = tile[rank - 1];
+  int64_t threads = kernel.getThreads();
+  if (rows % kMmaM != 0 || cols % kMmaN != 0 ||
+      threads % kernelir::kWarpSize != 0 ||
+      llvm::any_of(tile.drop_back(2), [](int64_t t) { return t != 1; }))
+    return std::nullopt;
+  int64_t warps = threads / kernelir::kWarpSize;
+  int64_t tilesM = rows / kMmaM, tilesN = cols / kMmaN;
+  // The warp grid whose warps load the fewest fragments per step (A per
+  // row of tiles, B per column): the squarest warp tile.
+  std::optional<MmaLayout> best;
+  for (int64_t warpRows = 1; warpRows <= warps; ++warpRows) {
+    int64_t warpCols = warps / warpRows;
+    if (warps % warpRows != 0 || tilesM % warpRows != 0 ||
+        tilesN % warpCols != 0)
+      continue;
+    MmaLayout layout{warpRows, warpCols, tilesM / warpRows, tilesN / warpCols};
+    if (!best || layout.tilesM + layout.tilesN < best->tilesM + best->tilesN)
+      best = layout;
+  }
+  return best;
+}
+
+void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
+  Location loc = kernel.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value warpSize = index(kernelir::kWarpSize);
+  Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+  Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
+  warpRow0 = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, warp, index(layout.warpCols)),
+      index(layout.tilesM * kMmaM));
+  warpCol0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, warp, index(layout.warpCols)),
+      index(layout.tilesN * kMmaN));
+  for (MmaOperand operand :
+       {MmaOperand::Lhs, MmaOperand::Rhs, MmaOperand::Acc}) {
+    AffineMap map = kernelir::getMmaFragmentMap(b.getContext(), operand);
+    for (int64_t v = 0; v < kernelir::getMmaFragmentSize(operand); ++v) {
+      SmallVector<Value> rc =
+          *affine::expandAffineMap(b, loc, map, ValueRange{lane, index(v)});
+      mmaCoords[(int)operand].push_back({rc[0], rc[1]});
+    }
+  }
+  // The result elements, tile by tile, in the accumulator's order.
+  size_t rank = kernel.getTile().size();
+  Value zero = index(0);
+  for (int64_t m = 0; m < layout.tilesM; ++m)
+    for (int64_t n = 0; n < layout.tilesN; ++n)
+      for (auto [row, col] : mmaCoords[(int)MmaOperand::Acc]) {
+        SmallVector<Value> coords(rank - 2, zero);
+        coords.push_back(arith::AddIOp::create(
+            b, loc, warpRow0,
+            arith::AddIOp::create(b, loc, row, index(m * kMmaM))));
+        coords.push_back(arith::AddIOp::create(
+            b, loc, warpCol0,
+            arith::AddIOp::create(b, loc, col, index(n * kMmaN))));
+        elementCoords.push_back(coords);
+      }
+}
+
+LogicalResult
+TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
+  Location loc = contract.getLoc();
+  int64_t step = contract.getStep();
+  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  Value lhsChunk, rhsChunk;
+  std::tie(lhsChunk, rhsChunk) = createChunks(contract, f16);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto lhsType = VectorType::get({4, 2}, f16);
+  auto rhsType = VectorType::get({2, 2}, f16);
+  auto accType = VectorType::get({2, 2}, f32);
+  auto pairType = VectorType::get({2}, f16);
+  Value zero16 = arith::ConstantOp::create(b, loc, b.getZeroAttr(f16));
+  // A fragment: register r holds values 2r and 2r + 1, neighbours in k
+  // for A (one 32-bit shared load) and in k across rows for B.
+  auto lhsFragment = [&](int64_t m, Value k0) -> Value {
+    Value fragment = arith::ConstantOp::create(b, loc, b.getZeroAttr(lhsType));
+    Value row0 = add(warpRow0, index(m * kMmaM));
+    for (int64_t r = 0; r < 4; ++r) {
+      auto [row, col] = mmaCoords[(int)MmaOperand::Lhs][2 * r];
+      Value pair = kernelir::LoadOp::create(
+          b, loc, pairType, lhsChunk, ValueRange{add(row0, row), add(k0, col)},
+          Value());
+      fragment = vector::InsertOp::create(b, loc, pair, fragment, r);
+    }
+    return fragment;
+  };
+  auto rhsFragment = [&](int64_t n, Value k0) -> Value {
+    Value fragment = arith::ConstantOp::create(b, loc, b.getZeroAttr(rhsType));
+    Value col0 = add(warpCol0, index(n * kMmaN));
+    for (int64_t r = 0; r < 2; ++r) {
+      SmallVector<Value> pair;
+      for (int64_t i = 0; i < 2; ++i) {
+        auto [k, col] = mmaCoords[(int)MmaOperand::Rhs][2 * r + i];
+        pair.push_back(kernelir::LoadOp::create(
+            b, loc, rhsChunk, ValueRange{add(k0, k), add(col0, col)}));
+      }
+      fragment = vector::InsertOp::create(
+          b, loc, vector::FromElementsOp::create(b, loc, pairType, pair),
+          fragment, r);
+    }
+    return fragment;
+  };
+  int64_t tilesM = mma->tilesM, tilesN = mma->tilesN;
+  SmallVector<Value> init(tilesM * tilesN, arith::ConstantOp::create(
+                                               b, loc, b.getZeroAttr(accType)));
+  auto kLoop = stagedLoop(contract, lhsChunk, rhsChunk, zero16, /*narrow=*/true,
+                          init, [&](ValueRange acc) {
+                            SmallVector<Value> next(acc);
+                            for (int64_t kk = 0; kk < step; kk += kMmaK) {
+                              Value k = index(kk);
+                              SmallVector<Value> lhs, rhs;
+                              for (int64_t m = 0; m < tilesM; ++m)
+                                lhs.push_back(lhsFragment(m, k));
+                              for (int64_t n = 0; n < tilesN; ++n)
+                                rhs.push_back(rhsFragment(n, k));
+                              for (int64_t m = 0; m < tilesM; ++m)
+                                for (int64_t n = 0; n < tilesN; ++n) {
+                                  Value &tileAcc = next[m * tilesN + n];
+                                  tileAcc = kernelir::MmaOp::create(
+                                      b, loc, accType, lhs[m], rhs[n], tileAcc);
+                                }
+                            }
+                            return next;
+                          });
+  // The result elements in elementCoords' order: tile by tile, value v of
+  // a tile at [v / 2][v % 2] of its accumulator.
+  SmallVector<Value> &elements = scalars[contract.getResult()];
+  for (Value acc : kLoop.getResults())
+    for (int64_t v = 0; v < 4; ++v)
+      elements.push_back(vector::ExtractOp::create(
+          b, loc, acc, ArrayRef<int64_t>{v / 2, v % 2}));
+  return success();
+}

@@ -1,0 +1,32 @@
+// A half-precision matmul (512x384 @ 384x256) is one kernel whose warps
+// multiply on tensor cores: mma.sync m16n8k16 with f16 operands and f32
+// accumulators, the chunks staged in shared memory as f16 (32-bit shared
+// loads of fragment pairs), rounded to f16 once at the end. Without
+// tensor cores (tensor-cores=false) the same kernel uses fused
+// multiply-adds.
+// RUN: strata-opt %s --strata-lower-to-nvvm | FileCheck %s
+// RUN: strata-opt %s --strata-lower-to-kernel | FileCheck %s --check-prefix=KERNEL
+// RUN: strata-opt %s '--strata-lower-to-kernel=tensor-cores=false' | FileCheck %s --check-prefix=FMA
+
+// CHECK: gpu.binary @strata_kernels
+// CHECK-SAME: .entry forward_kernel
+// CHECK-NOT: .entry
+// CHECK-SAME: .shared .align {{[0-9]+}} .b8
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-SAME: cvt.rn.f16.f32
+
+// 8 warps of 2 x 2 tiles per 64 x 64 block tile: 4 mma per step of 16 k.
+// KERNEL: kernelir.launch @forward_kernel
+// KERNEL-NOT: kernelir.launch
+// KERNEL: kernelir.func @forward_kernel({{.*}}) attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 32, 1, 1>}
+// KERNEL-COUNT-4: kernelir.mma
+// KERNEL-NOT: kernelir.mma
+
+// FMA-NOT: kernelir.mma
+// FMA: math.fma
+
+func.func @forward(%a: tensor<512x384xf16>, %b: tensor<384x256xf16>) -> tensor<512x256xf16> {
+  %r = tensorir.matmul %a, %b : (tensor<512x384xf16>, tensor<384x256xf16>) -> tensor<512x256xf16>
+  return %r : tensor<512x256xf16>
+}
