@@ -55,11 +55,16 @@ PROGRAMS = {
                    lambda: (randn(333, 20), randn(20), randn(20, 333))),
     "half_residual": (lambda x, y: (x + y * 0.5).to(torch.float16),
                       lambda: (randn(65, 36), randn(65, 36).to(torch.float16))),
+    # Row programs over rows of a multiple of 4: folds and write-backs in
+    # runs of 4, as vectors.
+    "softmax_rows": (lambda x: F.softmax(x, -1), lambda: (randn(13, 1028),)),
+    "rmsnorm_rows": (lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
+                     lambda: (randn(3, 5, 516), randn(516))),
 }
 
 # Programs whose contiguous fp32 rows must be read and written 128 bits at a
 # time on the GPU.
-VECTOR_PROGRAMS = {"scale_rows"}
+VECTOR_PROGRAMS = {"scale_rows", "softmax_rows", "rmsnorm_rows"}
 
 
 @pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed",

@@ -85,6 +85,18 @@ static bool isVectorAccess(AffineMap map, MemRefType buffer, int64_t width) {
                        [&](AffineExpr e) { return e.isFunctionOfDim(inner); });
 }
 
+int64_t strata::detail::maxVectorWidth(ArrayRef<MemRefType> buffers) {
+  int64_t width = kMaxVectorBits;
+  for (MemRefType buffer : buffers) {
+    if (!buffer.getElementType().isIntOrFloat())
+      return 1;
+    width = std::min<int64_t>(
+        width,
+        kMaxVectorBits / buffer.getElementType().getIntOrFloatBitWidth());
+  }
+  return width;
+}
+
 int64_t TileBodyTranslator::chooseVectorWidth() {
   SmallVector<std::pair<AffineMap, MemRefType>> accesses;
   for (Operation &op : kernel.getBody().front()) {
@@ -96,14 +108,8 @@ int64_t TileBodyTranslator::chooseVectorWidth() {
   // The widest vector whose accesses stay within kMaxVectorBits for every
   // buffer, and whose runs neither straddle the tile nor the domain's edge
   // (so one guard covers a whole run).
-  int64_t width = kMaxVectorBits;
-  for (auto [map, buffer] : accesses) {
-    if (!buffer.getElementType().isIntOrFloat())
-      return 1;
-    width = std::min<int64_t>(
-        width,
-        kMaxVectorBits / buffer.getElementType().getIntOrFloatBitWidth());
-  }
+  int64_t width =
+      maxVectorWidth(llvm::to_vector(llvm::make_second_range(accesses)));
   for (; width > 1; width /= 2) {
     if (kernel.getTile().back() % width != 0 ||
         kernel.getDomain().back() % width != 0 ||
@@ -235,13 +241,26 @@ scf::ForOp TileBodyTranslator::buildLoop(
 
 scf::ForOp TileBodyTranslator::sharedLoop(
     Location loc, ArrayRef<int64_t> bounds, ValueRange init,
-    function_ref<SmallVector<Value>(ValueRange, ValueRange)> body) {
-  Value end = arith::ConstantIndexOp::create(b, loc, computeProduct(bounds));
+    function_ref<SmallVector<Value>(ValueRange, ValueRange)> body,
+    int64_t width) {
+  Value end =
+      arith::ConstantIndexOp::create(b, loc, computeProduct(bounds) / width);
   Value step = arith::ConstantIndexOp::create(b, loc, kernel.getThreads());
-  return buildLoop(loc, thread, end, step, init,
-                   [&](Value linear, ValueRange carried) {
-                     return body(delinearize(b, loc, linear, bounds), carried);
-                   });
+  return buildLoop(
+      loc, thread, end, step, init, [&](Value run, ValueRange carried) {
+        Value first = run;
+        if (width > 1)
+          first = arith::MulIOp::create(
+              b, loc, run, arith::ConstantIndexOp::create(b, loc, width));
+        return body(delinearize(b, loc, first, bounds), carried);
+      });
+}
+
+SmallVector<IRMapping>
+TileBodyTranslator::clonePoints(Block &body, ValueRange first, int64_t width) {
+  if (width > 1)
+    return cloneRun(body, first, width);
+  return {cloneLoopBody(b, body, first, mapping)};
 }
 
 LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
@@ -258,16 +277,18 @@ LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
     init.push_back(arith::ConstantOp::create(b, loc, cast<TypedAttr>(identity)));
   }
   Block &body = fold.getBody().front();
+  int64_t width = chooseRunWidth(body, fold.getBounds());
   auto loop = sharedLoop(
-      loc, fold.getBounds(), init, [&](ValueRange coords, ValueRange acc) {
-        IRMapping point = cloneLoopBody(b, body, coords, mapping);
-        SmallVector<Value> next;
-        for (auto [c, a, x] :
-             llvm::zip(kinds, acc, body.getTerminator()->getOperands()))
-          next.push_back(
-              combineScalars(b, loc, c, a, point.lookupOrDefault(x)));
+      loc, fold.getBounds(), init,
+      [&](ValueRange first, ValueRange acc) {
+        SmallVector<Value> next(acc);
+        for (IRMapping &point : clonePoints(body, first, width))
+          for (auto [c, a, x] :
+               llvm::zip(kinds, next, body.getTerminator()->getOperands()))
+            a = combineScalars(b, loc, c, a, point.lookupOrDefault(x));
         return next;
-      });
+      },
+      width);
   mapping.map(fold.getResults(),
               combineAcrossBlock(b, loc, *entry, thread, kernel.getThreads(),
                                  kinds, loop.getResults()));
@@ -276,11 +297,15 @@ LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
 
 LogicalResult
 TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
-  sharedLoop(loop.getLoc(), loop.getBounds(), {},
-             [&](ValueRange coords, ValueRange) {
-               cloneLoopBody(b, loop.getBody().front(), coords, mapping);
-               return SmallVector<Value>();
-             });
+  Block &body = loop.getBody().front();
+  int64_t width = chooseRunWidth(body, loop.getBounds());
+  sharedLoop(
+      loop.getLoc(), loop.getBounds(), {},
+      [&](ValueRange first, ValueRange) {
+        clonePoints(body, first, width);
+        return SmallVector<Value>();
+      },
+      width);
   return success();
 }
 

@@ -22,6 +22,10 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 /// The widest global access of one thread, in bits (ld.global.v4.f32).
 constexpr int64_t kMaxVectorBits = 128;
 
+/// The most elements of a vector access within kMaxVectorBits for every
+/// buffer of `buffers` (1 if one has no integer or float elements).
+int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
+
 /// Translates the body of one tileir.kernel into the body of its
 /// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
 /// thread t owns tile elements t, t + threads, t + 2 * threads, ..., or runs
@@ -56,11 +60,28 @@ private:
                        function_ref<SmallVector<Value>(Value, ValueRange)> body);
 
   /// Threads take the points thread, thread + threads, ... of `bounds`
-  /// (row-major, so neighbouring threads touch neighbouring addresses);
-  /// `body` gets each point's coordinates and the loop's carried values.
+  /// (row-major, so neighbouring threads touch neighbouring addresses), or
+  /// with `width` > 1 the runs of `width` points starting at width * thread,
+  /// width * (thread + threads), ...; `body` gets each point's (each run's
+  /// first point's) coordinates and the loop's carried values.
   scf::ForOp
   sharedLoop(Location loc, ArrayRef<int64_t> bounds, ValueRange init,
-             function_ref<SmallVector<Value>(ValueRange, ValueRange)> body);
+             function_ref<SmallVector<Value>(ValueRange, ValueRange)> body,
+             int64_t width = 1);
+
+  /// The widest run (up to kMaxVectorBits) of neighbouring points of a
+  /// shared loop over `bounds` with `body` for which some top-level
+  /// loopir access of the body reads or writes a run of a buffer row as one
+  /// aligned vector; 1 where none can.
+  int64_t chooseRunWidth(Block &body, ArrayRef<int64_t> bounds);
+
+  /// Clones `body` for the run of `width` points that starts at `first`
+  /// (one mapping per point, in order); the body's run accesses become one
+  /// vector load or store each (a store after the whole run, unless the
+  /// body reads the buffer it writes). With `width` 1, the point itself.
+  SmallVector<IRMapping> clonePoints(Block &body, ValueRange first,
+                                     int64_t width);
+  SmallVector<IRMapping> cloneRun(Block &body, ValueRange first, int64_t width);
 
   /// How the warps of a contraction kernel share its block tile on tensor
   /// cores: a grid of warpRows x warpCols warps, each owning tilesM x

@@ -1,7 +1,8 @@
 // RUN: strata-opt %s -split-input-file --convert-tileir-to-kernelir --canonicalize --cse | FileCheck %s
 
 // A cooperative row program on 64 threads (2 warps). Each thread folds
-// points t, t + 64, ... in registers; a butterfly of xor shuffles combines
+// points t, t + 64, ... in registers (rows of 71: no runs of neighbours
+// divide them, so every access is scalar); a butterfly of xor shuffles combines
 // the warp; lane 0 of each warp posts to shared memory; after a barrier
 // every lane reads the post of warp (lane mod 2) and a one-step butterfly
 // finishes, so every thread holds the row's max. The write-back loop is
@@ -11,12 +12,12 @@
 // CHECK-DAG: %[[POSTS:.*]] = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK-DAG: %[[C70:.*]] = arith.constant 70 : index
+// CHECK-DAG: %[[C71:.*]] = arith.constant 71 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : i32
 // CHECK: %[[ROW:.*]] = kernelir.block_id x
 // CHECK: %[[T:.*]] = kernelir.thread_id x
-// CHECK: %[[PART:.*]] = scf.for %[[K:.*]] = %[[T]] to %[[C70]] step %[[C64]] iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) {
-// CHECK-NEXT: %[[X:.*]] = kernelir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<33x70xf32>
+// CHECK: %[[PART:.*]] = scf.for %[[K:.*]] = %[[T]] to %[[C71]] step %[[C64]] iter_args(%[[ACC:.*]] = %[[NEG_INF]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = kernelir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<33x71xf32>
 // CHECK-NEXT: %[[NEXT:.*]] = arith.maximumf %[[ACC]], %[[X]] : f32
 // CHECK-NEXT: scf.yield %[[NEXT]] : f32
 // CHECK: %[[S16:.*]] = kernelir.shuffle xor %[[PART]], %[[C16]] : f32
@@ -32,28 +33,28 @@
 // CHECK: %[[OTHER:.*]] = kernelir.shuffle xor %[[POST]], %{{.*}} : f32
 // CHECK-NEXT: %[[MAX:.*]] = arith.maximumf %[[POST]], %[[OTHER]] : f32
 // CHECK-NOT: kernelir.shuffle
-// CHECK: scf.for %[[J:.*]] = %[[T]] to %[[C70]] step %[[C64]] {
+// CHECK: scf.for %[[J:.*]] = %[[T]] to %[[C71]] step %[[C64]] {
 // CHECK: arith.subf %{{.*}}, %[[MAX]] : f32
 // CHECK: kernelir.store %{{.*}}, %{{.*}}[%[[ROW]], %[[J]]]
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK-NEXT: kernelir.store %[[MAX]], %{{.*}}[%[[ROW]]] : memref<33xf32>
-func.func @host(%a: tensor<33x70xf32>) -> (tensor<33x70xf32>, tensor<33xf32>) {
-  %r:2 = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32>, tensor<33xf32> domain [33] tile [1] threads 64 {
-  ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>, %maxes: memref<33xf32>):
+func.func @host(%a: tensor<33x71xf32>) -> (tensor<33x71xf32>, tensor<33xf32>) {
+  %r:2 = tileir.kernel ins(%a : tensor<33x71xf32>) -> tensor<33x71xf32>, tensor<33xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x71xf32>, %out: memref<33x71xf32>, %maxes: memref<33xf32>):
     %row = tileir.program_id 0
-    %m = tileir.fold max(0xFF800000 : f32) (%k) in [70] {
-      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [71] {
+      %x = loopir.load %in[%row, %k] : memref<33x71xf32>
       tileir.yield %x : f32
     }
-    tileir.distribute (%j) in [70] {
-      %x = loopir.load %in[%row, %j] : memref<33x70xf32>
+    tileir.distribute (%j) in [71] {
+      %x = loopir.load %in[%row, %j] : memref<33x71xf32>
       %y = arith.subf %x, %m : f32
-      loopir.store %y, %out[%row, %j] : memref<33x70xf32>
+      loopir.store %y, %out[%row, %j] : memref<33x71xf32>
     }
     loopir.store %m, %maxes[%row] : memref<33xf32>
   }
-  return %r#0, %r#1 : tensor<33x70xf32>, tensor<33xf32>
+  return %r#0, %r#1 : tensor<33x71xf32>, tensor<33xf32>
 }
 
 // -----
@@ -83,4 +84,44 @@ func.func @moments(%a: tensor<4x500xi32>) -> tensor<4xi32> {
     loopir.store %v, %out[%row] : memref<4xi32>
   }
   return %r : tensor<4xi32>
+}
+
+// -----
+
+// Rows of 72 f32: each thread takes runs of 4 neighbours (4t .. 4t + 3,
+// then 256 further), read as one vector<4xf32> and folded lane by lane; the
+// write-back loop reads and writes its runs as vectors too.
+// CHECK-LABEL: kernelir.func @runs_kernel
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C18:.*]] = arith.constant 18 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[ROW:.*]] = kernelir.block_id x
+// CHECK: %[[T:.*]] = kernelir.thread_id x
+// CHECK: scf.for %[[R:.*]] = %[[T]] to %[[C18]] step %[[C64]] iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK-NEXT: %[[K:.*]] = arith.muli %[[R]], %[[C4]] : index
+// CHECK-NEXT: %[[X:.*]] = kernelir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<33x72xf32> -> vector<4xf32>
+// CHECK-NEXT: %[[X0:.*]] = vector.extract %[[X]][0] : f32 from vector<4xf32>
+// CHECK: %[[M0:.*]] = arith.maximumf %[[ACC]], %[[X0]] : f32
+// CHECK-COUNT-3: arith.maximumf
+// CHECK: scf.for %[[S:.*]] = %[[T]] to %[[C18]] step %[[C64]] {
+// CHECK-NEXT: %[[J:.*]] = arith.muli %[[S]], %[[C4]] : index
+// CHECK-NEXT: %[[Y:.*]] = kernelir.load %{{.*}}[%[[ROW]], %[[J]]] : memref<33x72xf32> -> vector<4xf32>
+// CHECK-COUNT-4: arith.subf
+// CHECK: %[[Z:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NEXT: kernelir.store %[[Z]], %{{.*}}[%[[ROW]], %[[J]]] : memref<33x72xf32> -> vector<4xf32>
+func.func @runs(%a: tensor<33x72xf32>) -> tensor<33x72xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x72xf32>) -> tensor<33x72xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x72xf32>, %out: memref<33x72xf32>):
+    %row = tileir.program_id 0
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [72] {
+      %x = loopir.load %in[%row, %k] : memref<33x72xf32>
+      tileir.yield %x : f32
+    }
+    tileir.distribute (%j) in [72] {
+      %x = loopir.load %in[%row, %j] : memref<33x72xf32>
+      %y = arith.subf %x, %m : f32
+      loopir.store %y, %out[%row, %j] : memref<33x72xf32>
+    }
+  }
+  return %r : tensor<33x72xf32>
 }
