@@ -15,13 +15,17 @@
 // CHECK-SAME: ld.shared.b32
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-SAME: cvt.rn.f16.f32
+// bf16 takes the same path, through nvvm.mma.sync (nvgpu has no bf16).
+// CHECK-SAME: .entry forward_bf16_kernel
+// CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 // 8 warps of 2 x 2 tiles per 64 x 64 block tile: 4 mma per step of 16 k.
 // KERNEL: kernelir.launch @forward_kernel
-// KERNEL-NOT: kernelir.launch
+// KERNEL: kernelir.launch @forward_bf16_kernel
 // KERNEL: kernelir.func @forward_kernel({{.*}}) attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 32, 1, 1>}
-// KERNEL-COUNT-4: kernelir.mma
-// KERNEL-NOT: kernelir.mma
+// KERNEL-COUNT-4: kernelir.mma {{.*}} : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+// KERNEL: kernelir.func @forward_bf16_kernel
+// KERNEL-COUNT-4: kernelir.mma {{.*}} : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
 
 // FMA-NOT: kernelir.mma
 // FMA: math.fma
@@ -29,4 +33,9 @@
 func.func @forward(%a: tensor<512x384xf16>, %b: tensor<384x256xf16>) -> tensor<512x256xf16> {
   %r = tensorir.matmul %a, %b : (tensor<512x384xf16>, tensor<384x256xf16>) -> tensor<512x256xf16>
   return %r : tensor<512x256xf16>
+}
+
+func.func @forward_bf16(%a: tensor<512x384xbf16>, %b: tensor<384x256xbf16>) -> tensor<512x256xbf16> {
+  %r = tensorir.matmul %a, %b : (tensor<512x384xbf16>, tensor<384x256xbf16>) -> tensor<512x256xbf16>
+  return %r : tensor<512x256xbf16>
 }

@@ -82,17 +82,18 @@ def test_bfloat16_contraction_accumulates_in_f32(via):
     assert check.max_abs_error == 0, check
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("shape", [(512, 384, 256), (100, 333, 70), (9, 513, 8),
                                    (45, 77, 29)])
-def test_half_matmul_multiplies_on_tensor_cores(shape):
-    # One kernel whose warps multiply f16 on tensor cores (kernelir.mma,
-    # emulated here through the PTX fragment layout) and sum in f32: within
-    # one f16 rounding of the f32 product of the f16 inputs, in every
+def test_half_matmul_multiplies_on_tensor_cores(shape, dtype):
+    # One kernel whose warps multiply f16 (bf16) on tensor cores
+    # (kernelir.mma, emulated here through the PTX fragment layout) and sum
+    # in f32: within one rounding of the f32 product of the inputs, in every
     # thread order. (PyTorch 1.13 has no CPU f16 matmul to compare with.)
     from strata.runner import host_view, poisoned, via_pipeline
     torch.manual_seed(sum(shape))
     m, k, n = shape
-    a, b = randn(m, k).half(), randn(k, n).half()
+    a, b = randn(m, k).to(dtype), randn(k, n).to(dtype)
     module = import_program(capture(torch.matmul, (a, b)))
     module.run(strata.pipeline("kernel"))
     text = str(module)
@@ -101,10 +102,12 @@ def test_half_matmul_multiplies_on_tensor_cores(shape):
     want = a.float() @ b.float()
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(torch.matmul, (a, b)))
-        out = poisoned((m, n), torch.float16)
+        out = poisoned((m, n), dtype)
         module.run_on_cpu("forward", via_pipeline(via), [host_view(a), host_view(b)],
                           [host_view(out)])
         error = (out.float() - want).abs()
-        # Half an f16 ulp of rounding, plus f32 summation-order noise.
-        bound = want.abs() * 2.0 ** -11 * 1.01 + 1e-6 * k
+        # Half an ulp of rounding (f16: 11 bits, bf16: 8), plus f32
+        # summation-order noise.
+        bits = 11 if dtype == torch.float16 else 8
+        bound = want.abs() * 2.0 ** -bits * 1.01 + 1e-6 * k
         assert bool((error <= bound).all()), (via, (error - bound).max())

@@ -163,7 +163,7 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
                     reason="nvcc not found: the CUDA rendering is not compiled here")
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
-                                  "decoder"])
+                                  "bf16_matmul", "decoder"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -178,7 +178,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                 "scale_rows": ["-c", "(lambda x, w: torch.exp(x) * w)"
                                "(torch.randn(333, 20), torch.randn(20))"],
                 "half_matmul": ["-c", "torch.matmul(torch.randn(512, 384).half(), "
-                                "torch.randn(384, 256).half())"]}[name]
+                                "torch.randn(384, 256).half())"],
+                "bf16_matmul": ["-c", "torch.matmul(torch.randn(100, 333).bfloat16(), "
+                                "torch.randn(333, 70).bfloat16())"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -192,7 +194,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "scale_rows":  # 4 x f32 per access.
         assert "strata_vec<float, 4>" in text, text
     if name == "half_matmul":  # Tensor cores, as inline PTX.
-        assert "mma.sync.aligned.m16n8k16" in text, text
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in text, text
+    if name == "bf16_matmul":
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in text, text
     r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + text

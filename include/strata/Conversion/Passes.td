@@ -75,8 +75,8 @@ def ConvertTileIRToKernelIRPass
     and each `tileir.distribute` (a strided loop). A `tileir.contract`
     becomes a loop over steps of k that stages both operand chunks in
     shared memory between barriers and accumulates each thread's result
-    elements with fused multiply-adds, or, for f16 operands widened to f32,
-    stages them as f16 and multiplies them warp by warp on tensor cores
+    elements with fused multiply-adds, or, for f16 or bf16 operands widened to f32,
+    stages them before the widening and multiplies them warp by warp on tensor cores
     (`kernelir.mma`, 16x8x16). Where a tile access reads neighbouring
     elements of a buffer row, each thread owns runs of them and accesses
     each run as one vector of up to 128 bits. The host program is bufferized at the same
@@ -90,7 +90,7 @@ def ConvertTileIRToKernelIRPass
                            "::mlir::vector::VectorDialect"];
   let options = [
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
-           "Multiply f16 contractions on tensor cores (kernelir.mma, "
+           "Multiply f16 and bf16 contractions on tensor cores (kernelir.mma, "
            "sm_80 and later) where the block tile splits into warps of "
            "16x8 tiles; false keeps fused multiply-adds">,
   ];
@@ -109,6 +109,8 @@ def ConvertKernelIRToGPUPass
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect"];
 }
 

@@ -28,7 +28,7 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::init(16)};
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
-      llvm::cl::desc("Multiply f16 contractions on tensor cores "
+      llvm::cl::desc("Multiply f16 and bf16 contractions on tensor cores "
                      "(kernelir.mma)"),
       llvm::cl::init(true)};
 };

@@ -1,6 +1,6 @@
-// Tensor-core mma on the CPU: the warp's fragments meet in shared scratch
-// matrices between two barriers, which the thread loops then run like any
-// other barrier; each lane computes its own result elements.
+// Tensor-core mma on the CPU (f16 or bf16 operands): the warp's fragments meet
+// in shared scratch matrices between two barriers, which the thread loops then
+// run like any other barrier; each lane computes its own result elements.
 
 #include "ThreadLoops.h"
 
@@ -18,15 +18,26 @@ void strata::expandMmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
     return;
   int64_t warps = kernel.getNumThreadsPerBlock() / kernelir::kWarpSize;
   MLIRContext *ctx = rewriter.getContext();
-  Type f16 = rewriter.getF16Type(), f32 = rewriter.getF32Type();
-  // A (m x k) and B (k x n) of every warp; the barrier after the reads makes
-  // reuse by the next mma safe.
-  Value lhsScratch = createSharedScratch(
-      rewriter, kernel, {warps, kernelir::kMmaM, kernelir::kMmaK}, f16);
-  Value rhsScratch = createSharedScratch(
-      rewriter, kernel, {warps, kernelir::kMmaK, kernelir::kMmaN}, f16);
+  Type f32 = rewriter.getF32Type();
+  // A (m x k) and B (k x n) of every warp, per operand type (f16, bf16);
+  // the barrier after the reads makes reuse by the next mma safe.
+  DenseMap<Type, std::pair<Value, Value>> scratches;
+  auto scratchFor = [&](Type element) {
+    auto [it, inserted] = scratches.try_emplace(element);
+    if (inserted)
+      it->second = {createSharedScratch(
+                        rewriter, kernel,
+                        {warps, kernelir::kMmaM, kernelir::kMmaK}, element),
+                    createSharedScratch(
+                        rewriter, kernel,
+                        {warps, kernelir::kMmaK, kernelir::kMmaN}, element)};
+    return it->second;
+  };
   for (kernelir::MmaOp op : mmas) {
     Location loc = op.getLoc();
+    Value lhsScratch, rhsScratch;
+    std::tie(lhsScratch, rhsScratch) =
+        scratchFor(op.getLhs().getType().getElementType());
     rewriter.setInsertionPoint(op);
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);

@@ -4,6 +4,7 @@
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
 #include "strata/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -127,10 +128,46 @@ struct MmaToMmaSync : OpConversionPattern<kernelir::MmaOp> {
   LogicalResult
   matchAndRewrite(kernelir::MmaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    int64_t shape[] = {kernelir::kMmaM, kernelir::kMmaN, kernelir::kMmaK};
     // The same fragments: nvgpu.mma.sync is PTX's m16n8k16 row.col.
-    rewriter.replaceOpWithNewOp<nvgpu::MmaSyncOp>(
-        op, adaptor.getLhs(), adaptor.getRhs(), adaptor.getAcc(),
-        ArrayRef<int64_t>{kernelir::kMmaM, kernelir::kMmaN, kernelir::kMmaK});
+    if (op.getLhs().getType().getElementType().isF16()) {
+      rewriter.replaceOpWithNewOp<nvgpu::MmaSyncOp>(
+          op, adaptor.getLhs(), adaptor.getRhs(), adaptor.getAcc(), shape);
+      return success();
+    }
+    // nvgpu takes no bf16: nvvm.mma.sync on the registers, two bf16 per
+    // 32-bit register of A and B, one f32 per register of C and D.
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+    auto registers = [&](Value fragment) {
+      SmallVector<Value> regs;
+      auto type = cast<VectorType>(fragment.getType());
+      for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+        Value pair = vector::ExtractOp::create(rewriter, loc, fragment, r);
+        Value word = vector::BitCastOp::create(rewriter, loc,
+                                               VectorType::get({1}, i32), pair);
+        regs.push_back(vector::ExtractOp::create(rewriter, loc, word, 0));
+      }
+      return regs;
+    };
+    SmallVector<Value> acc;
+    for (int64_t v = 0; v < 4; ++v)
+      acc.push_back(vector::ExtractOp::create(rewriter, loc, adaptor.getAcc(),
+                                              ArrayRef<int64_t>{v / 2, v % 2}));
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(4, f32));
+    auto mma = NVVM::MmaOp::create(
+        rewriter, loc, resultType, registers(adaptor.getLhs()),
+        registers(adaptor.getRhs()), acc, shape, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> results;
+    for (int64_t v = 0; v < 4; ++v)
+      results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, mma, v));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(),
+                                                        results);
     return success();
   }
 };

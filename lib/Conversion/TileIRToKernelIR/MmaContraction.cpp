@@ -1,6 +1,7 @@
-// A tileir.contract of f16 operands on tensor cores: the warps of the block
-// share its tile as a grid of 16x8 mma tiles; per step of k the operand
-// chunks are staged in shared memory as f16, then each warp loads its
+// A tileir.contract of f16 or bf16 operands on tensor cores: the warps of
+// the block share its tile as a grid of 16x8 mma tiles; per step of k the
+// operand chunks are staged in shared memory before their widening to f32,
+// then each warp loads its
 // fragments (kernelir.getMmaFragmentMap) and accumulates with kernelir.mma.
 
 #include "TileBodyTranslator.h"
@@ -17,14 +18,18 @@ using kernelir::kMmaM;
 using kernelir::kMmaN;
 using kernelir::MmaOperand;
 
-/// Whether `region` (a contract operand) yields an f16 value widened to f32.
-static bool yieldsWidenedHalf(Region &region) {
+/// The type (f16 or bf16) of the value `region` (a contract operand) widens
+/// to f32 and yields; none otherwise.
+static Type widenedHalfType(Region &region) {
   auto widen = region.front()
                    .getTerminator()
                    ->getOperand(0)
                    .getDefiningOp<arith::ExtFOp>();
-  return widen && widen->getBlock() == &region.front() &&
-         widen.getIn().getType().isF16() && widen.getType().isF32();
+  if (!widen || widen->getBlock() != &region.front() ||
+      !widen.getType().isF32())
+    return Type();
+  Type narrow = widen.getIn().getType();
+  return narrow.isF16() || narrow.isBF16() ? narrow : Type();
 }
 
 std::optional<TileBodyTranslator::MmaLayout>
@@ -33,9 +38,10 @@ TileBodyTranslator::chooseMmaLayout() {
   if (!tensorCores || !llvm::hasSingleElement(contracts))
     return std::nullopt;
   tileir::ContractOp contract = *contracts.begin();
-  if (!contract.getResult().getType().getElementType().isF32() ||
-      !yieldsWidenedHalf(contract.getLhs()) ||
-      !yieldsWidenedHalf(contract.getRhs()) || contract.getStep() % kMmaK != 0)
+  Type narrow = widenedHalfType(contract.getLhs());
+  if (!contract.getResult().getType().getElementType().isF32() || !narrow ||
+      widenedHalfType(contract.getRhs()) != narrow ||
+      contract.getStep() % kMmaK != 0)
     return std::nullopt;
   ArrayRef<int64_t> tile = kernel.getTile();
   size_t rank = tile.size();
@@ -106,7 +112,8 @@ LogicalResult
 TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
   int64_t step = contract.getStep();
-  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  // f16 or bf16: the operands before their widening.
+  Type f16 = widenedHalfType(contract.getLhs()), f32 = b.getF32Type();
   Value lhsChunk, rhsChunk;
   std::tie(lhsChunk, rhsChunk) = createChunks(contract, f16);
   auto index = [&](int64_t v) -> Value {

@@ -91,8 +91,8 @@ private:
   };
 
   /// The tensor-core layout of a contraction kernel whose operands are f16
-  /// widened to f32, whose block tile splits into whole mma tiles among its
-  /// warps and whose k step is a multiple of 16; none otherwise.
+  /// (or bf16) widened to f32, whose block tile splits into whole mma tiles
+  /// among its warps and whose k step is a multiple of 16; none otherwise.
   std::optional<MmaLayout> chooseMmaLayout();
 
   /// Gives each thread the result elements of its lane in its warp's mma
@@ -101,8 +101,8 @@ private:
   void assignMmaTiles(const MmaLayout &layout);
 
   /// A contraction on tensor cores: per step of k, both operand chunks are
-  /// staged in shared memory as f16 (before their widening), then each warp
-  /// loads its A and B fragments and accumulates its tiles with
+  /// staged in shared memory as f16 or bf16 (before their widening), then each
+  /// warp loads its A and B fragments and accumulates its tiles with
   /// kernelir.mma.
   LogicalResult translateMmaContract(tileir::ContractOp contract);
 

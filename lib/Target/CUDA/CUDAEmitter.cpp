@@ -397,8 +397,11 @@ private:
     if (failed(typeName(mma, mma.getType(), type)))
       return failure();
     line() << type << " " << name(mma) << ";\n";
-    line() << "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16"
-              ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, "
+    StringRef operands =
+        mma.getLhs().getType().getElementType().isBF16() ? "bf16" : "f16";
+    line() << "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32."
+           << operands << "." << operands
+           << ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, "
               "%12, %13};\"\n";
     line() << "    : ";
     for (int i = 0; i < 4; ++i)
@@ -512,8 +515,8 @@ LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
         "  T v[N];\n};\n"
         "template <typename V, typename T> __device__ inline V strata_splat(T x) {\n"
         "  V r;\n  for (auto &e : r.v) e = x;\n  return r;\n}\n"
-        "// Two halves as one 32-bit register of an mma fragment.\n"
-        "__device__ inline unsigned strata_pack(const __half *pair) {\n"
+        "// Two 16-bit elements as one 32-bit register of an mma fragment.\n"
+        "template <typename T> __device__ inline unsigned strata_pack(const T *pair) {\n"
         "  return *reinterpret_cast<const unsigned *>(pair);\n}\n\n"
         "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
         "__device__ inline float strata_maximumf(float a, float b) {\n"

@@ -81,3 +81,21 @@ kernelir.func @mma(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1
   kernelir.store %x, %out[%t] : memref<32xf32>
   kernelir.return
 }
+
+// bf16: nvgpu.mma.sync takes none, so nvvm.mma.sync on the 32-bit registers
+// (two bf16 each) and the four f32 of the accumulator.
+// CHECK: gpu.func @mma_bf16
+// CHECK: %[[ROW:.*]] = vector.extract %{{.*}}[0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK: %[[WORD:.*]] = vector.bitcast %[[ROW]] : vector<2xbf16> to vector<1xi32>
+// CHECK: %[[D:.*]] = nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: llvm.extractvalue %[[D]][3] : !llvm.struct<(f32, f32, f32, f32)>
+kernelir.func @mma_bf16(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = arith.constant dense<1.0> : vector<4x2xbf16>
+  %b = arith.constant dense<2.0> : vector<2x2xbf16>
+  %c = arith.constant dense<0.5> : vector<2x2xf32>
+  %d = kernelir.mma %a, %b, %c : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
+  %x = vector.extract %d[1, 1] : f32 from vector<2x2xf32>
+  %t = kernelir.thread_id x
+  kernelir.store %x, %out[%t] : memref<32xf32>
+  kernelir.return
+}

@@ -161,7 +161,7 @@ kernelir.func @mma_shape(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x
 // -----
 
 kernelir.func @mma_f32_operands(%a: vector<4x2xf32>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
-  // expected-error @+1 {{operand #0 must be vector of 16-bit float values of ranks 2}}
+  // expected-error @+1 {{operand #0 must be vector of 16-bit float or bfloat16 type values of ranks 2}}
   %d = kernelir.mma %a, %b, %c : vector<4x2xf32>, vector<2x2xf16> -> vector<2x2xf32>
   kernelir.return
 }
@@ -172,5 +172,13 @@ kernelir.func @mma_f32_operands(%a: vector<4x2xf32>, %b: vector<2x2xf16>, %c: ve
 kernelir.func @mma_partial_warp(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 16, 1, 1>, grid = array<i64: 1, 1, 1>} {
   // expected-error @+1 {{needs blocks of whole warps (32 threads), but the kernel has 16 threads per block}}
   %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @mma_mixed(%a: vector<4x2xf16>, %b: vector<2x2xbf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{multiplies operands of one type (f16 or bf16), got 'f16' and 'bf16'}}
+  %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xbf16> -> vector<2x2xf32>
   kernelir.return
 }

@@ -98,13 +98,17 @@ kernelir.func @vectors(%a: memref<333x20xf32>, %b: memref<333x20xf32>, %h: memre
 // CHECK-LABEL: kernelir.func @mma
 // CHECK: %[[D:.*]] = kernelir.mma %{{.*}}, %{{.*}}, %{{.*}} : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // CHECK: kernelir.mma %{{.*}}, %{{.*}}, %[[D]] : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+// CHECK: kernelir.mma %{{.*}}, %{{.*}}, %{{.*}} : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
 kernelir.func @mma(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %a = arith.constant dense<1.0> : vector<4x2xf16>
   %b = arith.constant dense<2.0> : vector<2x2xf16>
   %c = arith.constant dense<0.0> : vector<2x2xf32>
   %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
   %e = kernelir.mma %a, %b, %d : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
-  %x = vector.extract %e[0, 0] : f32 from vector<2x2xf32>
+  %ab = arith.constant dense<1.0> : vector<4x2xbf16>
+  %bb = arith.constant dense<2.0> : vector<2x2xbf16>
+  %f = kernelir.mma %ab, %bb, %e : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
+  %x = vector.extract %f[0, 0] : f32 from vector<2x2xf32>
   %t = kernelir.thread_id x
   kernelir.store %x, %out[%t] : memref<64xf32>
   kernelir.return

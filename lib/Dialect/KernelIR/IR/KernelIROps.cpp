@@ -225,6 +225,11 @@ LogicalResult MmaOp::verify() {
       !shapeIs(getAcc(), {2, 2}))
     return emitOpError("takes the fragments of a 16x8x16 product: "
                        "vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32>");
+  if (getLhs().getType().getElementType() !=
+      getRhs().getType().getElementType())
+    return emitOpError("multiplies operands of one type (f16 or bf16), got ")
+           << getLhs().getType().getElementType() << " and "
+           << getRhs().getType().getElementType();
   return verifyWholeWarps(*this);
 }
 
@@ -234,8 +239,10 @@ int64_t strata::kernelir::getMmaFragmentSize(MmaOperand operand) {
 
 AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
                                               MmaOperand operand) {
+  // bf16 fragments have the f16 layout (both are 16-bit elements in 32-bit
+  // registers). nvgpu describes B as n x k (column-major k x n); ours is
+  // k x n.
   Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
-  // nvgpu describes B as n x k (column-major k x n); ours is k x n.
   nvgpu::WarpMatrixInfo info;
   switch (operand) {
   case MmaOperand::Lhs:

@@ -272,13 +272,14 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
     AllTypesMatch<["acc", "result"]>]> {
   let summary = "A warp's 16x8x16 matrix multiply-accumulate on tensor cores.";
   let description = [{
-    The 32 lanes of a warp together hold a 16x16 f16 matrix A, a 16x8 f16
-    matrix B (k x n) and a 16x8 f32 matrix C, each lane a fragment in the
-    layout of PTX's `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`;
+    The 32 lanes of a warp together hold a 16x16 matrix A and a 16x8 matrix
+    B (k x n), both f16 or both bf16, and a 16x8 f32 matrix C, each lane a
+    fragment in the layout of PTX's
+    `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`;
     every lane receives its fragment of D = A B + C, in C's layout, the
     products exact and the sums in f32. With lane = 4 g + t:
 
-    - `lhs` (A, `vector<4x2xf16>`, a register per row): (g, 2t + i),
+    - `lhs` (A, `vector<4x2xf16>` or bf16, a register per row): (g, 2t + i),
       (g + 8, 2t + i), (g, 8 + 2t + i), (g + 8, 8 + 2t + i) for i = 0, 1;
     - `rhs` (B, `vector<2x2xf16>`): (k = 2t + i, n = g), (8 + 2t + i, g);
     - `acc` and the result (`vector<2x2xf32>`): (g, 2t + i), (g + 8, 2t + i).
@@ -291,8 +292,8 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
     %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
     ```
   }];
-  let arguments = (ins VectorOfRankAndType<[2], [F16]>:$lhs,
-                       VectorOfRankAndType<[2], [F16]>:$rhs,
+  let arguments = (ins VectorOfRankAndType<[2], [F16, BF16]>:$lhs,
+                       VectorOfRankAndType<[2], [F16, BF16]>:$rhs,
                        VectorOfRankAndType<[2], [F32]>:$acc);
   let results = (outs VectorOfRankAndType<[2], [F32]>:$result);
   let assemblyFormat = [{
