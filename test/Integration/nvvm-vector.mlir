@@ -1,7 +1,7 @@
 // Contiguous rows become 128-bit global accesses: 4 x f32 per thread, read
 // and written with ld.global.v4 / st.global.v4 (333 ragged rows of 20, so
-// one guard covers each vector). f16 rows get 4 x f16 per thread (64 bits:
-// the elementwise tile gives each thread 4 elements whatever their type).
+// one guard covers each vector). f16 rows get 8 x f16 per thread, 128 bits
+// too (the elementwise tile gives each thread 128 bits of its widest type).
 // Rows of 37 elements cannot start every vector at a multiple of its size,
 // so they stay scalar.
 // RUN: strata-opt %s --strata-lower-to-nvvm | FileCheck %s
@@ -14,9 +14,9 @@
 // CHECK: st.global.v4.b32
 // CHECK-SAME: .entry f16_rows_kernel
 // CHECK-NOT: .entry
-// CHECK: ld.global{{(.nc)?}}.v2.b32
+// CHECK: ld.global{{(.nc)?}}.v4.b32
 // CHECK-NOT: .entry
-// CHECK: st.global.v2.b32
+// CHECK: st.global.v4.b32
 // CHECK-SAME: .entry odd_rows_kernel
 // CHECK-NOT: .v4.
 // CHECK-NOT: .v2.

@@ -27,10 +27,17 @@ namespace {
 /// The largest thread count the default schedule gives a block.
 constexpr int64_t kDefaultThreads = 128;
 
+/// The bits each thread of the default elementwise schedule covers: one
+/// 128-bit access per buffer where the kernel's accesses allow.
+constexpr int64_t kBitsPerThread = 128;
+
 /// Picks the tile and thread count of a kernel over `domain`, or reports why
-/// the requested schedule is impossible.
+/// the requested schedule is impossible. `elementBits` is the widest element
+/// the kernel accesses: by default each thread takes kBitsPerThread of them
+/// (4 f32, 8 f16), at most kDefaultThreads threads.
 FailureOr<TileShape> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
-                                    const TileScheduleOptions &options) {
+                                    const TileScheduleOptions &options,
+                                    int64_t elementBits) {
   TileShape s;
   if (!options.tileSizes.empty()) {
     if (failed(checkTileSizes(op, options.tileSizes, domain.size())))
@@ -51,11 +58,29 @@ FailureOr<TileShape> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
     }
   }
   int64_t elements = computeProduct(s.tile);
+  int64_t perThread = std::max<int64_t>(kBitsPerThread / elementBits, 1);
   s.threads = options.threads ? options.threads
-                              : std::min<int64_t>(kDefaultThreads, elements);
+                              : std::clamp<int64_t>(elements / perThread, 1,
+                                                    kDefaultThreads);
   if (failed(checkThreads(op, elements, s.threads)))
     return failure();
   return s;
+}
+
+/// The widest element (in bits) the loads and stores of `nest` access.
+int64_t widestElementBits(loopir::ParallelOp nest) {
+  int64_t bits = 8;
+  nest.walk([&](Operation *op) {
+    Type element;
+    if (auto load = dyn_cast<loopir::LoadOp>(op))
+      element = load.getMemref().getType().getElementType();
+    else if (auto store = dyn_cast<loopir::StoreOp>(op))
+      element = store.getMemref().getType().getElementType();
+    if (element)
+      bits = std::max<int64_t>(
+          bits, element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64);
+  });
+  return bits;
 }
 
 /// Rewrites an access map over `indices` as a map over the loop indices:
@@ -193,8 +218,9 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
           return fallBack();
     }
     FailureOr<TileShape> schedule =
-        contraction ? chooseContractionShape(op, domain, options)
-                    : chooseSchedule(op, domain, options);
+        contraction
+            ? chooseContractionShape(op, domain, options)
+            : chooseSchedule(op, domain, options, widestElementBits(loop));
     if (failed(schedule))
       return failure();
     if (contraction && options.kTile <= 0)
@@ -300,7 +326,8 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     TileScheduleOptions generic = options;
     if (generic.tileSizes.empty() && generic.threads == 0)
       generic.tileElements = kDefaultThreads;
-    FailureOr<TileShape> schedule = chooseSchedule(op, domain, generic);
+    FailureOr<TileShape> schedule =
+        chooseSchedule(op, domain, generic, /*elementBits=*/kBitsPerThread);
     if (failed(schedule))
       return failure();
 

@@ -45,10 +45,10 @@ func.func @one_d(%a: tensor<513xf32>) -> tensor<513xf32> {
   return %r : tensor<513xf32>
 }
 
-// A small kernel gets a small tile and as many threads as elements.
+// A small kernel gets a small tile, each thread 128 bits of it (4 f32).
 // CHECK-LABEL: func.func @tiny
 func.func @tiny(%a: tensor<5xf32>) -> tensor<5xf32> {
-  // CHECK: domain [5] tile [8] threads 8
+  // CHECK: domain [5] tile [8] threads 2
   %r = loopir.kernel ins(%a : tensor<5xf32>) -> tensor<5xf32> {
   ^bb0(%in: memref<5xf32>, %out: memref<5xf32>):
     loopir.parallel (%i) in [5] {
@@ -107,4 +107,20 @@ func.func @hoisted_constant(%a: tensor<100xf32>) -> tensor<100xf32> {
     }
   }
   return %r : tensor<100xf32>
+}
+
+// f16 elements: 8 per thread (128 bits), so 64 threads for a 512-element
+// tile.
+// CHECK-LABEL: func.func @half
+func.func @half(%a: tensor<64x64xf16>) -> tensor<64x64xf16> {
+  // CHECK: domain [64, 64] tile [8, 64] threads 64
+  %r = loopir.kernel ins(%a : tensor<64x64xf16>) -> tensor<64x64xf16> {
+  ^bb0(%in: memref<64x64xf16>, %out: memref<64x64xf16>):
+    loopir.parallel (%i, %j) in [64, 64] {
+      %x = loopir.load %in[%i, %j] : memref<64x64xf16>
+      %y = arith.addf %x, %x : f16
+      loopir.store %y, %out[%i, %j] : memref<64x64xf16>
+    }
+  }
+  return %r : tensor<64x64xf16>
 }
