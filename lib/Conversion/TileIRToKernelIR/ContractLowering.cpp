@@ -49,7 +49,8 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
   };
   SmallVector<Value> init(elementsPerThread, zero);
   auto kLoop = stagedLoop(contract, lhsChunk, rhsChunk, zero,
-                          /*narrow=*/false, init, [&](ValueRange acc) {
+                          /*narrow=*/false, /*rhsTransposed=*/false, init,
+                          [&](ValueRange acc) {
                             auto inner = buildLoop(loc, index(0), index(step),
                                                    index(1), acc, multiply);
                             return SmallVector<Value>(inner.getResults());
@@ -59,7 +60,8 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
 }
 
 std::pair<Value, Value>
-TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element) {
+TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
+                                 bool rhsTransposed) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
   size_t rank = kernel.getTile().size();
@@ -74,12 +76,12 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element) {
                         workgroup));
   };
   Value lhs = shared(rows, step);
-  return {lhs, shared(step, cols)};
+  return {lhs, rhsTransposed ? shared(cols, step) : shared(step, cols)};
 }
 
 scf::ForOp TileBodyTranslator::stagedLoop(
     tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
-    bool narrow, ValueRange init,
+    bool narrow, bool rhsTransposed, ValueRange init,
     function_ref<SmallVector<Value>(ValueRange)> multiply) {
   Location loc = contract.getLoc();
   size_t rank = kernel.getTile().size();
@@ -96,7 +98,7 @@ scf::ForOp TileBodyTranslator::stagedLoop(
         stage(contract.getLhs(), contract.getOrigin(), lhsChunk, rows, step,
               /*chunkRowIsK=*/false, rank - 1, k0, zero, narrow);
         stage(contract.getRhs(), contract.getOrigin(), rhsChunk, step, cols,
-              /*chunkRowIsK=*/true, rank - 2, k0, zero, narrow);
+              /*chunkRowIsK=*/true, rank - 2, k0, zero, narrow, rhsTransposed);
         kernelir::BarrierOp::create(b, loc);
         SmallVector<Value> next = multiply(acc);
         kernelir::BarrierOp::create(b, loc);
@@ -107,7 +109,7 @@ scf::ForOp TileBodyTranslator::stagedLoop(
 void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
                                int64_t chunkRows, int64_t chunkCols,
                                bool chunkRowIsK, size_t dropped, Value k0,
-                               Value zero, bool narrow) {
+                               Value zero, bool narrow, bool transposed) {
   Location loc = operand.getLoc();
   ArrayRef<int64_t> domain = kernel.getDomain();
   size_t rank = domain.size();
@@ -167,6 +169,7 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
       scf::YieldOp::create(b, loc, zero);
       value = ifOp.getResult(0);
     }
-    kernelir::StoreOp::create(b, loc, value, chunk, ValueRange{r, c});
+    kernelir::StoreOp::create(b, loc, value, chunk,
+                              transposed ? ValueRange{c, r} : ValueRange{r, c});
   }
 }

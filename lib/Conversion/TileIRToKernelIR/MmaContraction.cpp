@@ -115,7 +115,8 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   // f16 or bf16: the operands before their widening.
   Type f16 = widenedHalfType(contract.getLhs()), f32 = b.getF32Type();
   Value lhsChunk, rhsChunk;
-  std::tie(lhsChunk, rhsChunk) = createChunks(contract, f16);
+  std::tie(lhsChunk, rhsChunk) =
+      createChunks(contract, f16, /*rhsTransposed=*/true);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -127,58 +128,49 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   auto accType = VectorType::get({2, 2}, f32);
   auto pairType = VectorType::get({2}, f16);
   Value zero16 = arith::ConstantOp::create(b, loc, b.getZeroAttr(f16));
-  // A fragment: register r holds values 2r and 2r + 1, neighbours in k
-  // for A (one 32-bit shared load) and in k across rows for B.
-  auto lhsFragment = [&](int64_t m, Value k0) -> Value {
-    Value fragment = arith::ConstantOp::create(b, loc, b.getZeroAttr(lhsType));
-    Value row0 = add(warpRow0, index(m * kMmaM));
-    for (int64_t r = 0; r < 4; ++r) {
-      auto [row, col] = mmaCoords[(int)MmaOperand::Lhs][2 * r];
+  // A fragment: register r holds values 2r and 2r + 1, neighbours in k,
+  // one 32-bit shared load (B is staged n x k for that). `base` is the
+  // tile's first row (A) or column (B) in the block tile.
+  auto fragment = [&](MmaOperand operand, Value base, Value k0) -> Value {
+    bool isLhs = operand == MmaOperand::Lhs;
+    auto type = isLhs ? lhsType : rhsType;
+    Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+    for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+      auto [first, second] = mmaCoords[(int)operand][2 * r];
+      // A: (row, k); B: (k, column).
+      Value along = isLhs ? first : second, k = isLhs ? second : first;
       Value pair = kernelir::LoadOp::create(
-          b, loc, pairType, lhsChunk, ValueRange{add(row0, row), add(k0, col)},
-          Value());
-      fragment = vector::InsertOp::create(b, loc, pair, fragment, r);
+          b, loc, pairType, isLhs ? lhsChunk : rhsChunk,
+          ValueRange{add(base, along), add(k0, k)}, Value());
+      result = vector::InsertOp::create(b, loc, pair, result, r);
     }
-    return fragment;
-  };
-  auto rhsFragment = [&](int64_t n, Value k0) -> Value {
-    Value fragment = arith::ConstantOp::create(b, loc, b.getZeroAttr(rhsType));
-    Value col0 = add(warpCol0, index(n * kMmaN));
-    for (int64_t r = 0; r < 2; ++r) {
-      SmallVector<Value> pair;
-      for (int64_t i = 0; i < 2; ++i) {
-        auto [k, col] = mmaCoords[(int)MmaOperand::Rhs][2 * r + i];
-        pair.push_back(kernelir::LoadOp::create(
-            b, loc, rhsChunk, ValueRange{add(k0, k), add(col0, col)}));
-      }
-      fragment = vector::InsertOp::create(
-          b, loc, vector::FromElementsOp::create(b, loc, pairType, pair),
-          fragment, r);
-    }
-    return fragment;
+    return result;
   };
   int64_t tilesM = mma->tilesM, tilesN = mma->tilesN;
   SmallVector<Value> init(tilesM * tilesN, arith::ConstantOp::create(
                                                b, loc, b.getZeroAttr(accType)));
-  auto kLoop = stagedLoop(contract, lhsChunk, rhsChunk, zero16, /*narrow=*/true,
-                          init, [&](ValueRange acc) {
-                            SmallVector<Value> next(acc);
-                            for (int64_t kk = 0; kk < step; kk += kMmaK) {
-                              Value k = index(kk);
-                              SmallVector<Value> lhs, rhs;
-                              for (int64_t m = 0; m < tilesM; ++m)
-                                lhs.push_back(lhsFragment(m, k));
-                              for (int64_t n = 0; n < tilesN; ++n)
-                                rhs.push_back(rhsFragment(n, k));
-                              for (int64_t m = 0; m < tilesM; ++m)
-                                for (int64_t n = 0; n < tilesN; ++n) {
-                                  Value &tileAcc = next[m * tilesN + n];
-                                  tileAcc = kernelir::MmaOp::create(
-                                      b, loc, accType, lhs[m], rhs[n], tileAcc);
-                                }
-                            }
-                            return next;
-                          });
+  auto kLoop = stagedLoop(
+      contract, lhsChunk, rhsChunk, zero16, /*narrow=*/true,
+      /*rhsTransposed=*/true, init, [&](ValueRange acc) {
+        SmallVector<Value> next(acc);
+        for (int64_t kk = 0; kk < step; kk += kMmaK) {
+          Value k = index(kk);
+          SmallVector<Value> lhs, rhs;
+          for (int64_t m = 0; m < tilesM; ++m)
+            lhs.push_back(
+                fragment(MmaOperand::Lhs, add(warpRow0, index(m * kMmaM)), k));
+          for (int64_t n = 0; n < tilesN; ++n)
+            rhs.push_back(
+                fragment(MmaOperand::Rhs, add(warpCol0, index(n * kMmaN)), k));
+          for (int64_t m = 0; m < tilesM; ++m)
+            for (int64_t n = 0; n < tilesN; ++n) {
+              Value &tileAcc = next[m * tilesN + n];
+              tileAcc = kernelir::MmaOp::create(b, loc, accType, lhs[m], rhs[n],
+                                                tileAcc);
+            }
+        }
+        return next;
+      });
   // The result elements in elementCoords' order: tile by tile, value v of
   // a tile at [v / 2][v % 2] of its accumulator.
   SmallVector<Value> &elements = scalars[contract.getResult()];

@@ -119,16 +119,19 @@ private:
   LogicalResult translateContract(tileir::ContractOp contract);
 
   /// The shared buffers of a contraction's operand chunks, of `element`:
-  /// lhs (tile rows x step) and rhs (step x tile columns).
+  /// lhs (tile rows x step) and rhs (step x tile columns, or tile columns x
+  /// step with `rhsTransposed`).
   std::pair<Value, Value> createChunks(tileir::ContractOp contract,
-                                       Type element);
+                                       Type element,
+                                       bool rhsTransposed = false);
 
   /// The loop over steps of k of a staged contraction: stage both chunks
-  /// (before their widening with `narrow`), a barrier, `multiply` the
-  /// accumulators (`init` before the first step), a barrier.
+  /// (before their widening with `narrow`; the rhs chunk n x k with
+  /// `rhsTransposed`), a barrier, `multiply` the accumulators (`init`
+  /// before the first step), a barrier.
   scf::ForOp stagedLoop(tileir::ContractOp contract, Value lhsChunk,
                         Value rhsChunk, Value zero, bool narrow,
-                        ValueRange init,
+                        bool rhsTransposed, ValueRange init,
                         function_ref<SmallVector<Value>(ValueRange)> multiply);
 
   /// Copies one operand chunk into shared memory: `chunkRows` x `chunkCols`
@@ -139,9 +142,10 @@ private:
   /// chunk's column (lhs: rows x k) or row (rhs: k x columns).
   /// With `narrow`, the value staged is the operand before its widening
   /// (the input of the region's final arith.extf).
+  /// With `transposed`, element (r, c) of the chunk is stored at (c, r).
   void stage(Region &operand, ValueRange origin, Value chunk, int64_t chunkRows,
              int64_t chunkCols, bool chunkRowIsK, size_t dropped, Value k0,
-             Value zero, bool narrow = false);
+             Value zero, bool narrow = false, bool transposed = false);
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 

@@ -5,8 +5,9 @@
 // over k = 40 in one 32 x 16 tile of 64 threads: 2 warps, 2 x 2 mma tiles
 // of 16 x 8, a warp per column of tiles (two A fragments, one B fragment
 // per step of 16 k). The chunks are staged as f16 (the operands before their
-// widening; zero past the domain or k); A's fragment registers are pairs
-// of neighbours in k (one 32-bit shared load each), B's are gathered. Each
+// widening; zero past the domain or k), B's chunk n x k, so that every
+// fragment register is a pair of neighbours in k: one 32-bit shared load
+// (vector<2xf16>) each, 4 for A, 2 for B. Each
 // thread's result elements are its lane's accumulator elements, stored
 // through the epilogue under the domain's guard.
 // CHECK-LABEL: kernelir.func @host_kernel
@@ -26,7 +27,7 @@
 // CHECK: %[[FA0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK-COUNT-4: kernelir.load %[[LHS]][%{{.*}}, %{{.*}}] : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2xf16>
 // CHECK: %[[FA1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
-// CHECK-COUNT-4: kernelir.load %[[RHS]][%{{.*}}, %{{.*}}] : memref<16x16xf16, #gpu.address_space<workgroup>>{{$}}
+// CHECK-COUNT-2: kernelir.load %[[RHS]][%{{.*}}, %{{.*}}] : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<2xf16>
 // CHECK: %[[FB:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
 // CHECK: %[[D0:.*]] = kernelir.mma %[[FA0]], %[[FB]], %[[A0]] : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // CHECK: %[[D1:.*]] = kernelir.mma %[[FA1]], %[[FB]], %[[A1]] : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
