@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace strata;
@@ -68,21 +69,28 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   return translateOps(source);
 }
 
-/// Whether the tile access through `map` to `buffer` reads `width`
-/// neighbouring elements of the buffer's innermost dimension for `width`
-/// neighbouring points of the tile's innermost dimension, starting at a
-/// multiple of `width`: the innermost buffer index is the innermost tile
-/// coordinate, which no other index uses.
-static bool isVectorAccess(AffineMap map, MemRefType buffer, int64_t width) {
+bool strata::detail::isRowRun(AffineMap map,
+                              function_ref<bool(unsigned)> isInnermost,
+                              MemRefType buffer, int64_t width) {
   if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
       buffer.getShape().back() % width != 0)
     return false;
-  unsigned inner = map.getNumDims() - 1;
-  ArrayRef<AffineExpr> results = map.getResults();
-  if (results.back() != getAffineDimExpr(inner, map.getContext()))
+  auto innermost = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!innermost || !isInnermost(innermost.getPosition()))
     return false;
-  return llvm::none_of(results.drop_back(),
-                       [&](AffineExpr e) { return e.isFunctionOfDim(inner); });
+  for (AffineExpr e : map.getResults().drop_back())
+    for (unsigned d = 0; d < map.getNumDims(); ++d)
+      if (isInnermost(d) && e.isFunctionOfDim(d))
+        return false;
+  return true;
+}
+
+/// Whether the tile access through `map` to `buffer` reads a row run for
+/// runs of `width` points along the tile's innermost dimension.
+static bool isVectorAccess(AffineMap map, MemRefType buffer, int64_t width) {
+  unsigned inner = map.getNumDims() - 1;
+  return isRowRun(
+      map, [&](unsigned d) { return d == inner; }, buffer, width);
 }
 
 int64_t strata::detail::maxVectorWidth(ArrayRef<MemRefType> buffers) {
@@ -185,20 +193,24 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
     mapping.map(pid.getResult(), programIds[pid.getDim()]);
     return success();
   }
-  if (auto load = dyn_cast<tileir::LoadOp>(op))
-    return translateLoad(load);
-  if (auto store = dyn_cast<tileir::StoreOp>(op))
-    return translateStore(store);
-  if (auto map = dyn_cast<tileir::MapOp>(op))
-    return translateMap(map);
-  if (auto points = dyn_cast<tileir::ForEachPointOp>(op))
-    return translatePoints(points);
-  if (auto fold = dyn_cast<tileir::FoldOp>(op))
-    return translateFold(fold);
-  if (auto loop = dyn_cast<tileir::DistributeOp>(op))
-    return translateDistribute(loop);
-  if (auto contract = dyn_cast<tileir::ContractOp>(op))
-    return translateContract(contract);
+  if (isa<tileir::TileIRDialect>(op.getDialect()))
+    return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+        .Case([&](tileir::LoadOp load) { return translateLoad(load); })
+        .Case([&](tileir::StoreOp store) { return translateStore(store); })
+        .Case([&](tileir::MapOp map) { return translateMap(map); })
+        .Case([&](tileir::ForEachPointOp points) {
+          return translatePoints(points);
+        })
+        .Case([&](tileir::FoldOp fold) { return translateFold(fold); })
+        .Case([&](tileir::DistributeOp loop) {
+          return translateDistribute(loop);
+        })
+        .Case([&](tileir::ContractOp contract) {
+          return translateContract(contract);
+        })
+        .Default([&](Operation *other) {
+          return other->emitError("cannot lower this op to kernelir yet");
+        });
   bool touchesTiles =
       llvm::any_of(op.getOperandTypes(), llvm::IsaPred<tileir::TileType>) ||
       llvm::any_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>);

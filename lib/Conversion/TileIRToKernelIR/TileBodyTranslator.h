@@ -22,6 +22,14 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 /// The widest global access of one thread, in bits (ld.global.v4.f32).
 constexpr int64_t kMaxVectorBits = 128;
 
+/// Whether an access through `map` reads (or writes) `width` neighbouring
+/// elements of a row of `buffer` for `width` neighbouring values of the
+/// innermost coordinate (the map dimensions `isInnermost` accepts), starting
+/// at a multiple of `width`: the innermost buffer index is that coordinate,
+/// no other index uses it, and rows are multiples of `width` long.
+bool isRowRun(AffineMap map, function_ref<bool(unsigned)> isInnermost,
+              MemRefType buffer, int64_t width);
+
 /// The most elements of a vector access within kMaxVectorBits for every
 /// buffer of `buffers` (1 if one has no integer or float elements).
 int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);

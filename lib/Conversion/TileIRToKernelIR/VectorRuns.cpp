@@ -13,52 +13,39 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-/// Whether `access` (a loopir.load or store in `body`) touches neighbouring
-/// elements of `buffer`'s rows for neighbouring values of the body's
-/// innermost index, runs of `width` starting at multiples of `width`: its
-/// innermost buffer index is exactly that index, which no other index uses.
-static bool isRunAccess(Operation *access, Block &body, MemRefType buffer,
-                        int64_t width) {
-  auto [map, indices] =
-      isa<loopir::LoadOp>(access)
-          ? std::make_pair(
-                cast<loopir::LoadOp>(access).getIndexMap(),
-                ValueRange(cast<loopir::LoadOp>(access).getIndices()))
-          : std::make_pair(
-                cast<loopir::StoreOp>(access).getIndexMap(),
-                ValueRange(cast<loopir::StoreOp>(access).getIndices()));
-  if (access->getBlock() != &body || buffer.getRank() == 0 ||
-      !buffer.getLayout().isIdentity() || buffer.getShape().back() % width != 0)
-    return false;
+/// Whether `access` (a loopir.load or store at the top of `body`) reads or
+/// writes a run of `width` neighbouring elements of a row of its buffer for
+/// neighbouring values of the body's innermost index (see isRowRun).
+template <typename AccessOp>
+static bool isRunAccess(AccessOp access, Block &body, int64_t width) {
   Value inner = body.getArguments().back();
-  auto innermost = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!innermost || indices[innermost.getPosition()] != inner)
-    return false;
-  for (auto [d, index] : llvm::enumerate(indices))
-    if (index == inner)
-      for (AffineExpr e : map.getResults().drop_back())
-        if (e.isFunctionOfDim(d))
-          return false;
-  return true;
+  ValueRange indices = access.getIndices();
+  return access->getBlock() == &body &&
+         isRowRun(
+             access.getIndexMap(),
+             [&](unsigned d) { return indices[d] == inner; },
+             cast<MemRefType>(access.getMemref().getType()), width);
 }
 
 int64_t TileBodyTranslator::chooseRunWidth(Block &body,
                                            ArrayRef<int64_t> bounds) {
-  SmallVector<std::pair<Operation *, MemRefType>> accesses;
+  SmallVector<MemRefType> buffers;
+  auto isRun = [&](Operation &op, int64_t width) {
+    if (auto load = dyn_cast<loopir::LoadOp>(op))
+      return isRunAccess(load, body, width);
+    if (auto store = dyn_cast<loopir::StoreOp>(op))
+      return isRunAccess(store, body, width);
+    return false;
+  };
   for (Operation &op : body) {
     if (auto load = dyn_cast<loopir::LoadOp>(op))
-      accesses.push_back(
-          {&op, cast<MemRefType>(mapping.lookup(load.getMemref()).getType())});
+      buffers.push_back(cast<MemRefType>(load.getMemref().getType()));
     else if (auto store = dyn_cast<loopir::StoreOp>(op))
-      accesses.push_back(
-          {&op, cast<MemRefType>(mapping.lookup(store.getMemref()).getType())});
+      buffers.push_back(cast<MemRefType>(store.getMemref().getType()));
   }
-  int64_t width =
-      maxVectorWidth(llvm::to_vector(llvm::make_second_range(accesses)));
-  for (; width > 1; width /= 2)
-    if (bounds.back() % width == 0 && llvm::any_of(accesses, [&](auto access) {
-          return isRunAccess(access.first, body, access.second, width);
-        }))
+  for (int64_t width = maxVectorWidth(buffers); width > 1; width /= 2)
+    if (bounds.back() % width == 0 &&
+        llvm::any_of(body, [&](Operation &op) { return isRun(op, width); }))
       return width;
   return 1;
 }
@@ -78,7 +65,6 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
     m.map(body.getArguments(), coords);
     lanes.push_back(m);
   }
-  auto bufferOf = [&](Value memref) { return mapping.lookup(memref); };
   auto vectorType = [&](Value buffer) {
     return VectorType::get({width},
                            cast<MemRefType>(buffer.getType()).getElementType());
@@ -96,8 +82,8 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
   SmallVector<loopir::StoreOp> runStores;
   for (Operation &op : body.without_terminator()) {
     if (auto load = dyn_cast<loopir::LoadOp>(op)) {
-      Value buffer = bufferOf(load.getMemref());
-      if (isRunAccess(&op, body, cast<MemRefType>(buffer.getType()), width)) {
+      if (isRunAccess(load, body, width)) {
+        Value buffer = mapping.lookup(load.getMemref());
         Value run = kernelir::LoadOp::create(
             b, loc, vectorType(buffer), buffer,
             indicesAt(load.getIndexMap(), load.getIndices()), Value());
@@ -108,9 +94,8 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
       }
     }
     if (auto store = dyn_cast<loopir::StoreOp>(op)) {
-      Value buffer = bufferOf(store.getMemref());
       if (!loaded.contains(store.getMemref()) &&
-          isRunAccess(&op, body, cast<MemRefType>(buffer.getType()), width)) {
+          isRunAccess(store, body, width)) {
         runStores.push_back(store);
         continue;
       }
@@ -119,7 +104,7 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
       b.clone(op, lane);
   }
   for (loopir::StoreOp store : runStores) {
-    Value buffer = bufferOf(store.getMemref());
+    Value buffer = mapping.lookup(store.getMemref());
     SmallVector<Value> values;
     for (IRMapping &lane : lanes)
       values.push_back(lane.lookupOrDefault(store.getValue()));
