@@ -6,6 +6,7 @@
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/Dialect/TensorIR/Transforms/Passes.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllDialects.h"
@@ -31,6 +32,7 @@ void registerStrataPasses() {
   static bool registered = [] {
     tensorir::registerTensorIRTransformsPasses();
     loopir::registerLoopIRTransformsPasses();
+    tileir::registerTileIRTransformsPasses();
     registerStrataConversionPasses();
     registerPipelines();
     return true;

@@ -2,6 +2,7 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/TensorIR/Transforms/Passes.h"
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -40,6 +41,9 @@ template <typename Options>
 static void buildTileStages(OpPassManager &pm, const Options &options) {
   buildLowerToLoopPipeline(pm);
   pm.addPass(createConvertLoopIRToTileIRPass(toTileOptions(options)));
+  tileir::TileIRPipelinePassOptions pipeline;
+  pipeline.stages = options.stages;
+  pm.addPass(tileir::createTileIRPipelinePass(pipeline));
 }
 
 template <typename Options>

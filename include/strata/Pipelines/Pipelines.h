@@ -26,6 +26,11 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "k-tile",
       llvm::cl::desc("How many k a contraction stages per step"),
       llvm::cl::init(16)};
+  typename Base::template Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("Pipeline depth of contractions: steps of k whose "
+                     "chunks are in shared memory at once (1: none)"),
+      llvm::cl::init(2)};
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Multiply f16 and bf16 contractions on tensor cores "

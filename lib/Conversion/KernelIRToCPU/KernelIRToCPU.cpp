@@ -1,7 +1,8 @@
 // Runs kernels on the CPU: a kernel becomes a function whose body sits in
 // loops over the grid and, per barrier interval, the block (ThreadLoops.cpp);
 // a launch becomes a call. Warp shuffles and tensor-core mma first become
-// exchanges through shared memory between barriers.
+// exchanges through shared memory between barriers, asynchronous copies
+// plain ones.
 
 #include "ThreadLoops.h"
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
@@ -73,6 +74,32 @@ void insertBoundsChecks(RewriterBase &rewriter, kernelir::FuncOp func) {
   func.walk([&](kernelir::StoreOp store) { check(store, "store"); });
 }
 
+/// The CPU copies at once: an asynchronous copy becomes a (guarded) load
+/// and a store, commits and waits vanish. That is one valid order of a
+/// GPU's execution: the copy completes before anything after it reads the
+/// destination. The bounds checks then cover the copies' reads and writes.
+void expandAsyncCopies(RewriterBase &rewriter, kernelir::FuncOp func) {
+  func.walk([&](Operation *op) {
+    if (isa<kernelir::AsyncCommitOp, kernelir::AsyncWaitOp>(op)) {
+      rewriter.eraseOp(op);
+      return;
+    }
+    auto copy = dyn_cast<kernelir::AsyncCopyOp>(op);
+    if (!copy)
+      return;
+    rewriter.setInsertionPoint(copy);
+    Type element = copy.getSource().getType().getElementType();
+    int64_t elements = copy.getElements();
+    Type value = elements == 1 ? element : VectorType::get({elements}, element);
+    Value loaded = kernelir::LoadOp::create(
+        rewriter, copy.getLoc(), value, copy.getSource(),
+        copy.getSourceIndices(), copy.getPred());
+    kernelir::StoreOp::create(rewriter, copy.getLoc(), loaded, copy.getDest(),
+                              copy.getDestIndices());
+    rewriter.eraseOp(copy);
+  });
+}
+
 struct FuncToLoops : OpConversionPattern<kernelir::FuncOp> {
   FuncToLoops(MLIRContext *ctx, ThreadOrder order, bool checkBounds)
       : OpConversionPattern(ctx), order(order), checkBounds(checkBounds) {}
@@ -116,6 +143,7 @@ struct ConvertKernelIRToCPUPass
     }
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
+      expandAsyncCopies(rewriter, kernel);
       expandShuffles(rewriter, kernel);
       expandMmas(rewriter, kernel);
     }

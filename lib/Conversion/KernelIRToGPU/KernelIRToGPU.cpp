@@ -58,17 +58,26 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
     for (auto [buffer, attribution] :
          llvm::zip(shared, gpuFunc.getWorkgroupAttributions()))
       rewriter.replaceOp(buffer, attribution);
+    // Shared accesses of up to 16 bytes (vectors, cp.async) claim their
+    // size as alignment.
+    for (unsigned i = 0; i < shared.size(); ++i)
+      gpuFunc.setWorkgroupAttributionAttr(
+          i, LLVM::LLVMDialect::getAlignAttrName(),
+          rewriter.getI64IntegerAttr(kernelir::kSharedAlignment));
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct ReturnToGpuReturn : OpConversionPattern<kernelir::ReturnOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// An op without operands or results that becomes one op of the target:
+/// return, barrier, the commit of a group of asynchronous copies.
+template <typename FromOp, typename ToOp>
+struct ReplaceWith : OpConversionPattern<FromOp> {
+  using OpConversionPattern<FromOp>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(kernelir::ReturnOp op, OpAdaptor,
+  matchAndRewrite(FromOp op, typename FromOp::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
+    rewriter.replaceOpWithNewOp<ToOp>(op);
     return success();
   }
 };
@@ -80,16 +89,6 @@ struct IdToGpuId : OpConversionPattern<FromOp> {
   matchAndRewrite(FromOp op, typename FromOp::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<ToOp>(op, toGpu(op.getDim()));
-    return success();
-  }
-};
-
-struct BarrierToGpuBarrier : OpConversionPattern<kernelir::BarrierOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kernelir::BarrierOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
     return success();
   }
 };
@@ -172,6 +171,47 @@ struct MmaToMmaSync : OpConversionPattern<kernelir::MmaOp> {
   }
 };
 
+struct AsyncCopyToDeviceAsyncCopy : OpConversionPattern<kernelir::AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> sourceIndices(adaptor.getSourceIndices());
+    Value sourceElements;
+    if (Value pred = adaptor.getPred()) {
+      // A false guard reads no bytes (src-size 0) and zero-fills; its
+      // address still points into the buffer, at element 0.
+      auto constant = [&](int64_t v) -> Value {
+        return arith::ConstantIndexOp::create(rewriter, loc, v);
+      };
+      for (Value &index : sourceIndices)
+        index =
+            arith::SelectOp::create(rewriter, loc, pred, index, constant(0));
+      sourceElements = arith::SelectOp::create(
+          rewriter, loc, pred, constant(op.getElements()), constant(0));
+    }
+    // 16-byte copies may bypass L1 (cp.async.cg): the chunk is read once.
+    UnitAttr bypassL1 = op.getBytes() == 16 ? rewriter.getUnitAttr() : nullptr;
+    nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, loc, adaptor.getDest(), adaptor.getDestIndices(),
+        adaptor.getSource(), sourceIndices,
+        rewriter.getIndexAttr(op.getElements()), sourceElements, bypassL1);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitToWaitGroup : OpConversionPattern<kernelir::AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    return success();
+  }
+};
+
 struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -240,8 +280,11 @@ struct ConvertKernelIRToGPUPass
 
 void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<FuncToGpuFunc, ReturnToGpuReturn, LaunchToLaunchFunc,
-               BarrierToGpuBarrier, ShuffleToGpuShuffle, MmaToMmaSync,
+  patterns.add<FuncToGpuFunc, LaunchToLaunchFunc, ShuffleToGpuShuffle,
+               MmaToMmaSync, AsyncCopyToDeviceAsyncCopy, AsyncWaitToWaitGroup,
+               ReplaceWith<kernelir::ReturnOp, gpu::ReturnOp>,
+               ReplaceWith<kernelir::BarrierOp, gpu::BarrierOp>,
+               ReplaceWith<kernelir::AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>,
                IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
                IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
   // Device buffers start at 256-byte boundaries (the runtime checks the

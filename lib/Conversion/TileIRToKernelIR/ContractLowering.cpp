@@ -39,10 +39,10 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
       Value row = coords[rank - 2], col = coords[rank - 1];
       Value &a = lhsLoads[row];
       if (!a)
-        a = kernelir::LoadOp::create(b, loc, lhsChunk, ValueRange{row, kk});
+        a = kernelir::LoadOp::create(b, loc, lhsChunk, chunkAt(row, kk));
       Value &bv = rhsLoads[col];
       if (!bv)
-        bv = kernelir::LoadOp::create(b, loc, rhsChunk, ValueRange{kk, col});
+        bv = kernelir::LoadOp::create(b, loc, rhsChunk, chunkAt(kk, col));
       next.push_back(math::FmaOp::create(b, loc, a, bv, partial[m]));
     }
     return next;
@@ -69,10 +69,15 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
   int64_t step = contract.getStep();
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  // A pipelined contraction has a slot per stage.
+  int64_t stages = contract.getStages();
   auto shared = [&](int64_t r, int64_t c) -> Value {
+    SmallVector<int64_t> shape{r, c};
+    if (stages > 1)
+      shape.insert(shape.begin(), stages);
     return kernelir::SharedOp::create(
         b, contract.getLoc(),
-        MemRefType::get({r, c}, element, MemRefLayoutAttrInterface(),
+        MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                         workgroup));
   };
   Value lhs = shared(rows, step);
@@ -86,90 +91,81 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   Location loc = contract.getLoc();
   size_t rank = kernel.getTile().size();
   int64_t rows = kernel.getTile()[rank - 2], cols = kernel.getTile()[rank - 1];
-  int64_t step = contract.getStep();
+  int64_t step = contract.getStep(), stages = contract.getStages();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // lhs: rows x k; rhs: k x columns, stored transposed with rhsTransposed
+  // (fields: rows, cols, rowIsK, dropped, narrow, transposed).
+  ChunkShape lhsShape{rows, step, false, rank - 1, narrow, false};
+  ChunkShape rhsShape{step, cols, true, rank - 2, narrow, rhsTransposed};
+  int64_t lhsWidth = asyncCopyWidth(contract.getLhs(), lhsShape);
+  int64_t rhsWidth = asyncCopyWidth(contract.getRhs(), rhsShape);
+  bool async = lhsWidth > 0 || rhsWidth > 0;
+  // Stages the chunks of step `kt` into chunkSlot.
+  auto stageStep = [&](Value kt) {
+    Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
+    auto one = [&](Region &operand, Value chunk, const ChunkShape &shape,
+                   int64_t width) {
+      if (width > 0)
+        stageAsync(operand, contract.getOrigin(), chunk, shape, k0, width);
+      else
+        stage(operand, contract.getOrigin(), chunk, shape, k0, zero);
+    };
+    one(contract.getLhs(), lhsChunk, lhsShape, lhsWidth);
+    one(contract.getRhs(), rhsChunk, rhsShape, rhsWidth);
+  };
+  auto commit = [&]() {
+    if (async)
+      kernelir::AsyncCommitOp::create(b, loc);
+  };
+  auto wait = [&](int64_t pending) {
+    if (async)
+      kernelir::AsyncWaitOp::create(b, loc, pending);
   };
   int64_t steps = llvm::divideCeil(contract.getK(), step);
-  return buildLoop(
+  if (stages == 1)
+    return buildLoop(loc, index(0), index(steps), index(1), init,
+                     [&](Value kt, ValueRange acc) -> SmallVector<Value> {
+                       stageStep(kt);
+                       commit();
+                       wait(0);
+                       kernelir::BarrierOp::create(b, loc);
+                       SmallVector<Value> next = multiply(acc);
+                       kernelir::BarrierOp::create(b, loc);
+                       return next;
+                     });
+  // The prologue fills the first stages - 1 slots; every step commits one
+  // group (empty ones too), so that before step kt's wait the groups of
+  // steps up to kt + stages - 2 are committed: stages - 2 may stay pending.
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    if (s < steps) {
+      chunkSlot = index(s);
+      stageStep(index(s));
+    }
+    commit();
+  }
+  auto loop = buildLoop(
       loc, index(0), index(steps), index(1), init,
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
-        Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
-        stage(contract.getLhs(), contract.getOrigin(), lhsChunk, rows, step,
-              /*chunkRowIsK=*/false, rank - 1, k0, zero, narrow);
-        stage(contract.getRhs(), contract.getOrigin(), rhsChunk, step, cols,
-              /*chunkRowIsK=*/true, rank - 2, k0, zero, narrow, rhsTransposed);
+        wait(stages - 2);
+        // Step kt's chunks are visible, and every thread is done with step
+        // kt - 1, whose slot the next copies overwrite.
         kernelir::BarrierOp::create(b, loc);
-        SmallVector<Value> next = multiply(acc);
-        kernelir::BarrierOp::create(b, loc);
-        return next;
+        Value ahead = arith::AddIOp::create(b, loc, kt, index(stages - 1));
+        Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           ahead, index(steps));
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, more, false);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          chunkSlot = arith::RemUIOp::create(b, loc, ahead, index(stages));
+          stageStep(ahead);
+        }
+        commit();
+        chunkSlot = arith::RemUIOp::create(b, loc, kt, index(stages));
+        return multiply(acc);
       });
-}
-
-void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
-                               int64_t chunkRows, int64_t chunkCols,
-                               bool chunkRowIsK, size_t dropped, Value k0,
-                               Value zero, bool narrow, bool transposed) {
-  Location loc = operand.getLoc();
-  ArrayRef<int64_t> domain = kernel.getDomain();
-  size_t rank = domain.size();
-  int64_t threads = kernel.getThreads(), total = chunkRows * chunkCols;
-  int64_t k = cast<tileir::ContractOp>(operand.getParentOp()).getK();
-  size_t varied = dropped == rank - 1 ? rank - 2 : rank - 1;
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  for (int64_t first = 0; first < total; first += threads) {
-    OpBuilder::InsertionGuard guard(b);
-    Value e = arith::AddIOp::create(b, loc, thread, index(first));
-    if (first + threads > total) { // The last round: some threads idle.
-      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e,
-                                           index(total));
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, active, false);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    }
-    Value r = arith::DivUIOp::create(b, loc, e, index(chunkCols));
-    Value c = arith::RemUIOp::create(b, loc, e, index(chunkCols));
-    Value kk = chunkRowIsK ? r : c, along = chunkRowIsK ? c : r;
-    Value kg = arith::AddIOp::create(b, loc, k0, kk);
-    Value point =
-        arith::AddIOp::create(b, loc, mapping.lookup(origin[varied]), along);
-    // Outside the domain or past k the operand is zero.
-    Value inside;
-    auto require = [&](Value v, int64_t bound) {
-      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
-                                       index(bound));
-      inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
-    };
-    if (domain[varied] % kernel.getTile()[varied] != 0)
-      require(point, domain[varied]);
-    if (k % (chunkRowIsK ? chunkRows : chunkCols) != 0)
-      require(kg, k);
-    SmallVector<Value> coords;
-    for (size_t d = 0; d < rank; ++d)
-      if (d != dropped)
-        coords.push_back(d == varied ? point : mapping.lookup(origin[d]));
-    coords.push_back(kg);
-    auto evaluate = [&]() -> Value {
-      Block &body = operand.front();
-      Value result = body.getTerminator()->getOperand(0);
-      if (narrow)
-        result = result.getDefiningOp<arith::ExtFOp>().getIn();
-      return cloneLoopBody(b, body, coords, mapping).lookupOrDefault(result);
-    };
-    Value value;
-    if (!inside) {
-      value = evaluate();
-    } else {
-      auto ifOp = scf::IfOp::create(b, loc, zero.getType(), inside, true);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b, loc, evaluate());
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b, loc, zero);
-      value = ifOp.getResult(0);
-    }
-    kernelir::StoreOp::create(b, loc, value, chunk,
-                              transposed ? ValueRange{c, r} : ValueRange{r, c});
-  }
+  chunkSlot = Value();
+  return loop;
 }

@@ -141,7 +141,7 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
       Value along = isLhs ? first : second, k = isLhs ? second : first;
       Value pair = kernelir::LoadOp::create(
           b, loc, pairType, isLhs ? lhsChunk : rhsChunk,
-          ValueRange{add(base, along), add(k0, k)}, Value());
+          chunkAt(add(base, along), add(k0, k)), Value());
       result = vector::InsertOp::create(b, loc, pair, result, r);
     }
     return result;

@@ -136,24 +136,65 @@ private:
   /// The loop over steps of k of a staged contraction: stage both chunks
   /// (before their widening with `narrow`; the rhs chunk n x k with
   /// `rhsTransposed`), a barrier, `multiply` the accumulators (`init`
-  /// before the first step), a barrier.
+  /// before the first step), a barrier. With the contraction's `stages` > 1,
+  /// a software pipeline: the chunks of the first stages - 1 steps are
+  /// staged before the loop, and step s stages step s + stages - 1 into its
+  /// slot after one barrier, then multiplies its own slot. Operands that
+  /// are plain loads are copied asynchronously (kernelir.async_copy), so
+  /// the copies are in flight while earlier steps multiply.
   scf::ForOp stagedLoop(tileir::ContractOp contract, Value lhsChunk,
                         Value rhsChunk, Value zero, bool narrow,
                         bool rhsTransposed, ValueRange init,
                         function_ref<SmallVector<Value>(ValueRange)> multiply);
 
-  /// Copies one operand chunk into shared memory: `chunkRows` x `chunkCols`
-  /// elements, thread t taking elements t, t + threads, ... (row-major, so
-  /// neighbouring threads read neighbouring addresses of a row-major
-  /// operand). The operand region takes the point's coordinates without
-  /// dimension `dropped`, then k; the tile dimension it varies is the
-  /// chunk's column (lhs: rows x k) or row (rhs: k x columns).
-  /// With `narrow`, the value staged is the operand before its widening
-  /// (the input of the region's final arith.extf).
-  /// With `transposed`, element (r, c) of the chunk is stored at (c, r).
-  void stage(Region &operand, ValueRange origin, Value chunk, int64_t chunkRows,
-             int64_t chunkCols, bool chunkRowIsK, size_t dropped, Value k0,
-             Value zero, bool narrow = false, bool transposed = false);
+  /// Indices of element (r, c) of a chunk in the slot of the step being
+  /// staged or multiplied (chunkSlot), where the contraction has stages.
+  SmallVector<Value> chunkAt(Value r, Value c);
+
+  /// How one operand chunk is staged; see stage().
+  struct ChunkShape {
+    int64_t rows, cols; // The chunk, before any transposition.
+    bool rowIsK;        // Whether its rows (else its columns) run along k.
+    size_t dropped;     // The domain dimension the operand does not take.
+    bool narrow, transposed;
+    /// Whether the chunk's rows as stored run along k (else along the tile
+    /// dimension the operand varies).
+    bool storedRowsRunAlongK() const { return rowIsK == transposed; }
+  };
+
+  /// The elements per asynchronous copy of an operand chunk: where the
+  /// operand region is one load of a kernel buffer (before its widening
+  /// with `narrow`) and runs of the chunk's stored rows are aligned runs of
+  /// that buffer's rows within the domain and k, the widest such run of 4,
+  /// 8 or 16 bytes; 0 where the chunk must be computed and stored.
+  int64_t asyncCopyWidth(Region &operand, const ChunkShape &shape);
+
+  /// Copies one operand chunk asynchronously in runs of `width` elements
+  /// of its stored rows, neighbouring threads taking neighbouring runs;
+  /// outside the domain or past k the copies write zeros.
+  void stageAsync(Region &operand, ValueRange origin, Value chunk,
+                  const ChunkShape &shape, Value k0, int64_t width);
+
+  /// The point of an operand at element (r, c) of its chunk (the region's
+  /// coordinates) and whether it lies in the domain and before k (null
+  /// where that always holds).
+  std::pair<SmallVector<Value>, Value> chunkPoint(Region &operand,
+                                                  ValueRange origin,
+                                                  const ChunkShape &shape,
+                                                  Value k0, Value r, Value c);
+
+  /// Computes one operand chunk and stores it into shared memory:
+  /// `shape.rows` x `shape.cols` elements, thread t taking elements t,
+  /// t + threads, ... (row-major, so neighbouring threads read neighbouring
+  /// addresses of a row-major operand). The operand region takes the
+  /// point's coordinates without dimension `shape.dropped`, then k; the
+  /// tile dimension it varies is the chunk's column (lhs: rows x k) or row
+  /// (rhs: k x columns). With `shape.narrow`, the value staged is the
+  /// operand before its widening (the input of the region's final
+  /// arith.extf). With `shape.transposed`, element (r, c) of the chunk is
+  /// stored at (c, r).
+  void stage(Region &operand, ValueRange origin, Value chunk,
+             const ChunkShape &shape, Value k0, Value zero);
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
@@ -197,6 +238,9 @@ private:
   /// and the origin (row, column) of its warp's tiles in the block tile.
   SmallVector<std::pair<Value, Value>> mmaCoords[3];
   Value warpRow0, warpCol0;
+  /// In a pipelined contraction, the chunk slot (step modulo stages) that
+  /// the ops being built stage into or multiply from.
+  Value chunkSlot;
 };
 
 } // namespace detail

@@ -233,6 +233,17 @@ private:
           return success();
         })
         .Case([&](kernelir::MmaOp mma) { return emitMma(mma); })
+        .Case([&](kernelir::AsyncCopyOp copy) { return emitAsyncCopy(copy); })
+        .Case([&](kernelir::AsyncCommitOp) {
+          line() << "asm volatile(\"cp.async.commit_group;\" ::: "
+                    "\"memory\");\n";
+          return success();
+        })
+        .Case([&](kernelir::AsyncWaitOp wait) {
+          line() << "asm volatile(\"cp.async.wait_group %0;\" :: \"n\"("
+                 << wait.getPending() << ") : \"memory\");\n";
+          return success();
+        })
         .Case([&](vector::FromElementsOp build) -> LogicalResult {
           if (failed(declare(&op, build)))
             return failure();
@@ -246,7 +257,8 @@ private:
           std::string type;
           if (failed(typeName(&op, shared.getType().getElementType(), type)))
             return failure();
-          line() << "__shared__ " << type << " " << name(shared) << "["
+          line() << "__shared__ __align__(" << kernelir::kSharedAlignment
+                 << ") " << type << " " << name(shared) << "["
                  << shared.getType().getNumElements() << "];\n";
           return success();
         })
@@ -417,6 +429,30 @@ private:
     for (int i = 0; i < 4; ++i)
       os << ", \"f\"(" << name(mma.getAcc()) << ".v[" << i << "])";
     os << ");\n";
+    return success();
+  }
+
+  /// kernelir.async_copy as PTX's cp.async (.cg, bypassing L1, for 16
+  /// bytes): a false guard copies 0 bytes from the buffer's start and
+  /// zero-fills the destination.
+  LogicalResult emitAsyncCopy(kernelir::AsyncCopyOp copy) {
+    int64_t bytes = copy.getBytes();
+    std::string source = "&" + name(copy.getSource()) + "[" +
+                         offset(copy.getSource().getType(),
+                                copy.getSourceIndices()) +
+                         "]";
+    std::string size = std::to_string(bytes);
+    if (Value pred = copy.getPred()) {
+      source = name(pred) + " ? " + source + " : " + name(copy.getSource());
+      size = name(pred) + " ? " + size + " : 0";
+    }
+    line() << "asm volatile(\"cp.async." << (bytes == 16 ? "cg" : "ca")
+           << ".shared.global [%0], [%1], " << bytes << ", %2;\"\n";
+    line() << "    :: \"r\"((unsigned)__cvta_generic_to_shared(&"
+           << name(copy.getDest()) << "["
+           << offset(copy.getDest().getType(), copy.getDestIndices())
+           << "])), \"l\"(" << source << "), \"r\"(" << size
+           << ") : \"memory\");\n";
     return success();
   }
 

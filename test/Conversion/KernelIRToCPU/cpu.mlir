@@ -47,3 +47,30 @@ kernelir.func @vectors(%a: memref<8x20xf32>, %b: memref<8x20xf32>) attributes {b
   kernelir.store %v, %b[%row, %col] : memref<8x20xf32> -> vector<4xf32>
   kernelir.return
 }
+
+// The CPU copies at once: an asynchronous copy is a load (zero where its
+// guard is false) and a store; commits and waits vanish.
+// CHECK-LABEL: func.func private @copies
+// CHECK: %[[S:.*]] = memref.alloca() : memref<2x8x16xf32>
+// CHECK: %[[V:.*]] = scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT: %[[L:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<8x64xf32>, vector<4xf32>
+// CHECK-NEXT: scf.yield %[[L]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NEXT: scf.yield %[[Z]]
+// CHECK: vector.store %[[V]], %[[S]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x8x16xf32>, vector<4xf32>
+// CHECK-NOT: nvvm
+// CHECK: return
+kernelir.func @copies(%a: memref<8x64xf32>) attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<2x8x16xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %t = kernelir.thread_id x
+  %col = arith.muli %t, %c4 : index
+  %ok = arith.cmpi ult, %t, %c8 : index
+  kernelir.async_copy %a[%t, %col], %s[%c0, %t, %col] elements 4 if %ok : memref<8x64xf32>, memref<2x8x16xf32, #gpu.address_space<workgroup>>
+  kernelir.async_commit
+  kernelir.async_wait pending 0
+  kernelir.return
+}

@@ -99,3 +99,33 @@ kernelir.func @mma_bf16(%out: memref<32xf32>) attributes {block = array<i64: 32,
   kernelir.store %x, %out[%t] : memref<32xf32>
   kernelir.return
 }
+
+// Asynchronous copies become nvgpu.device_async_copy (cp.async): 16 bytes
+// bypass L1; a guard reads 0 elements (zero-filling the destination) from
+// index 0 of the source; commit and wait are NVVM's group operations.
+// CHECK: gpu.func @copies(%[[A:.*]]: memref<8x64xf32>) workgroup(%[[S:.*]] : memref<2x8x16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-DAG: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[OK:.*]] = arith.cmpi
+// CHECK: %[[ROW:.*]] = arith.select %[[OK]], %[[T]], %[[Z]] : index
+// CHECK: %[[COL:.*]] = arith.select %[[OK]], %{{.*}}, %[[Z]] : index
+// CHECK: %[[N:.*]] = arith.select %[[OK]], %[[C4]], %[[Z]] : index
+// CHECK: nvgpu.device_async_copy %[[A]][%[[ROW]], %[[COL]]], %[[S]][%{{.*}}, %{{.*}}, %{{.*}}], 4, %[[N]] {bypassL1} : memref<8x64xf32> to memref<2x8x16xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %[[A]][%[[T]], %[[T]]], %[[S]][%{{.*}}, %{{.*}}, %{{.*}}], 1 : memref<8x64xf32> to memref<2x8x16xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+kernelir.func @copies(%a: memref<8x64xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<2x8x16xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %t = kernelir.thread_id x
+  %col = arith.muli %t, %c4 : index
+  %ok = arith.cmpi ult, %t, %c8 : index
+  kernelir.async_copy %a[%t, %col], %s[%c0, %t, %c0] elements 4 if %ok : memref<8x64xf32>, memref<2x8x16xf32, #gpu.address_space<workgroup>>
+  kernelir.async_copy %a[%t, %t], %s[%c0, %c0, %c0] elements 1 : memref<8x64xf32>, memref<2x8x16xf32, #gpu.address_space<workgroup>>
+  kernelir.async_commit
+  kernelir.async_wait pending 1
+  kernelir.return
+}

@@ -1,8 +1,9 @@
 // RUN: strata-opt %s --convert-kernelir-to-gpu | FileCheck %s
 
-// Shared buffers become workgroup attributions of the gpu.func, barriers
-// gpu.barrier, shuffles gpu.shuffle across the whole warp (width 32).
-// CHECK: gpu.func @k(%[[IN:.*]]: memref<64xf32>, %[[OUT:.*]]: memref<2xf32>) workgroup(%[[POSTS:.*]] : memref<2xf32, #gpu.address_space<workgroup>>) kernel
+// Shared buffers become workgroup attributions of the gpu.func, aligned to
+// 16 bytes, barriers gpu.barrier, shuffles gpu.shuffle across the whole
+// warp (width 32).
+// CHECK: gpu.func @k(%[[IN:.*]]: memref<64xf32>, %[[OUT:.*]]: memref<2xf32>) workgroup(%[[POSTS:.*]] : memref<2xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK: %[[T:.*]] = gpu.thread_id x
 // CHECK: %[[X:.*]] = memref.load %[[IN]][%[[T]]]
 // CHECK: %[[W:.*]] = arith.constant 32 : i32

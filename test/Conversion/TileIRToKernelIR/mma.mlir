@@ -5,7 +5,9 @@
 // over k = 40 in one 32 x 16 tile of 64 threads: 2 warps, 2 x 2 mma tiles
 // of 16 x 8, a warp per column of tiles (two A fragments, one B fragment
 // per step of 16 k). The chunks are staged as f16 (the operands before their
-// widening; zero past the domain or k), B's chunk n x k, so that every
+// widening; zero past the domain or k: A's rows, plain loads of rows of 40
+// halves, are copied asynchronously 8 halves at a time; B's chunk is n x k
+// of a k x n matrix, a transposition the threads store), so that every
 // fragment register is a pair of neighbours in k: one 32-bit shared load
 // (vector<2xf16>) each, 4 for A, 2 for B. Each
 // thread's result elements are its lane's accumulator elements, stored
@@ -18,11 +20,12 @@
 // CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32 : index
 // CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32 : index
 // CHECK: %[[ACC:.*]]:2 = scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%[[A0:.*]] = %[[ACC0]], %[[A1:.*]] = %[[ACC0]]) -> (vector<2x2xf32>, vector<2x2xf32>) {
-// CHECK: %[[X:.*]] = kernelir.load %{{.*}} : memref<17x40xf16>
-// CHECK: kernelir.store %{{.*}}, %[[LHS]]
+// CHECK: kernelir.async_copy %{{.*}}, %[[LHS]][%{{.*}}, %{{.*}}] elements 8 if %{{.*}} : memref<17x40xf16>
 // CHECK: kernelir.load %{{.*}} : memref<40x19xf16>
 // CHECK: kernelir.store %{{.*}}, %[[RHS]]
-// CHECK: kernelir.barrier
+// CHECK: kernelir.async_commit
+// CHECK-NEXT: kernelir.async_wait pending 0
+// CHECK-NEXT: kernelir.barrier
 // CHECK-COUNT-4: kernelir.load %[[LHS]][%{{.*}}, %{{.*}}] : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2xf16>
 // CHECK: %[[FA0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK-COUNT-4: kernelir.load %[[LHS]][%{{.*}}, %{{.*}}] : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2xf16>

@@ -182,3 +182,67 @@ kernelir.func @mma_mixed(%a: vector<4x2xf16>, %b: vector<2x2xbf16>, %c: vector<2
   %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xbf16> -> vector<2x2xf32>
   kernelir.return
 }
+
+// -----
+
+// cp.async moves 4, 8 or 16 bytes: one f16 is 2.
+kernelir.func @copy_two_bytes(%a: memref<64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xf16, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{copies 4, 8 or 16 bytes, got 1 x 'f16'}}
+  kernelir.async_copy %a[%i], %s[%i] elements 1 : memref<64xf16>, memref<64xf16, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @copy_32_bytes(%a: memref<64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xf32, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{copies 4, 8 or 16 bytes, got 8 x 'f32'}}
+  kernelir.async_copy %a[%i], %s[%i] elements 8 : memref<64xf32>, memref<64xf32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// The destination is shared memory, the source global memory.
+kernelir.func @copy_to_global(%a: memref<64xf32>, %b: memref<64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{copies from global memory into a shared buffer}}
+  kernelir.async_copy %a[%i], %b[%i] elements 4 : memref<64xf32>, memref<64xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @copy_types(%a: memref<64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xi32, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{copies between buffers of one element type, got 'f32' and 'i32'}}
+  kernelir.async_copy %a[%i], %s[%i] elements 4 : memref<64xf32>, memref<64xi32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// Rows of 37 cannot start every 16-byte copy at a 16-byte boundary.
+kernelir.func @copy_unaligned_rows(%a: memref<10x37xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xf32, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{a copy of 4 elements needs row-major buffers whose innermost dimension is a multiple of 4, got 'memref<10x37xf32>'}}
+  kernelir.async_copy %a[%i, %i], %s[%i] elements 4 : memref<10x37xf32>, memref<64xf32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @copy_indices(%a: memref<10x36xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xf32, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{expects one index per dimension of each buffer}}
+  kernelir.async_copy %a[%i], %s[%i] elements 4 : memref<10x36xf32>, memref<64xf32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wait_negative() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+  kernelir.async_wait pending -1
+  kernelir.return
+}

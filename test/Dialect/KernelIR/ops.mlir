@@ -113,3 +113,29 @@ kernelir.func @mma(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1
   kernelir.store %x, %out[%t] : memref<64xf32>
   kernelir.return
 }
+
+// Asynchronous copies into a shared chunk: 16 bytes guarded, 4 bytes
+// unguarded, committed as one group and waited for.
+// CHECK-LABEL: kernelir.func @async_copies
+// CHECK: kernelir.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %[[S:.*]][%{{.*}}, %{{.*}}, %{{.*}}] elements 4 if %{{.*}} : memref<100x64xf32>, memref<2x32x16xf32, #gpu.address_space<workgroup>>
+// CHECK: kernelir.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %[[S]][%{{.*}}, %{{.*}}, %{{.*}}] elements 1 : memref<100x64xf32>, memref<2x32x16xf32, #gpu.address_space<workgroup>>
+// CHECK: kernelir.async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] elements 8 : memref<64xf16>, memref<16xf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.async_commit
+// CHECK-NEXT: kernelir.async_wait pending 0
+kernelir.func @async_copies(%a: memref<100x64xf32>, %h: memref<64xf16>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<2x32x16xf32, #gpu.address_space<workgroup>>
+  %sh = kernelir.shared : memref<16xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %t = kernelir.thread_id x
+  %col = arith.muli %t, %c4 : index
+  %ok = arith.cmpi ult, %t, %c4 : index
+  kernelir.async_copy %a[%t, %col], %s[%c0, %t, %col] elements 4 if %ok : memref<100x64xf32>, memref<2x32x16xf32, #gpu.address_space<workgroup>>
+  kernelir.async_copy %a[%t, %t], %s[%c0, %t, %t] elements 1 : memref<100x64xf32>, memref<2x32x16xf32, #gpu.address_space<workgroup>>
+  %hc = arith.muli %t, %c8 : index
+  kernelir.async_copy %h[%hc], %sh[%c0] elements 8 : memref<64xf16>, memref<16xf16, #gpu.address_space<workgroup>>
+  kernelir.async_commit
+  kernelir.async_wait pending 0
+  kernelir.return
+}

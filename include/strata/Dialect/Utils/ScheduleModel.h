@@ -19,6 +19,10 @@ constexpr int64_t kContractionBlockTile = 64;
 /// row schedule reduces instead.
 constexpr int64_t kMinContractionRowsAndColumns = 8;
 
+/// The shared memory a block's pipelined operand chunks may take: what a
+/// block may declare statically on every NVIDIA GPU since sm_20.
+constexpr int64_t kSharedMemoryBudgetBytes = 48 * 1024;
+
 } // namespace strata
 
 #endif // STRATA_DIALECT_UTILS_SCHEDULEMODEL_H

@@ -83,6 +83,16 @@ LogicalResult FuncOp::verify() {
     return emitOpError("a block has at most ")
            << kMaxThreadsPerBlock << " threads, got "
            << getNumThreadsPerBlock();
+  int64_t sharedBytes = 0;
+  for (auto buffer : getBody().front().getOps<SharedOp>()) {
+    MemRefType type = buffer.getType();
+    sharedBytes += type.getNumElements() *
+                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  if (sharedBytes > kMaxStaticSharedBytes)
+    return emitOpError("a block declares at most ")
+           << kMaxStaticSharedBytes << " bytes of shared memory, got "
+           << sharedBytes;
   return success();
 }
 
@@ -186,10 +196,14 @@ int64_t StoreOp::getWidth() { return accessWidth(getValue().getType()); }
 // SharedOp
 //===----------------------------------------------------------------------===//
 
+/// Whether `type` lives in shared memory.
+static bool isWorkgroup(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
 LogicalResult SharedOp::verify() {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-      getBuffer().getType().getMemorySpace());
-  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+  if (!isWorkgroup(getBuffer().getType()))
     return emitOpError("a shared buffer lives in "
                        "#gpu.address_space<workgroup>");
   if (!getBuffer().getType().getLayout().isIdentity())
@@ -262,4 +276,40 @@ AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
   if (operand != MmaOperand::Rhs)
     return *map;
   return AffineMap::get(2, 0, {map->getResult(1), map->getResult(0)}, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// AsyncCopyOp
+//===----------------------------------------------------------------------===//
+
+int64_t AsyncCopyOp::getBytes() {
+  Type element = getSource().getType().getElementType();
+  if (!element.isIntOrFloat())
+    return 0;
+  return getElements() * element.getIntOrFloatBitWidth() / 8;
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  MemRefType source = getSource().getType(), dest = getDest().getType();
+  if ((int64_t)getSourceIndices().size() != source.getRank() ||
+      (int64_t)getDestIndices().size() != dest.getRank())
+    return emitOpError("expects one index per dimension of each buffer");
+  if (source.getElementType() != dest.getElementType())
+    return emitOpError("copies between buffers of one element type, got ")
+           << source.getElementType() << " and " << dest.getElementType();
+  if (!isWorkgroup(dest) || isWorkgroup(source))
+    return emitOpError("copies from global memory into a shared buffer");
+  int64_t bytes = getBytes(), elements = getElements();
+  if (elements < 1 || (bytes != 4 && bytes != 8 && bytes != 16) ||
+      bytes * 8 != elements * source.getElementTypeBitWidth())
+    return emitOpError("copies 4, 8 or 16 bytes, got ")
+           << elements << " x " << source.getElementType();
+  for (MemRefType buffer : {source, dest})
+    if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
+        buffer.getShape().back() % elements != 0)
+      return emitOpError("a copy of ")
+             << elements << " elements needs row-major buffers whose "
+             << "innermost dimension is a multiple of " << elements << ", got "
+             << buffer;
+  return success();
 }

@@ -407,6 +407,8 @@ LogicalResult ContractOp::verify() {
            << kernel.getTileType(getResult().getType().getElementType());
   if (getK() <= 0 || getStep() <= 0)
     return emitOpError("k and step must be positive");
+  if (getStages() < 1)
+    return emitOpError("stages must be positive, got ") << getStages();
   Type element = getResult().getType().getElementType();
   for (Region *operand : {&getLhs(), &getRhs()}) {
     StringRef name = operand == &getLhs() ? "lhs" : "rhs";

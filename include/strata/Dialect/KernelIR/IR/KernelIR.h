@@ -26,6 +26,13 @@ namespace strata::kernelir {
 /// shuffle give blocks a whole number of warps.
 constexpr int64_t kWarpSize = 32;
 
+/// The shared memory a block may declare statically (__shared__ arrays).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+/// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
+/// and asynchronous copies of up to 16 bytes at aligned indices are aligned.
+constexpr int64_t kSharedAlignment = 16;
+
 /// The shape of kernelir.mma: M x N x K = 16 x 8 x 16.
 constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 

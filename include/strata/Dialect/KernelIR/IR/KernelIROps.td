@@ -208,7 +208,8 @@ def KernelIR_SharedOp : KernelIR_Op<"shared", [HasParent<"FuncOp">]> {
     Every block gets its own copy, uninitialized, alive for the block's
     lifetime and visible to all its threads; what one thread writes another
     may read after a `kernelir.barrier`. The buffer lives in the workgroup
-    address space. It sits at the top level of its kernel, which is where a
+    address space and starts at a multiple of 16 bytes (`kSharedAlignment`),
+    so aligned vector accesses and copies into it are aligned. It sits at the top level of its kernel, which is where a
     CUDA `__shared__` array is declared.
 
     ```mlir
@@ -301,6 +302,80 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
     type($result)
   }];
   let hasVerifier = 1;
+}
+
+def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy",
+    [AttrSizedOperandSegments]> {
+  let summary = "Starts a copy of global elements into shared memory.";
+  let description = [{
+    Starts copying `elements` neighbouring elements of the innermost
+    dimension of `source` (global memory), from `sourceIndices` on, into
+    `dest` (a shared buffer) from `destIndices` on, without waiting for
+    them: PTX's `cp.async`, 4, 8 or 16 bytes. With a guard that is false
+    the copy writes zeros and reads nothing (the source indices need not
+    be in bounds).
+
+    The thread's copies since its last `kernelir.async_commit` form a
+    group; `kernelir.async_wait` waits for groups. Until then the
+    destination must not be read, and other threads see it only after
+    their own wait and a `kernelir.barrier`. Both innermost indices are
+    multiples of `elements`, and both buffers are row-major with innermost
+    dimensions that are multiples of it (verified), so a copy is aligned
+    to its size.
+
+    ```mlir
+    kernelir.async_copy %a[%i, %k], %chunk[%s, %r, %c] elements 4 if %inside
+        : memref<100x64xf32>, memref<2x64x16xf32, #gpu.address_space<workgroup>>
+    kernelir.async_commit
+    kernelir.async_wait pending 1
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceIndices,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$destIndices,
+                       I64Attr:$elements,
+                       Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $source `[` $sourceIndices `]` `,` $dest `[` $destIndices `]`
+    `elements` $elements (`if` $pred^)? attr-dict `:` type($source) `,`
+    type($dest)
+  }];
+  let extraClassDeclaration = [{
+    /// The bytes one copy moves: 4, 8 or 16.
+    int64_t getBytes();
+  }];
+  let hasVerifier = 1;
+}
+
+def KernelIR_AsyncCommitOp : KernelIR_Op<"async_commit"> {
+  let summary = "Closes this thread's group of asynchronous copies.";
+  let description = [{
+    The `kernelir.async_copy` ops this thread started since its previous
+    commit form one group (possibly empty), which `kernelir.async_wait`
+    counts: `cp.async.commit_group`.
+
+    ```mlir
+    kernelir.async_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def KernelIR_AsyncWaitOp : KernelIR_Op<"async_wait"> {
+  let summary = "Waits for all but the newest groups of asynchronous copies.";
+  let description = [{
+    Waits until at most `pending` of this thread's committed groups are
+    still in flight: the copies of every older group are complete and
+    visible to this thread (`cp.async.wait_group`). Another thread sees
+    them after a `kernelir.barrier` that follows this wait.
+
+    ```mlir
+    kernelir.async_wait pending 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "`pending` $pending attr-dict";
 }
 
 #endif // STRATA_KERNELIR_OPS

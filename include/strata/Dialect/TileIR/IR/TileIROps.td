@@ -338,7 +338,10 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
     one scalar of the result's element type. Elements outside the domain are
     undefined. The schedule: `step` is how many `k` one staging step covers
     (the lowering stages an operand chunk of the tile's rows or columns by
-    `step` in shared memory per step).
+    `step` in shared memory per step), and `stages` (1 unless given) how
+    many steps' chunks shared memory holds at once: with more than one the
+    copies for step `s + stages - 1` are in flight (asynchronous where the
+    chip has them) while step `s` multiplies, a software pipeline.
 
     ```mlir
     %c = tileir.contract [%o0, %o1] k 65 step 16 : !tileir.tile<32x32xf32> lhs {
@@ -352,11 +355,13 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
     }
     ```
   }];
-  let arguments = (ins Variadic<Index>:$origin, I64Attr:$k, I64Attr:$step);
+  let arguments = (ins Variadic<Index>:$origin, I64Attr:$k, I64Attr:$step,
+                       DefaultValuedAttr<I64Attr, "1">:$stages);
   let results = (outs TileIR_TileType:$result);
   let regions = (region SizedRegion<1>:$lhs, SizedRegion<1>:$rhs);
   let assemblyFormat = [{
-    ` ` `[` $origin `]` `k` $k `step` $step attr-dict `:` type($result)
+    ` ` `[` $origin `]` `k` $k `step` $step (`stages` $stages^)? attr-dict
+    `:` type($result)
     `lhs` $lhs `rhs` $rhs
   }];
   let hasVerifier = 1;

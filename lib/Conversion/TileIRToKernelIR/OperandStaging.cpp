@@ -1,0 +1,206 @@
+// Staging one operand chunk of a contraction into shared memory: computed
+// and stored by the threads, or, where the operand is a plain load of a
+// kernel buffer, copied asynchronously (global to shared, no registers).
+
+#include "TileBodyTranslator.h"
+#include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
+#include "strata/Dialect/Utils/LoopBox.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+SmallVector<Value> TileBodyTranslator::chunkAt(Value r, Value c) {
+  if (chunkSlot)
+    return {chunkSlot, r, c};
+  return {r, c};
+}
+
+/// The tile dimension an operand region varies: the rows for the lhs (its
+/// columns are dropped), the columns for the rhs.
+static size_t variedDim(size_t dropped, size_t rank) {
+  return dropped == rank - 1 ? rank - 2 : rank - 1;
+}
+
+std::pair<SmallVector<Value>, Value>
+TileBodyTranslator::chunkPoint(Region &operand, ValueRange origin,
+                               const ChunkShape &shape, Value k0, Value r,
+                               Value c) {
+  Location loc = operand.getLoc();
+  ArrayRef<int64_t> domain = kernel.getDomain();
+  size_t rank = domain.size();
+  size_t varied = variedDim(shape.dropped, rank);
+  int64_t k = cast<tileir::ContractOp>(operand.getParentOp()).getK();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value kk = shape.rowIsK ? r : c, along = shape.rowIsK ? c : r;
+  Value kg = arith::AddIOp::create(b, loc, k0, kk);
+  Value point =
+      arith::AddIOp::create(b, loc, mapping.lookup(origin[varied]), along);
+  // Outside the domain or past k the operand is zero.
+  Value inside;
+  auto require = [&](Value v, int64_t bound) {
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v,
+                                     index(bound));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+  };
+  if (domain[varied] % kernel.getTile()[varied] != 0)
+    require(point, domain[varied]);
+  if (k % (shape.rowIsK ? shape.rows : shape.cols) != 0)
+    require(kg, k);
+  SmallVector<Value> coords;
+  for (size_t d = 0; d < rank; ++d)
+    if (d != shape.dropped)
+      coords.push_back(d == varied ? point : mapping.lookup(origin[d]));
+  coords.push_back(kg);
+  return {coords, inside};
+}
+
+/// Calls `body` with the index e of each of `total` work items of this
+/// thread (e = thread, thread + threads, ...), guarding the last round
+/// where some threads have none.
+static void forEachShare(OpBuilder &b, Location loc, Value thread,
+                         int64_t threads, int64_t total,
+                         function_ref<void(Value)> body) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  for (int64_t first = 0; first < total; first += threads) {
+    OpBuilder::InsertionGuard guard(b);
+    Value e = arith::AddIOp::create(b, loc, thread, index(first));
+    if (first + threads > total) { // The last round: some threads idle.
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e,
+                                           index(total));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, active, false);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
+    body(e);
+  }
+}
+
+void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
+                               const ChunkShape &shape, Value k0, Value zero) {
+  Location loc = operand.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  forEachShare(b, loc, thread, kernel.getThreads(), shape.rows * shape.cols,
+               [&](Value e) {
+                 Value r = arith::DivUIOp::create(b, loc, e, index(shape.cols));
+                 Value c = arith::RemUIOp::create(b, loc, e, index(shape.cols));
+                 auto [coords, inside] =
+                     chunkPoint(operand, origin, shape, k0, r, c);
+                 auto evaluate = [&, &coords = coords]() -> Value {
+                   Block &body = operand.front();
+                   Value result = body.getTerminator()->getOperand(0);
+                   if (shape.narrow)
+                     result = result.getDefiningOp<arith::ExtFOp>().getIn();
+                   return cloneLoopBody(b, body, coords, mapping)
+                       .lookupOrDefault(result);
+                 };
+                 Value value;
+                 if (!inside) {
+                   value = evaluate();
+                 } else {
+                   auto ifOp =
+                       scf::IfOp::create(b, loc, zero.getType(), inside, true);
+                   OpBuilder::InsertionGuard inner(b);
+                   b.setInsertionPointToStart(ifOp.thenBlock());
+                   scf::YieldOp::create(b, loc, evaluate());
+                   b.setInsertionPointToStart(ifOp.elseBlock());
+                   scf::YieldOp::create(b, loc, zero);
+                   value = ifOp.getResult(0);
+                 }
+                 kernelir::StoreOp::create(b, loc, value, chunk,
+                                           shape.transposed ? chunkAt(c, r)
+                                                            : chunkAt(r, c));
+               });
+}
+
+/// The load an operand region stages unchanged: the region is one
+/// loopir.load of a buffer of `kernel` (widened by an arith.extf with
+/// `narrow`); null otherwise.
+static loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
+                                       bool narrow) {
+  Block &body = operand.front();
+  Value result = body.getTerminator()->getOperand(0);
+  if (narrow) {
+    auto widen = result.getDefiningOp<arith::ExtFOp>();
+    if (!widen)
+      return {};
+    result = widen.getIn();
+  }
+  auto load = result.getDefiningOp<loopir::LoadOp>();
+  auto buffer = load ? dyn_cast<BlockArgument>(load.getMemref()) : nullptr;
+  if (!buffer || buffer.getOwner() != &kernel.getBody().front() ||
+      llvm::range_size(body.without_terminator()) != (narrow ? 2u : 1u))
+    return {};
+  return load;
+}
+
+int64_t TileBodyTranslator::asyncCopyWidth(Region &operand,
+                                           const ChunkShape &shape) {
+  loopir::LoadOp load = plainOperandLoad(kernel, operand, shape.narrow);
+  if (!load)
+    return 0;
+  auto buffer = cast<MemRefType>(load.getMemref().getType());
+  if (!buffer.getElementType().isIntOrFloat())
+    return 0;
+  size_t rank = kernel.getDomain().size();
+  size_t varied = variedDim(shape.dropped, rank);
+  bool alongK = shape.storedRowsRunAlongK();
+  // The region argument a stored row varies, its extent in the chunk and
+  // its bound (the runs must not straddle it).
+  Block &body = operand.front();
+  Value inner =
+      alongK ? body.getArguments().back()
+             : body.getArgument(varied < shape.dropped ? varied : varied - 1);
+  int64_t extent = alongK ? (shape.rowIsK ? shape.rows : shape.cols)
+                          : kernel.getTile()[varied];
+  int64_t bound = alongK
+                      ? cast<tileir::ContractOp>(operand.getParentOp()).getK()
+                      : kernel.getDomain()[varied];
+  ValueRange indices = load.getIndices();
+  int64_t bits = buffer.getElementTypeBitWidth();
+  // cp.async moves 4, 8 or 16 bytes.
+  for (int64_t width = kMaxVectorBits / bits; width * bits >= 32; width /= 2)
+    if (extent % width == 0 && bound % width == 0 &&
+        isRowRun(
+            load.getIndexMap(), [&](unsigned d) { return indices[d] == inner; },
+            buffer, width))
+      return width;
+  return 0;
+}
+
+void TileBodyTranslator::stageAsync(Region &operand, ValueRange origin,
+                                    Value chunk, const ChunkShape &shape,
+                                    Value k0, int64_t width) {
+  Location loc = operand.getLoc();
+  loopir::LoadOp load = plainOperandLoad(kernel, operand, shape.narrow);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t storedRows = shape.transposed ? shape.cols : shape.rows;
+  int64_t runsPerRow = (shape.transposed ? shape.rows : shape.cols) / width;
+  forEachShare(
+      b, loc, thread, kernel.getThreads(), storedRows * runsPerRow,
+      [&](Value e) {
+        // The run's first element, as stored and in the chunk.
+        Value sr = arith::DivUIOp::create(b, loc, e, index(runsPerRow));
+        Value sc = arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, e, index(runsPerRow)),
+            index(width));
+        Value r = shape.transposed ? sc : sr, c = shape.transposed ? sr : sc;
+        auto [coords, inside] = chunkPoint(operand, origin, shape, k0, r, c);
+        IRMapping at = mapping;
+        at.map(operand.front().getArguments(), coords);
+        SmallVector<Value> indices;
+        for (Value v : load.getIndices())
+          indices.push_back(at.lookupOrDefault(v));
+        kernelir::AsyncCopyOp::create(
+            b, loc, mapping.lookup(load.getMemref()),
+            expandAccessIndices(b, loc, load.getIndexMap(), indices), chunk,
+            chunkAt(sr, sc), b.getI64IntegerAttr(width), inside);
+      });
+}

@@ -1,0 +1,73 @@
+// tileir-pipeline: the pipeline depth of each contraction, the one decision
+// of this pass (see Passes.td).
+
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace strata::tileir {
+#define GEN_PASS_DEF_TILEIRPIPELINEPASS
+#include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
+} // namespace strata::tileir
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::tileir;
+
+namespace {
+/// The depth of one contraction: `wanted`, but at most its steps of k and
+/// what fits in the shared-memory budget.
+int64_t chooseStages(ContractOp contract, int64_t wanted) {
+  auto kernel = contract->getParentOfType<KernelOp>();
+  ArrayRef<int64_t> tile = kernel.getTile();
+  int64_t rows = tile[tile.size() - 2], cols = tile[tile.size() - 1];
+  int64_t step = contract.getStep();
+  Type element = contract.getResult().getType().getElementType();
+  int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  int64_t perStage = (rows + cols) * step * bytes;
+  int64_t steps = llvm::divideCeil(contract.getK(), step);
+  int64_t fit = std::max<int64_t>(1, kSharedMemoryBudgetBytes / perStage);
+  return std::max<int64_t>(1, std::min({wanted, steps, fit}));
+}
+
+struct PipelineContraction : OpRewritePattern<ContractOp> {
+  PipelineContraction(MLIRContext *ctx, int64_t stages)
+      : OpRewritePattern(ctx), stages(stages) {}
+
+  LogicalResult matchAndRewrite(ContractOp contract,
+                                PatternRewriter &rewriter) const override {
+    int64_t depth = chooseStages(contract, stages);
+    if (depth == (int64_t)contract.getStages())
+      return failure();
+    rewriter.modifyOpInPlace(contract, [&] { contract.setStages(depth); });
+    return success();
+  }
+
+  int64_t stages;
+};
+
+struct TileIRPipelinePass
+    : strata::tileir::impl::TileIRPipelinePassBase<TileIRPipelinePass> {
+  using TileIRPipelinePassBase::TileIRPipelinePassBase;
+
+  void runOnOperation() override {
+    if (stages < 1) {
+      mlir::emitError(getOperation()->getLoc(),
+                      "tileir-pipeline: stages must be at least 1, got ")
+          << stages.getValue();
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populatePipelinePatterns(patterns, stages);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void strata::tileir::populatePipelinePatterns(RewritePatternSet &patterns,
+                                              int64_t stages) {
+  patterns.add<PipelineContraction>(patterns.getContext(), stages);
+}

@@ -1,0 +1,80 @@
+// RUN: strata-opt %s --tileir-pipeline | FileCheck %s
+// RUN: strata-opt %s '--tileir-pipeline=stages=4' | FileCheck %s --check-prefix=FOUR
+// RUN: strata-opt %s '--tileir-pipeline=stages=1' | FileCheck %s --check-prefix=NONE
+// RUN: not strata-opt %s '--tileir-pipeline=stages=0' 2>&1 | FileCheck %s --check-prefix=ZERO
+
+// Double buffering by default. With 4 wanted: the 64 x 64 f32 tile
+// (8 KiB of chunks per step of 16) takes 4; k = 40 has only 3 steps of 16;
+// the 256 x 256 tile (32 KiB per step) fits once in 48 KiB.
+// CHECK-LABEL: func.func @square
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 256 step 16 stages 2 :
+// CHECK-LABEL: func.func @short_k
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 40 step 16 stages 2 :
+// CHECK-LABEL: func.func @wide
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 256 step 16 :
+// FOUR-LABEL: func.func @square
+// FOUR: k 256 step 16 stages 4 :
+// FOUR-LABEL: func.func @short_k
+// FOUR: k 40 step 16 stages 3 :
+// FOUR-LABEL: func.func @wide
+// FOUR: k 256 step 16 :
+// NONE-NOT: stages
+// ZERO: tileir-pipeline: stages must be at least 1, got 0
+
+func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32> domain [256, 256] tile [64, 64] threads 256 {
+  ^bb0(%ab: memref<256x256xf32>, %bb: memref<256x256xf32>, %out: memref<256x256xf32>):
+    %c64 = arith.constant 64 : index
+    %p0 = tileir.program_id 0
+    %p1 = tileir.program_id 1
+    %o0 = arith.muli %p0, %c64 : index
+    %o1 = arith.muli %p1, %c64 : index
+    %c = tileir.contract [%o0, %o1] k 256 step 16 : !tileir.tile<64x64xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<256x256xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %w = loopir.load %bb[%k, %j] : memref<256x256xf32>
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<64x64xf32>, memref<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+
+func.func @short_k(%a: tensor<64x40xf32>, %b: tensor<40x64xf32>) -> tensor<64x64xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<64x40xf32>, tensor<40x64xf32>) -> tensor<64x64xf32> domain [64, 64] tile [64, 64] threads 256 {
+  ^bb0(%ab: memref<64x40xf32>, %bb: memref<40x64xf32>, %out: memref<64x64xf32>):
+    %c0 = arith.constant 0 : index
+    %c = tileir.contract [%c0, %c0] k 40 step 16 : !tileir.tile<64x64xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<64x40xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %w = loopir.load %bb[%k, %j] : memref<40x64xf32>
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%c0, %c0] : !tileir.tile<64x64xf32>, memref<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+func.func @wide(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32> domain [256, 256] tile [256, 256] threads 1024 {
+  ^bb0(%ab: memref<256x256xf32>, %bb: memref<256x256xf32>, %out: memref<256x256xf32>):
+    %c0 = arith.constant 0 : index
+    %c = tileir.contract [%c0, %c0] k 256 step 16 : !tileir.tile<256x256xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<256x256xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %w = loopir.load %bb[%k, %j] : memref<256x256xf32>
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%c0, %c0] : !tileir.tile<256x256xf32>, memref<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
