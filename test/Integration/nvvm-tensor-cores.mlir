@@ -11,7 +11,11 @@
 // CHECK: gpu.binary @strata_kernels
 // CHECK-SAME: .entry forward_kernel
 // CHECK-NOT: .entry
-// CHECK-SAME: .shared .align {{[0-9]+}} .b8
+// CHECK-SAME: .shared .align 16 .b8
+// A's rows (8 halves, 16 bytes) are copied asynchronously, double-buffered.
+// CHECK-SAME: cp.async.cg.shared.global
+// CHECK-SAME: cp.async.commit_group
+// CHECK-SAME: cp.async.wait_group
 // CHECK-SAME: ld.shared.b32
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-SAME: cvt.rn.f16.f32
@@ -23,6 +27,8 @@
 // KERNEL: kernelir.launch @forward_kernel
 // KERNEL: kernelir.launch @forward_bf16_kernel
 // KERNEL: kernelir.func @forward_kernel({{.*}}) attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 32, 1, 1>}
+// KERNEL-DAG: kernelir.shared : memref<2x64x16xf16, #gpu.address_space<workgroup>>
+// KERNEL-DAG: kernelir.async_copy {{.*}} elements 8{{.*}}: memref<512x384xf16>, memref<2x64x16xf16, #gpu.address_space<workgroup>>
 // KERNEL-COUNT-4: kernelir.mma {{.*}} : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // KERNEL: kernelir.func @forward_bf16_kernel
 // KERNEL-COUNT-4: kernelir.mma {{.*}} : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
