@@ -51,6 +51,7 @@ static void buildKernelStages(OpPassManager &pm, const Options &options) {
   buildTileStages(pm, options);
   ConvertTileIRToKernelIRPassOptions kernel;
   kernel.tensorCores = options.tensorCores;
+  kernel.tf32 = options.tf32;
   pm.addPass(createConvertTileIRToKernelIRPass(kernel));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

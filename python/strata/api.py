@@ -18,10 +18,13 @@ def _ptxas_available():
     return os.access(os.path.join(config.CUDA_ROOT, "bin", "ptxas"), os.X_OK)
 
 
-def build_artifact(module_text, names, target="sm_90", ptx_version="80"):
+def build_artifact(module_text, names, target="sm_90", ptx_version="80",
+                   schedule=""):
     """The artifact bytes of a tensorir program: its launch plan, PTX and,
-    where ptxas is available, a cubin for `target`."""
-    options = "chip=%s features=+ptx%s" % (target, ptx_version)
+    where ptxas is available, a cubin for `target` (`schedule`: pipeline
+    options such as 'stages=3 tf32=true')."""
+    options = " ".join(filter(None, ["chip=%s features=+ptx%s"
+                                     % (target, ptx_version), schedule]))
     isa = strata.parse(module_text)
     isa.run(strata.pipeline("nvvm", options + " format=isa"))
     cubin = None

@@ -34,14 +34,16 @@ def _write(path, data):
 
 
 def _nvvm_options(args):
-    return "chip=%s features=+ptx%s" % (args.chip, args.ptx)
+    return " ".join(filter(None, ["chip=%s features=+ptx%s"
+                                  % (args.chip, args.ptx),
+                                  getattr(args, "options", None)]))
 
 
 def cmd_lower(args):
     text = _read(args.file)
     options = args.options or ""
     if args.to == "nvvm":
-        options = " ".join(filter(None, [_nvvm_options(args), options]))
+        options = "chip=%s features=+ptx%s %s" % (args.chip, args.ptx, options)
     module = strata.lower(text, args.to, options, filename=args.file)
     _write(args.output, str(module))
     return 0
@@ -170,12 +172,13 @@ def cmd_compile(args):
         names = [("input%d" % b[1]) if b[0] == "input" else b[1]
                  for b in program.bindings]
         _write(args.output, build_artifact(str(module), names, args.chip,
-                                           args.ptx))
+                                           args.ptx, args.options or ""))
         return 0
+    schedule = args.options or ""
     if args.emit == "tensor":
         text = str(module)
     elif args.emit == "cuda":
-        module.run(strata.pipeline("kernel"))
+        module.run(strata.pipeline("kernel", schedule))
         text = module.to_cuda()
     elif args.emit == "ptx":
         start = time.perf_counter()
@@ -185,7 +188,7 @@ def cmd_compile(args):
         text = "".join(o.data.decode() for o in module.gpu_objects())
     else:
         start = time.perf_counter()
-        passes = module.run(strata.pipeline(args.emit), args.timing)
+        passes = module.run(strata.pipeline(args.emit, schedule), args.timing)
         times.append(("tensorir to %s" % args.emit, time.perf_counter() - start))
         text = str(module)
     _write(args.output, text)
@@ -318,6 +321,9 @@ def build_parser():
     p.add_argument("--report", action="store_true",
                    help="with --emit ptx: registers, spills and shared "
                         "memory of every kernel, from ptxas -v")
+    p.add_argument("--options", default="",
+                   help="schedule options of the pipelines, e.g. "
+                        "'stages=3 tf32=true k-tile=32'")
     add_target(p)
     p.set_defaults(func=cmd_compile)
 

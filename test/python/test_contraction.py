@@ -170,3 +170,34 @@ def test_half_linear_copies_both_operands():
         error = (out.float() - want).abs()
         bound = want.abs() * 2.0 ** -11 * 1.01 + 1e-6 * 96
         assert bool((error <= bound).all()), (via, (error - bound).max())
+
+
+@pytest.mark.parametrize("shape", [(100, 64, 72), (45, 77, 29), (9, 513, 8)])
+def test_tf32_matmul_only_when_asked_for(shape):
+    # f32 contractions use fused multiply-adds unless tf32=true; then their
+    # warps multiply on tensor cores (m16n8k8), each operand rounded to
+    # tf32 (10 mantissa bits, to nearest) and the sums in f32. Compared with
+    # the exact product: within the two roundings of each product, and
+    # visibly less exact than f32 (so the rounding is really emulated).
+    from strata.runner import host_view, poisoned, via_pipeline
+    torch.manual_seed(sum(shape))
+    m, k, n = shape
+    a, b = randn(m, k), randn(k, n)
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline("kernel"))
+    assert "kernelir.mma" not in str(module)
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline("kernel", "tf32=true"))
+    text = str(module)
+    assert "kernelir.mma" in text and "vector<4x1xf32>" in text, text
+    exact = a.double() @ b.double()
+    bound = (a.double().abs() @ b.double().abs()) * (2.0 ** -10 * 1.01 + k * 2.0 ** -23)
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        module = import_program(capture(torch.matmul, (a, b)))
+        out = poisoned((m, n), torch.float32)
+        module.run_on_cpu("forward", via_pipeline(via, "tf32=true"),
+                          [host_view(a), host_view(b)], [host_view(out)])
+        error = (out.double() - exact).abs()
+        assert bool((error <= bound).all()), (via, (error - bound).max())
+        relative = (error / exact.abs().clamp(min=1.0)).max().item()
+        assert relative > 2.0 ** -16, (via, relative)

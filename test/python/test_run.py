@@ -163,7 +163,7 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
                     reason="nvcc not found: the CUDA rendering is not compiled here")
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
-                                  "bf16_matmul", "decoder"])
+                                  "bf16_matmul", "tf32_matmul", "decoder"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -180,7 +180,10 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                 "half_matmul": ["-c", "torch.matmul(torch.randn(512, 384).half(), "
                                 "torch.randn(384, 256).half())"],
                 "bf16_matmul": ["-c", "torch.matmul(torch.randn(100, 333).bfloat16(), "
-                                "torch.randn(333, 70).bfloat16())"]}[name]
+                                "torch.randn(333, 70).bfloat16())"],
+                "tf32_matmul": ["-c", "torch.matmul(torch.randn(100, 64), "
+                                "torch.randn(64, 72))", "--options",
+                                "tf32=true stages=3"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -197,6 +200,11 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in text, text
     if name == "bf16_matmul":
         assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in text, text
+    if name == "tf32_matmul":  # Rounded operands, pipelined async copies.
+        for construct in ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                          "cvt.rna.tf32.f32", "cp.async.cg.shared.global",
+                          "cp.async.wait_group %0;\" :: \"n\"(1)"]:
+            assert construct in text, construct
     r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + text

@@ -93,6 +93,10 @@ def ConvertTileIRToKernelIRPass
            "Multiply f16 and bf16 contractions on tensor cores (kernelir.mma, "
            "sm_80 and later) where the block tile splits into warps of "
            "16x8 tiles; false keeps fused multiply-adds">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "With tensor-cores, multiply f32 contractions on tensor cores too, "
+           "their operands rounded to tf32 (10 mantissa bits; sums stay "
+           "f32): faster, less exact, so only when asked for">,
   ];
 }
 

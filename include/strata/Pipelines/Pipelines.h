@@ -36,6 +36,11 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Multiply f16 and bf16 contractions on tensor cores "
                      "(kernelir.mma)"),
       llvm::cl::init(true)};
+  typename Base::template Option<bool> tf32{
+      *this, "tf32",
+      llvm::cl::desc("Multiply f32 contractions on tensor cores as tf32 "
+                     "(with tensor-cores)"),
+      llvm::cl::init(false)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.

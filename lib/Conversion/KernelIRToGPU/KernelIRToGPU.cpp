@@ -127,16 +127,40 @@ struct MmaToMmaSync : OpConversionPattern<kernelir::MmaOp> {
   LogicalResult
   matchAndRewrite(kernelir::MmaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    int64_t shape[] = {kernelir::kMmaM, kernelir::kMmaN, kernelir::kMmaK};
-    // The same fragments: nvgpu.mma.sync is PTX's m16n8k16 row.col.
-    if (op.getLhs().getType().getElementType().isF16()) {
+    Type element = op.getLhs().getType().getElementType();
+    int64_t shape[] = {kernelir::kMmaM, kernelir::kMmaN,
+                       kernelir::getMmaK(element)};
+    Location loc = op.getLoc();
+    // The same fragments: nvgpu.mma.sync is PTX's m16n8k16 (m16n8k8 for
+    // tf32) row.col.
+    if (element.isF16()) {
       rewriter.replaceOpWithNewOp<nvgpu::MmaSyncOp>(
           op, adaptor.getLhs(), adaptor.getRhs(), adaptor.getAcc(), shape);
       return success();
     }
+    if (element.isF32()) {
+      // The hardware ignores the low mantissa bits of a tf32 operand:
+      // round them first (cvt.rna.tf32.f32), as the op promises.
+      auto toTF32 = [&](Value fragment) -> Value {
+        auto type = cast<VectorType>(fragment.getType());
+        SmallVector<Value> rounded;
+        for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+          Value x = vector::ExtractOp::create(rewriter, loc, fragment, {r, 0});
+          Value bits = NVVM::ConvertFloatToTF32Op::create(
+              rewriter, loc, rewriter.getI32Type(), x,
+              NVVM::FPRoundingMode::RNA);
+          rounded.push_back(arith::BitcastOp::create(
+              rewriter, loc, rewriter.getF32Type(), bits));
+        }
+        return vector::FromElementsOp::create(rewriter, loc, type, rounded);
+      };
+      rewriter.replaceOpWithNewOp<nvgpu::MmaSyncOp>(
+          op, toTF32(adaptor.getLhs()), toTF32(adaptor.getRhs()),
+          adaptor.getAcc(), shape, /*tf32Enabled=*/true);
+      return success();
+    }
     // nvgpu takes no bf16: nvvm.mma.sync on the registers, two bf16 per
     // 32-bit register of A and B, one f32 per register of C and D.
-    Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     auto registers = [&](Value fragment) {
       SmallVector<Value> regs;

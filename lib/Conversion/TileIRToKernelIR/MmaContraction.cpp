@@ -1,8 +1,9 @@
-// A tileir.contract of f16 or bf16 operands on tensor cores: the warps of
-// the block share its tile as a grid of 16x8 mma tiles; per step of k the
-// operand chunks are staged in shared memory before their widening to f32,
-// then each warp loads its
-// fragments (kernelir.getMmaFragmentMap) and accumulates with kernelir.mma.
+// A tileir.contract of f16 or bf16 operands (or f32 ones, as tf32 where
+// asked for) on tensor cores: the warps of the block share its tile as a
+// grid of 16x8 mma tiles; per step of k the operand chunks are staged in
+// shared memory (halves before their widening to f32), then each warp loads
+// its fragments (kernelir.getMmaFragmentMap) and accumulates with
+// kernelir.mma.
 
 #include "TileBodyTranslator.h"
 
@@ -13,7 +14,6 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-using kernelir::kMmaK;
 using kernelir::kMmaM;
 using kernelir::kMmaN;
 using kernelir::MmaOperand;
@@ -38,10 +38,16 @@ TileBodyTranslator::chooseMmaLayout() {
   if (!tensorCores || !llvm::hasSingleElement(contracts))
     return std::nullopt;
   tileir::ContractOp contract = *contracts.begin();
-  Type narrow = widenedHalfType(contract.getLhs());
-  if (!contract.getResult().getType().getElementType().isF32() || !narrow ||
-      widenedHalfType(contract.getRhs()) != narrow ||
-      contract.getStep() % kMmaK != 0)
+  if (!contract.getResult().getType().getElementType().isF32())
+    return std::nullopt;
+  // Halves widened to f32 multiply as halves; f32 operands as tf32 only
+  // where asked for.
+  Type operand = widenedHalfType(contract.getLhs());
+  if (operand && widenedHalfType(contract.getRhs()) != operand)
+    return std::nullopt;
+  if (!operand && tf32)
+    operand = b.getF32Type();
+  if (!operand || contract.getStep() % kernelir::getMmaK(operand) != 0)
     return std::nullopt;
   ArrayRef<int64_t> tile = kernel.getTile();
   size_t rank = tile.size();
@@ -61,7 +67,8 @@ TileBodyTranslator::chooseMmaLayout() {
     if (warps % warpRows != 0 || tilesM % warpRows != 0 ||
         tilesN % warpCols != 0)
       continue;
-    MmaLayout layout{warpRows, warpCols, tilesM / warpRows, tilesN / warpCols};
+    MmaLayout layout{warpRows, warpCols, tilesM / warpRows, tilesN / warpCols,
+                     operand};
     if (!best || layout.tilesM + layout.tilesN < best->tilesM + best->tilesN)
       best = layout;
   }
@@ -84,8 +91,11 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
       index(layout.tilesN * kMmaN));
   for (MmaOperand operand :
        {MmaOperand::Lhs, MmaOperand::Rhs, MmaOperand::Acc}) {
-    AffineMap map = kernelir::getMmaFragmentMap(b.getContext(), operand);
-    for (int64_t v = 0; v < kernelir::getMmaFragmentSize(operand); ++v) {
+    AffineMap map =
+        kernelir::getMmaFragmentMap(b.getContext(), operand, layout.operand);
+    int64_t size =
+        kernelir::getMmaFragmentType(operand, layout.operand).getNumElements();
+    for (int64_t v = 0; v < size; ++v) {
       SmallVector<Value> rc =
           *affine::expandAffineMap(b, loc, map, ValueRange{lane, index(v)});
       mmaCoords[(int)operand].push_back({rc[0], rc[1]});
@@ -112,37 +122,48 @@ LogicalResult
 TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
   int64_t step = contract.getStep();
-  // f16 or bf16: the operands before their widening.
-  Type f16 = widenedHalfType(contract.getLhs()), f32 = b.getF32Type();
+  // f16 or bf16 (the operands before their widening), or f32 (tf32).
+  Type operand = mma->operand;
+  bool narrow = !operand.isF32();
+  int64_t kStep = kernelir::getMmaK(operand);
+  // Halves: B is staged n x k, so that a register's pair of neighbours in
+  // k is one 32-bit shared load; a tf32 register is one element either way.
+  bool rhsTransposed = narrow;
   Value lhsChunk, rhsChunk;
-  std::tie(lhsChunk, rhsChunk) =
-      createChunks(contract, f16, /*rhsTransposed=*/true);
+  std::tie(lhsChunk, rhsChunk) = createChunks(contract, operand, rhsTransposed);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(b, loc, x, y);
   };
-  auto lhsType = VectorType::get({4, 2}, f16);
-  auto rhsType = VectorType::get({2, 2}, f16);
-  auto accType = VectorType::get({2, 2}, f32);
-  auto pairType = VectorType::get({2}, f16);
-  Value zero16 = arith::ConstantOp::create(b, loc, b.getZeroAttr(f16));
-  // A fragment: register r holds values 2r and 2r + 1, neighbours in k,
-  // one 32-bit shared load (B is staged n x k for that). `base` is the
-  // tile's first row (A) or column (B) in the block tile.
-  auto fragment = [&](MmaOperand operand, Value base, Value k0) -> Value {
-    bool isLhs = operand == MmaOperand::Lhs;
-    auto type = isLhs ? lhsType : rhsType;
+  auto accType = kernelir::getMmaFragmentType(MmaOperand::Acc, operand);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
+  // A fragment: register r holds the elements of values c r, ..., c r +
+  // c - 1 (c per register), neighbours in k, one shared load. `base` is
+  // the tile's first row (A) or column (B) in the block tile.
+  auto fragment = [&](MmaOperand which, Value base, Value k0) -> Value {
+    bool isLhs = which == MmaOperand::Lhs;
+    auto type = kernelir::getMmaFragmentType(which, operand);
+    int64_t perRegister = type.getDimSize(1);
     Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
-      auto [first, second] = mmaCoords[(int)operand][2 * r];
+      auto [first, second] = mmaCoords[(int)which][perRegister * r];
       // A: (row, k); B: (k, column).
-      Value along = isLhs ? first : second, k = isLhs ? second : first;
-      Value pair = kernelir::LoadOp::create(
-          b, loc, pairType, isLhs ? lhsChunk : rhsChunk,
-          chunkAt(add(base, along), add(k0, k)), Value());
-      result = vector::InsertOp::create(b, loc, pair, result, r);
+      Value along = add(base, isLhs ? first : second),
+            k = add(k0, isLhs ? second : first);
+      Value chunk = isLhs ? lhsChunk : rhsChunk;
+      SmallVector<Value> at =
+          isLhs || rhsTransposed ? chunkAt(along, k) : chunkAt(k, along);
+      if (perRegister == 1) {
+        Value x = kernelir::LoadOp::create(b, loc, chunk, at);
+        result = vector::InsertOp::create(b, loc, x, result,
+                                          ArrayRef<int64_t>{r, 0});
+        continue;
+      }
+      Value run = kernelir::LoadOp::create(
+          b, loc, VectorType::get({perRegister}, operand), chunk, at, Value());
+      result = vector::InsertOp::create(b, loc, run, result, r);
     }
     return result;
   };
@@ -150,10 +171,10 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   SmallVector<Value> init(tilesM * tilesN, arith::ConstantOp::create(
                                                b, loc, b.getZeroAttr(accType)));
   auto kLoop = stagedLoop(
-      contract, lhsChunk, rhsChunk, zero16, /*narrow=*/true,
-      /*rhsTransposed=*/true, init, [&](ValueRange acc) {
+      contract, lhsChunk, rhsChunk, zero, narrow, rhsTransposed, init,
+      [&](ValueRange acc) {
         SmallVector<Value> next(acc);
-        for (int64_t kk = 0; kk < step; kk += kMmaK) {
+        for (int64_t kk = 0; kk < step; kk += kStep) {
           Value k = index(kk);
           SmallVector<Value> lhs, rhs;
           for (int64_t m = 0; m < tilesM; ++m)

@@ -42,8 +42,9 @@ int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
 /// see assignRegisterTiles).
 class TileBodyTranslator {
 public:
-  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel, bool tensorCores)
-      : b(b), kernel(kernel), tensorCores(tensorCores),
+  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel, bool tensorCores,
+                     bool tf32)
+      : b(b), kernel(kernel), tensorCores(tensorCores), tf32(tf32),
         elementsPerThread(kernel.getTileType(b.getF32Type()).getNumElements() /
                           kernel.getThreads()) {}
 
@@ -93,14 +94,17 @@ private:
 
   /// How the warps of a contraction kernel share its block tile on tensor
   /// cores: a grid of warpRows x warpCols warps, each owning tilesM x
-  /// tilesN mma tiles (16 x 8 outputs each).
+  /// tilesN mma tiles (16 x 8 outputs each), multiplying operands of
+  /// `operand` (f16, bf16, or f32 as tf32).
   struct MmaLayout {
     int64_t warpRows, warpCols, tilesM, tilesN;
+    Type operand;
   };
 
   /// The tensor-core layout of a contraction kernel whose operands are f16
-  /// (or bf16) widened to f32, whose block tile splits into whole mma tiles
-  /// among its warps and whose k step is a multiple of 16; none otherwise.
+  /// (or bf16) widened to f32, or f32 with `tf32`, whose block tile splits
+  /// into whole mma tiles among its warps and whose k step is a multiple of
+  /// the mma's k; none otherwise.
   std::optional<MmaLayout> chooseMmaLayout();
 
   /// Gives each thread the result elements of its lane in its warp's mma
@@ -109,9 +113,9 @@ private:
   void assignMmaTiles(const MmaLayout &layout);
 
   /// A contraction on tensor cores: per step of k, both operand chunks are
-  /// staged in shared memory as f16 or bf16 (before their widening), then each
-  /// warp loads its A and B fragments and accumulates its tiles with
-  /// kernelir.mma.
+  /// staged in shared memory (f16 or bf16 before their widening, or f32),
+  /// then each warp loads its A and B fragments and accumulates its tiles
+  /// with kernelir.mma.
   LogicalResult translateMmaContract(tileir::ContractOp contract);
 
   /// A cooperative fold: each thread folds its share of the points in
@@ -225,6 +229,7 @@ private:
   OpBuilder &b;
   tileir::KernelOp kernel;
   bool tensorCores; // Whether f16 contractions may use kernelir.mma.
+  bool tf32;        // Whether f32 contractions may too, as tf32.
   int64_t elementsPerThread;
   int64_t vectorWidth = 1; // Neighbouring elements a thread owns in a run.
   IRMapping mapping; // Non-tile values of the tile program -> kernel values.

@@ -23,8 +23,10 @@ namespace {
 
 /// tileir.kernel -> kernelir.func + result allocations + kernelir.launch.
 struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
-  KernelToLaunch(TypeConverter &converter, MLIRContext *ctx, bool tensorCores)
-      : OpConversionPattern(converter, ctx), tensorCores(tensorCores) {}
+  KernelToLaunch(TypeConverter &converter, MLIRContext *ctx, bool tensorCores,
+                 bool tf32)
+      : OpConversionPattern(converter, ctx), tensorCores(tensorCores),
+        tf32(tf32) {}
 
   LogicalResult
   matchAndRewrite(tileir::KernelOp op, OpAdaptor adaptor,
@@ -45,7 +47,8 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
     rewriter.setInsertionPointToStart(&func.getBody().front());
-    if (failed(TileBodyTranslator(rewriter, op, tensorCores).translate(func)))
+    if (failed(TileBodyTranslator(rewriter, op, tensorCores, tf32)
+                   .translate(func)))
       return failure();
     kernelir::ReturnOp::create(rewriter, loc);
 
@@ -62,7 +65,7 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
     return success();
   }
 
-  bool tensorCores;
+  bool tensorCores, tf32;
 };
 
 struct ConvertTileIRToKernelIRPass
@@ -77,7 +80,7 @@ struct ConvertTileIRToKernelIRPass
     addHostBufferizationLegality(target, converter);
     target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
-    populateTileIRToKernelIRPatterns(converter, patterns, tensorCores);
+    populateTileIRToKernelIRPatterns(converter, patterns, tensorCores, tf32);
     populateHostBufferizationPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
@@ -88,8 +91,9 @@ struct ConvertTileIRToKernelIRPass
 
 void strata::populateTileIRToKernelIRPatterns(TypeConverter &converter,
                                               RewritePatternSet &patterns,
-                                              bool tensorCores) {
-  patterns.add<KernelToLaunch>(converter, patterns.getContext(), tensorCores);
+                                              bool tensorCores, bool tf32) {
+  patterns.add<KernelToLaunch>(converter, patterns.getContext(), tensorCores,
+                               tf32);
   // Loop IR of generic schedules: unguarded kernel accesses, in bounds by
   // construction.
   patterns

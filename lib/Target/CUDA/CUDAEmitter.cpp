@@ -403,29 +403,42 @@ private:
   }
 
   /// kernelir.mma as PTX: the fragments' registers in order, two halves
-  /// packed per 32-bit register of A and B.
+  /// packed per 32-bit register of A and B (or one f32 rounded to tf32).
   LogicalResult emitMma(kernelir::MmaOp mma) {
     std::string type;
     if (failed(typeName(mma, mma.getType(), type)))
       return failure();
     line() << type << " " << name(mma) << ";\n";
-    StringRef operands =
-        mma.getLhs().getType().getElementType().isBF16() ? "bf16" : "f16";
-    line() << "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32."
-           << operands << "." << operands
+    Type element = mma.getLhs().getType().getElementType();
+    StringRef operands = element.isBF16()  ? "bf16"
+                         : element.isF32() ? "tf32"
+                                           : "f16";
+    line() << "asm volatile(\"mma.sync.aligned.m16n8k"
+           << kernelir::getMmaK(element) << ".row.col.f32." << operands << "."
+           << operands
            << ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, "
               "%12, %13};\"\n";
     line() << "    : ";
     for (int i = 0; i < 4; ++i)
       os << (i ? ", " : "") << "\"=f\"(" << name(mma) << ".v[" << i << "])";
     os << "\n";
+    // A register: a pair of halves, or one f32 rounded to tf32.
+    auto reg = [&](Value fragment, int i) {
+      if (element.isF32())
+        os << "\"r\"(strata_tf32(" << name(fragment) << ".v[" << i << "]))";
+      else
+        os << "\"r\"(strata_pack(&" << name(fragment) << ".v[" << 2 * i
+           << "]))";
+    };
     line() << "    : ";
-    for (int i = 0; i < 4; ++i)
-      os << (i ? ", " : "") << "\"r\"(strata_pack(&" << name(mma.getLhs())
-         << ".v[" << 2 * i << "]))";
-    for (int i = 0; i < 2; ++i)
-      os << ", \"r\"(strata_pack(&" << name(mma.getRhs()) << ".v[" << 2 * i
-         << "]))";
+    for (int i = 0; i < 4; ++i) {
+      os << (i ? ", " : "");
+      reg(mma.getLhs(), i);
+    }
+    for (int i = 0; i < 2; ++i) {
+      os << ", ";
+      reg(mma.getRhs(), i);
+    }
     for (int i = 0; i < 4; ++i)
       os << ", \"f\"(" << name(mma.getAcc()) << ".v[" << i << "])";
     os << ");\n";
@@ -553,7 +566,12 @@ LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
         "  V r;\n  for (auto &e : r.v) e = x;\n  return r;\n}\n"
         "// Two 16-bit elements as one 32-bit register of an mma fragment.\n"
         "template <typename T> __device__ inline unsigned strata_pack(const T *pair) {\n"
-        "  return *reinterpret_cast<const unsigned *>(pair);\n}\n\n"
+        "  return *reinterpret_cast<const unsigned *>(pair);\n}\n"
+        "// An f32 rounded to tf32 (to nearest, ties away), as an mma operand.\n"
+        "__device__ inline unsigned strata_tf32(float x) {\n"
+        "  unsigned r;\n"
+        "  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n"
+        "  return r;\n}\n\n"
         "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
         "__device__ inline float strata_maximumf(float a, float b) {\n"
         "  return (a != a || b != b) ? NAN : fmaxf(a, b);\n}\n"

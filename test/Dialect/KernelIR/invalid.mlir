@@ -153,16 +153,25 @@ kernelir.func @vector_across_rows(%a: memref<10x37xf32>) attributes {block = arr
 // -----
 
 kernelir.func @mma_shape(%a: vector<2x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
-  // expected-error @+1 {{takes the fragments of a 16x8x16 product: vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32>}}
+  // expected-error @+1 {{takes the fragments of a 16x8x16 product: 'vector<4x2xf16>', 'vector<2x2xf16>' and 'vector<2x2xf32>'}}
   %d = kernelir.mma %a, %b, %c : vector<2x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
   kernelir.return
 }
 
 // -----
 
-kernelir.func @mma_f32_operands(%a: vector<4x2xf32>, %b: vector<2x2xf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
-  // expected-error @+1 {{operand #0 must be vector of 16-bit float or bfloat16 type values of ranks 2}}
-  %d = kernelir.mma %a, %b, %c : vector<4x2xf32>, vector<2x2xf16> -> vector<2x2xf32>
+// tf32 fragments hold one f32 per register: 4x1 and 2x1.
+kernelir.func @mma_tf32_shape(%a: vector<4x2xf32>, %b: vector<2x1xf32>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{takes the fragments of a 16x8x8 product: 'vector<4x1xf32>', 'vector<2x1xf32>' and 'vector<2x2xf32>'}}
+  %d = kernelir.mma %a, %b, %c : vector<4x2xf32>, vector<2x1xf32> -> vector<2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @mma_integers(%a: vector<4x2xi16>, %b: vector<2x2xi16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{operand #0 must be vector of 16-bit float or bfloat16 type or 32-bit float values of ranks 2}}
+  %d = kernelir.mma %a, %b, %c : vector<4x2xi16>, vector<2x2xi16> -> vector<2x2xf32>
   kernelir.return
 }
 
@@ -178,7 +187,7 @@ kernelir.func @mma_partial_warp(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: ve
 // -----
 
 kernelir.func @mma_mixed(%a: vector<4x2xf16>, %b: vector<2x2xbf16>, %c: vector<2x2xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
-  // expected-error @+1 {{multiplies operands of one type (f16 or bf16), got 'f16' and 'bf16'}}
+  // expected-error @+1 {{multiplies operands of one type (f16, bf16 or f32), got 'f16' and 'bf16'}}
   %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xbf16> -> vector<2x2xf32>
   kernelir.return
 }

@@ -94,11 +94,13 @@ kernelir.func @vectors(%a: memref<333x20xf32>, %b: memref<333x20xf32>, %h: memre
   kernelir.return
 }
 
-// A warp's tensor-core product of 16x16 by 16x8 f16, accumulated in f32.
+// A warp's tensor-core product of 16x16 by 16x8 f16 (bf16; 16x8 by 8x8
+// tf32), accumulated in f32.
 // CHECK-LABEL: kernelir.func @mma
 // CHECK: %[[D:.*]] = kernelir.mma %{{.*}}, %{{.*}}, %{{.*}} : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // CHECK: kernelir.mma %{{.*}}, %{{.*}}, %[[D]] : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // CHECK: kernelir.mma %{{.*}}, %{{.*}}, %{{.*}} : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
+// CHECK: kernelir.mma %{{.*}}, %{{.*}}, %{{.*}} : vector<4x1xf32>, vector<2x1xf32> -> vector<2x2xf32>
 kernelir.func @mma(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %a = arith.constant dense<1.0> : vector<4x2xf16>
   %b = arith.constant dense<2.0> : vector<2x2xf16>
@@ -108,7 +110,10 @@ kernelir.func @mma(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1
   %ab = arith.constant dense<1.0> : vector<4x2xbf16>
   %bb = arith.constant dense<2.0> : vector<2x2xbf16>
   %f = kernelir.mma %ab, %bb, %e : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>
-  %x = vector.extract %f[0, 0] : f32 from vector<2x2xf32>
+  %at = arith.constant dense<1.0> : vector<4x1xf32>
+  %bt = arith.constant dense<2.0> : vector<2x1xf32>
+  %g = kernelir.mma %at, %bt, %f : vector<4x1xf32>, vector<2x1xf32> -> vector<2x2xf32>
+  %x = vector.extract %g[0, 0] : f32 from vector<2x2xf32>
   %t = kernelir.thread_id x
   kernelir.store %x, %out[%t] : memref<64xf32>
   kernelir.return

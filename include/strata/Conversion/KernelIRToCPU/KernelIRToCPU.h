@@ -32,8 +32,8 @@ void expandShuffles(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// exchange it stands for: each lane posts its A and B fragment elements at
 /// their (row, column) in shared scratch matrices of its warp (the layout of
 /// kernelir::getMmaFragmentMap), a barrier, each lane computes its four
-/// result elements (f16 products exact in f32, summed in f32 over k in
-/// order), a barrier.
+/// result elements (half products exact in f32, f32 operands rounded to
+/// tf32 first, summed in f32 over k in order), a barrier.
 void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 } // namespace strata
 

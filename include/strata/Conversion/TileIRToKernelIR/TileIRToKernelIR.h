@@ -14,7 +14,8 @@ public:
 /// `tensorCores`, f16 contractions multiply on tensor cores.
 void populateTileIRToKernelIRPatterns(mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
-                                      bool tensorCores = true);
+                                      bool tensorCores = true,
+                                      bool tf32 = false);
 
 /// Patterns that bufferize the host program around the kernels: function
 /// signatures, calls, returns, constant tensors and tensor/buffer casts.

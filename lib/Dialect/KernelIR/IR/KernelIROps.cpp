@@ -232,38 +232,60 @@ LogicalResult ShuffleOp::verify() { return verifyWholeWarps(*this); }
 //===----------------------------------------------------------------------===//
 
 LogicalResult MmaOp::verify() {
-  auto shapeIs = [](Value v, ArrayRef<int64_t> shape) {
-    return cast<VectorType>(v.getType()).getShape() == shape;
-  };
-  if (!shapeIs(getLhs(), {4, 2}) || !shapeIs(getRhs(), {2, 2}) ||
-      !shapeIs(getAcc(), {2, 2}))
-    return emitOpError("takes the fragments of a 16x8x16 product: "
-                       "vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32>");
-  if (getLhs().getType().getElementType() !=
-      getRhs().getType().getElementType())
-    return emitOpError("multiplies operands of one type (f16 or bf16), got ")
-           << getLhs().getType().getElementType() << " and "
-           << getRhs().getType().getElementType();
+  Type element = getLhs().getType().getElementType();
+  if (getRhs().getType().getElementType() != element)
+    return emitOpError("multiplies operands of one type (f16, bf16 or f32), "
+                       "got ")
+           << element << " and " << getRhs().getType().getElementType();
+  if (getLhs().getType() != getMmaFragmentType(MmaOperand::Lhs, element) ||
+      getRhs().getType() != getMmaFragmentType(MmaOperand::Rhs, element) ||
+      getAcc().getType() != getMmaFragmentType(MmaOperand::Acc, element))
+    return emitOpError("takes the fragments of a 16x8x")
+           << getMmaK(element)
+           << " product: " << getMmaFragmentType(MmaOperand::Lhs, element)
+           << ", " << getMmaFragmentType(MmaOperand::Rhs, element) << " and "
+           << getMmaFragmentType(MmaOperand::Acc, element);
   return verifyWholeWarps(*this);
 }
 
-int64_t strata::kernelir::getMmaFragmentSize(MmaOperand operand) {
-  return operand == MmaOperand::Lhs ? 8 : 4;
+int64_t strata::kernelir::getMmaK(Type operandElement) {
+  // 256 bits of k per row of A: 16 halves or 8 tf32.
+  return 256 / operandElement.getIntOrFloatBitWidth();
+}
+
+VectorType strata::kernelir::getMmaFragmentType(MmaOperand operand,
+                                                Type operandElement) {
+  int64_t perRegister = 32 / operandElement.getIntOrFloatBitWidth();
+  switch (operand) {
+  case MmaOperand::Lhs:
+    return VectorType::get({4, perRegister}, operandElement);
+  case MmaOperand::Rhs:
+    return VectorType::get({2, perRegister}, operandElement);
+  case MmaOperand::Acc:
+    break;
+  }
+  return VectorType::get({2, 2}, Float32Type::get(operandElement.getContext()));
 }
 
 AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
-                                              MmaOperand operand) {
+                                              MmaOperand operand,
+                                              Type operandElement) {
   // bf16 fragments have the f16 layout (both are 16-bit elements in 32-bit
   // registers). nvgpu describes B as n x k (column-major k x n); ours is
   // k x n.
-  Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
+  Type f32 = Float32Type::get(ctx);
+  int64_t k = getMmaK(operandElement);
+  // nvgpu tells 16-bit layouts by f16 and 32-bit ones by f32.
+  Type element = operandElement.getIntOrFloatBitWidth() == 16
+                     ? Type(Float16Type::get(ctx))
+                     : f32;
   nvgpu::WarpMatrixInfo info;
   switch (operand) {
   case MmaOperand::Lhs:
-    info = {VectorType::get({kMmaM, kMmaK}, f16), nvgpu::MatMulOperandRole::A};
+    info = {VectorType::get({kMmaM, k}, element), nvgpu::MatMulOperandRole::A};
     break;
   case MmaOperand::Rhs:
-    info = {VectorType::get({kMmaN, kMmaK}, f16), nvgpu::MatMulOperandRole::B};
+    info = {VectorType::get({kMmaN, k}, element), nvgpu::MatMulOperandRole::B};
     break;
   case MmaOperand::Acc:
     info = {VectorType::get({kMmaM, kMmaN}, f32), nvgpu::MatMulOperandRole::C};
@@ -272,7 +294,7 @@ AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
   OpBuilder b(ctx);
   FailureOr<AffineMap> map =
       nvgpu::getLaneIdAndValueIdToOperandCoord(b, UnknownLoc::get(ctx), info);
-  assert(succeeded(map) && "nvgpu knows the m16n8k16 f16 fragments");
+  assert(succeeded(map) && "nvgpu knows the m16n8k16 and m16n8k8 fragments");
   if (operand != MmaOperand::Rhs)
     return *map;
   return AffineMap::get(2, 0, {map->getResult(1), map->getResult(0)}, ctx);

@@ -33,22 +33,30 @@ constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// and asynchronous copies of up to 16 bytes at aligned indices are aligned.
 constexpr int64_t kSharedAlignment = 16;
 
-/// The shape of kernelir.mma: M x N x K = 16 x 8 x 16.
-constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+/// The shape of kernelir.mma: M x N x K = 16 x 8 x getMmaK (16 for f16
+/// and bf16 operands, 8 for f32 operands multiplied as tf32): one warp
+/// instruction, each operand register 32 bits.
+constexpr int64_t kMmaM = 16, kMmaN = 8;
+int64_t getMmaK(mlir::Type operandElement);
 
 /// The operands of kernelir.mma.
 enum class MmaOperand { Lhs, Rhs, Acc };
 
+/// A lane's fragment of `operand` for operands of `operandElement`: a
+/// register per row, 32 bits each (A vector<4x2xf16> or vector<4x1xf32>,
+/// B vector<2x2xf16> or vector<2x1xf32>, C vector<2x2xf32>).
+mlir::VectorType getMmaFragmentType(MmaOperand operand,
+                                    mlir::Type operandElement);
+
 /// The fragment layout of a kernelir.mma operand: a map (lane, value) ->
 /// (row, column) of the operand's matrix (A: m x k, B: k x n, C: m x n),
 /// where `value` counts the lane's elements register by register (element
-/// [v / 2][v % 2] of its vector). It is the layout nvgpu.mma.sync lowers
-/// to PTX with (nvgpu::getLaneIdAndValueIdToOperandCoord), so the GPU, the
-/// CPU emulation and the code that fills fragments agree by construction.
-mlir::AffineMap getMmaFragmentMap(mlir::MLIRContext *ctx, MmaOperand operand);
-
-/// The number of elements each lane holds of `operand` (8, 4, 4).
-int64_t getMmaFragmentSize(MmaOperand operand);
+/// [v / c][v % c] of its vector of c columns). It is the layout
+/// nvgpu.mma.sync lowers to PTX with
+/// (nvgpu::getLaneIdAndValueIdToOperandCoord), so the GPU, the CPU
+/// emulation and the code that fills fragments agree by construction.
+mlir::AffineMap getMmaFragmentMap(mlir::MLIRContext *ctx, MmaOperand operand,
+                                  mlir::Type operandElement);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

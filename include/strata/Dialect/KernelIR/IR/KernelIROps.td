@@ -271,18 +271,23 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
 
 def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
     AllTypesMatch<["acc", "result"]>]> {
-  let summary = "A warp's 16x8x16 matrix multiply-accumulate on tensor cores.";
+  let summary = "A warp's 16x8xK matrix multiply-accumulate on tensor cores.";
   let description = [{
-    The 32 lanes of a warp together hold a 16x16 matrix A and a 16x8 matrix
-    B (k x n), both f16 or both bf16, and a 16x8 f32 matrix C, each lane a
-    fragment in the layout of PTX's
-    `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`;
-    every lane receives its fragment of D = A B + C, in C's layout, the
-    products exact and the sums in f32. With lane = 4 g + t:
+    The 32 lanes of a warp together hold a 16xK matrix A and a Kx8 matrix
+    B, both f16, both bf16 (K = 16) or both f32 (K = 8, multiplied as
+    tf32), and a 16x8 f32 matrix C, each lane a fragment in the layout of
+    PTX's `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`
+    or `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`; every lane
+    receives its fragment of D = A B + C, in C's layout, the sums in f32.
+    Half products are exact; f32 operands are first rounded to tf32 (10
+    mantissa bits, to nearest, ties away from zero: `cvt.rna.tf32.f32`).
+    With lane = 4 g + t:
 
     - `lhs` (A, `vector<4x2xf16>` or bf16, a register per row): (g, 2t + i),
       (g + 8, 2t + i), (g, 8 + 2t + i), (g + 8, 8 + 2t + i) for i = 0, 1;
+      tf32 (`vector<4x1xf32>`): (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4);
     - `rhs` (B, `vector<2x2xf16>`): (k = 2t + i, n = g), (8 + 2t + i, g);
+      tf32 (`vector<2x1xf32>`): (t, g), (t + 4, g);
     - `acc` and the result (`vector<2x2xf32>`): (g, 2t + i), (g + 8, 2t + i).
 
     `getMmaFragmentMap` gives these maps. All 32 lanes execute the op
@@ -291,10 +296,11 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
 
     ```mlir
     %d = kernelir.mma %a, %b, %c : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
+    %e = kernelir.mma %x, %y, %d : vector<4x1xf32>, vector<2x1xf32> -> vector<2x2xf32>
     ```
   }];
-  let arguments = (ins VectorOfRankAndType<[2], [F16, BF16]>:$lhs,
-                       VectorOfRankAndType<[2], [F16, BF16]>:$rhs,
+  let arguments = (ins VectorOfRankAndType<[2], [F16, BF16, F32]>:$lhs,
+                       VectorOfRankAndType<[2], [F16, BF16, F32]>:$rhs,
                        VectorOfRankAndType<[2], [F32]>:$acc);
   let results = (outs VectorOfRankAndType<[2], [F32]>:$result);
   let assemblyFormat = [{
