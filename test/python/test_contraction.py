@@ -121,6 +121,9 @@ PIPELINED = {
     "ragged": (torch.matmul, lambda: (randn(100, 333), randn(333, 70))),
     # x @ w.T: the rhs chunk runs across w's rows, computed and stored.
     "linear": (nn.Linear(96, 40), lambda: (randn(17, 96),)),
+    # A batch of rows: the flattening to 34 x 96 and back simplifies away
+    # (loopir-normalize), so x's rows are copied too.
+    "batched_linear": (nn.Linear(96, 40), lambda: (randn(2, 17, 96),)),
     # A fused prologue is computed; the plain rhs is copied.
     "prologue": (lambda x, b, w: (x * b) @ w,
                  lambda: (randn(37, 65), randn(65), randn(65, 128))),

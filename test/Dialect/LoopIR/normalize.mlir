@@ -128,3 +128,25 @@ func.func @duplicate_contribution(%a: tensor<4x65xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A flattened index split again (a [2, 17, 96] view read as [34, 96] and
+// back): d0 * 1632 + d1 * 96 + d2 spans two periods of 1632, but its
+// multiples of 1632 leave the division first and the rest (< 17 * 96)
+// stays within one, so the map is the identity again. A mod keeps only
+// what is not a multiple of its divisor.
+// CHECK: #[[MOD:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2 mod 8)>
+// CHECK-LABEL: func.func @split_flattened_index
+// CHECK: loopir.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x17x96xf32>
+// CHECK: loopir.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] map #[[MOD]] : memref<2x17x8xf32>
+func.func @split_flattened_index(%a: tensor<2x17x96xf32>) -> tensor<2x17x8xf32> {
+  %0 = loopir.kernel ins(%a : tensor<2x17x96xf32>) -> tensor<2x17x8xf32> {
+  ^bb0(%x: memref<2x17x96xf32>, %out: memref<2x17x8xf32>):
+    loopir.parallel (%i, %j, %k) in [2, 17, 96] {
+      %v = loopir.load %x[%i, %j, %k] map affine_map<(d0, d1, d2) -> ((d0 * 1632 + d1 * 96 + d2) floordiv 1632, d1, d2)> : memref<2x17x96xf32>
+      loopir.store %v, %out[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d0, d1, (d1 * 16 + d2) mod 8)> : memref<2x17x8xf32>
+    }
+  }
+  return %0 : tensor<2x17x8xf32>
+}

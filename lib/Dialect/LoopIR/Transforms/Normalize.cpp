@@ -415,6 +415,77 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
+/// `l` floordiv (or mod, by `kind`) `c` > 0, simplified where `l` stays
+/// within one period of `c`.
+Ranged divideInRange(Ranged l, int64_t c, AffineExprKind kind) {
+  int64_t qlo = floorDiv(l.lo, c), qhi = floorDiv(l.hi, c);
+  if (kind == AffineExprKind::FloorDiv) {
+    if (qlo == qhi)
+      return {getAffineConstantExpr(qlo, l.expr.getContext()), qlo, qlo};
+    return {l.expr.floorDiv(c), qlo, qhi};
+  }
+  if (qlo == qhi) // One period: the remainder is an offset.
+    return {l.expr - qlo * c, l.lo - qlo * c, l.hi - qlo * c};
+  return {l.expr % c, 0, c - 1};
+}
+
+/// The terms of a sum, in order.
+void collectTerms(AffineExpr e, SmallVectorImpl<AffineExpr> &terms) {
+  if (e.getKind() == AffineExprKind::Add) {
+    auto sum = cast<AffineBinaryOpExpr>(e);
+    collectTerms(sum.getLHS(), terms);
+    collectTerms(sum.getRHS(), terms);
+    return;
+  }
+  terms.push_back(e);
+}
+
+/// `term` / `c` where `term` is a constant or `x * k` with k a multiple
+/// of `c`; none otherwise.
+std::optional<AffineExpr> exactQuotient(AffineExpr term, int64_t c) {
+  if (auto k = dyn_cast<AffineConstantExpr>(term))
+    if (k.getValue() % c == 0)
+      return getAffineConstantExpr(k.getValue() / c, term.getContext());
+  if (term.getKind() == AffineExprKind::Mul) {
+    auto product = cast<AffineBinaryOpExpr>(term);
+    if (auto k = dyn_cast<AffineConstantExpr>(product.getRHS()))
+      if (k.getValue() % c == 0)
+        return product.getLHS() * (k.getValue() / c);
+  }
+  return std::nullopt;
+}
+
+Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds);
+
+/// (c q + r) floordiv c = q + r floordiv c and (c q + r) mod c = r mod c:
+/// the multiples of c leave the dividend first, so that a flattened index
+/// split again (d0 * 1632 + d1 * 96 + d2 with d1 < 17, d2 < 96, divided by
+/// 1632) simplifies even where the whole dividend spans several periods.
+std::optional<Ranged> divideTerms(AffineExpr dividend, int64_t c,
+                                  AffineExprKind kind,
+                                  ArrayRef<int64_t> bounds) {
+  SmallVector<AffineExpr> terms;
+  collectTerms(dividend, terms);
+  MLIRContext *ctx = dividend.getContext();
+  AffineExpr quotient = getAffineConstantExpr(0, ctx), rest = quotient;
+  bool split = false;
+  for (AffineExpr term : terms) {
+    if (std::optional<AffineExpr> q = exactQuotient(term, c)) {
+      quotient = quotient + *q;
+      split = true;
+    } else {
+      rest = rest + term;
+    }
+  }
+  if (!split)
+    return std::nullopt;
+  Ranged inner = divideInRange(simplifyInRange(rest, bounds), c, kind);
+  if (kind == AffineExprKind::Mod)
+    return inner;
+  Ranged q = simplifyInRange(quotient, bounds);
+  return Ranged{q.expr + inner.expr, q.lo + inner.lo, q.hi + inner.hi};
+}
+
 Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds) {
   if (auto d = dyn_cast<AffineDimExpr>(e))
     return {e, 0, bounds[d.getPosition()] - 1};
@@ -436,15 +507,10 @@ Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds) {
     if (!divisor || divisor.getValue() <= 0)
       break;
     int64_t c = divisor.getValue();
-    int64_t qlo = floorDiv(l.lo, c), qhi = floorDiv(l.hi, c);
-    if (e.getKind() == AffineExprKind::FloorDiv) {
-      if (qlo == qhi)
-        return {getAffineConstantExpr(qlo, e.getContext()), qlo, qlo};
-      return {l.expr.floorDiv(c), qlo, qhi};
-    }
-    if (qlo == qhi) // One period: the remainder is an offset.
-      return {l.expr - qlo * c, l.lo - qlo * c, l.hi - qlo * c};
-    return {l.expr % c, 0, c - 1};
+    if (std::optional<Ranged> split =
+            divideTerms(l.expr, c, e.getKind(), bounds))
+      return *split;
+    return divideInRange(l, c, e.getKind());
   }
   default:
     break;
