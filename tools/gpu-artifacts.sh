@@ -21,7 +21,8 @@ for name, make in gpu_programs.PROGRAMS.items():
     program = capture(fn, inputs)
     module = import_program(program)
     names = [("input%d" % b[1]) if b[0] == "input" else b[1] for b in program.bindings]
-    data = build_artifact(str(module), names, "sm_90")
+    data = build_artifact(str(module), names, "sm_90",
+                          schedule=gpu_programs.SCHEDULE.get(name, ""))
     with open(os.path.join(out, name + ".strata"), "wb") as f:
         f.write(data)
     print("%-20s %8d bytes  %6.1f s" % (name, len(data), time.perf_counter() - start))

@@ -73,12 +73,19 @@ PROGRAMS = {
     "layer_norm_4096": layer_norm,
     "matmul_f32_4096": matmul(torch.float32),
     "matmul_f16_4096": matmul(torch.float16),
+    "matmul_tf32_4096": matmul(torch.float32),
     "swiglu_4096": swiglu,
     "decoder_block": decoder,
 }
 
 # Tolerance relative to max(1, max|ref|), per dtype.
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}
+
+# Schedule options a program is compiled with, and the tolerance it gets
+# instead of its dtype's: the f32 matmul once more on tensor cores, its
+# operands rounded to tf32 (10 mantissa bits) against eager's full f32.
+SCHEDULE = {"matmul_tf32_4096": "tf32=true"}
+PROGRAM_TOLERANCE = {"matmul_tf32_4096": 2e-3}
 
 
 def argument_tensors(program_fn, inputs, names):
