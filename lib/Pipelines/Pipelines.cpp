@@ -43,6 +43,7 @@ static void buildTileStages(OpPassManager &pm, const Options &options) {
   pm.addPass(createConvertLoopIRToTileIRPass(toTileOptions(options)));
   tileir::TileIRPipelinePassOptions pipeline;
   pipeline.stages = options.stages;
+  pipeline.sharedMemory = options.sharedMemory;
   pm.addPass(tileir::createTileIRPipelinePass(pipeline));
 }
 
@@ -78,6 +79,7 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // Kernels take plain pointers.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createExternDynamicSharedPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

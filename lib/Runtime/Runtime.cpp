@@ -30,6 +30,7 @@ struct Driver {
   CUresult (*cuModuleLoadData)(Handle *, const void *);
   CUresult (*cuModuleUnload)(Handle);
   CUresult (*cuModuleGetFunction)(Handle *, Handle, const char *);
+  CUresult (*cuFuncSetAttribute)(Handle, int, int);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -84,6 +85,7 @@ Driver &driver() {
       bind(lib, d.cuModuleLoadData, "cuModuleLoadData");
       bind(lib, d.cuModuleUnload, "cuModuleUnload");
       bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction");
+      bind(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute");
       bind(lib, d.cuMemAlloc, "cuMemAlloc_v2");
       bind(lib, d.cuMemFree, "cuMemFree_v2");
       bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
@@ -139,6 +141,14 @@ Program::Program(Artifact artifact) : plan(std::move(artifact)) {
     void *f = nullptr;
     check(d, d.cuModuleGetFunction(&f, module, l.kernel.c_str()),
           "finding kernel '" + l.kernel + "'");
+    // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
+    constexpr int kMaxDynamicSharedSizeBytes = 8; // CUfunction_attribute.
+    if (l.sharedBytes > 48 * 1024)
+      check(d,
+            d.cuFuncSetAttribute(f, kMaxDynamicSharedSizeBytes,
+                                 (int)l.sharedBytes),
+            "allowing kernel '" + l.kernel + "' " +
+                std::to_string(l.sharedBytes) + " bytes of shared memory");
     functions.push_back(f);
   }
   allocations.assign(plan.buffers.size(), 0);

@@ -109,6 +109,13 @@ std::string Module::artifact(const std::string &entry,
                 constantIndex(grid.z)};
       l.block = {constantIndex(block.x), constantIndex(block.y),
                  constantIndex(block.z)};
+      if (Value bytes = launch.getDynamicSharedMemorySize()) {
+        auto c = bytes.getDefiningOp<arith::ConstantIntOp>();
+        if (!c)
+          throw CompilerError("a dynamic shared memory size is not a "
+                              "constant");
+        l.sharedBytes = c.value();
+      }
       for (Value arg : launch.getKernelOperands()) {
         auto it = ids.find(arg);
         if (it == ids.end())

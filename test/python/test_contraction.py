@@ -204,3 +204,20 @@ def test_tf32_matmul_only_when_asked_for(shape):
         assert bool((error <= bound).all()), (via, (error - bound).max())
         relative = (error / exact.abs().clamp(min=1.0)).max().item()
         assert relative > 2.0 ** -16, (via, relative)
+
+
+def test_pipeline_beyond_static_shared_memory():
+    # 128 x 128 tiles, 32 k a step, 3 stages: 96 KiB of chunks, beyond the
+    # 48 KiB a block declares statically, allowed by a larger budget
+    # (dynamic shared memory at launch). The same kernels, emulated.
+    torch.manual_seed(7)
+    options = ("schedule=contraction tile-sizes=128,128 threads=256 k-tile=32 "
+               "stages=3 shared-memory=200000")
+    x, w = randn(300, 200), randn(200, 260)
+    module = import_program(capture(torch.matmul, (x, w)))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert "memref<3x128x32xf32" in text and "memref<3x32x128xf32" in text, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(torch.matmul, (x, w), via=via, options=options)
+        assert report.passed, (via, report)

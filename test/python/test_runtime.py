@@ -59,6 +59,29 @@ def test_artifact_carries_a_cubin(decoder_artifact):
     assert rt.Artifact.parse(decoder_artifact).cubin.startswith(b"\x7fELF")
 
 
+def test_artifact_asks_for_dynamic_shared_memory(tmp_path):
+    # A contraction pipelined beyond 48 KiB of shared memory (3 stages of
+    # 128 x 32 and 32 x 128 f32 chunks: 96 KiB) launches with dynamic
+    # shared memory: the plan carries its size, which the runtime requests
+    # (and opts the kernel in to) at launch; other kernels ask for none.
+    path = tmp_path / "big.strata"
+    r = subprocess.run([STRATA, "compile", "-c",
+                        "torch.matmul(torch.randn(300, 200), torch.randn(200, 260))",
+                        "--options", "tile-sizes=128,128 threads=256 k-tile=32 "
+                        "stages=3 shared-memory=200000", "-o", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    a = rt.Artifact.parse(path.read_bytes())
+    assert [l.shared_bytes for l in a.launches] == [3 * (128 + 128) * 32 * 4]
+    assert ".extern .shared .align 16 .b8 __dynamic_shmem__0[]" in a.ptx
+    assert rt.Artifact.parse(a.serialize()).launches[0].shared_bytes == 98304
+
+
+def test_decoder_asks_for_no_dynamic_shared_memory(decoder_artifact):
+    a = rt.Artifact.parse(decoder_artifact)
+    assert all(l.shared_bytes == 0 for l in a.launches)
+
+
 def test_tensor_constants_of_a_model_are_inputs(tmp_path):
     path = tmp_path / "c.strata"
     r = subprocess.run([STRATA, "compile", "-c",

@@ -118,6 +118,21 @@ def ConvertKernelIRToGPUPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def ExternDynamicSharedPass
+    : Pass<"strata-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic shared memory of kernels extern.";
+  let description = [{
+    `convert-gpu-to-nvvm` gives `gpu.dynamic_shared_memory` an internal
+    zero-length global in address space 3. NVPTX then demotes it to a static
+    shared variable of its own, and LLVM may treat the accesses past its
+    zero length as undefined (and delete them). CUDA declares dynamic shared
+    memory `extern __shared__ T x[]`, an external global of unknown extent
+    (`.extern .shared` in PTX): this pass gives those globals external
+    linkage, after `convert-gpu-to-nvvm`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ConvertKernelIRToCPUPass
     : Pass<"convert-kernelir-to-cpu", "::mlir::ModuleOp"> {
   let summary = "Run kernels on the CPU: blocks and threads become loops.";

@@ -31,6 +31,11 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Pipeline depth of contractions: steps of k whose "
                      "chunks are in shared memory at once (1: none)"),
       llvm::cl::init(2)};
+  typename Base::template Option<int64_t> sharedMemory{
+      *this, "shared-memory",
+      llvm::cl::desc("Bytes of shared memory a contraction's pipelined "
+                     "chunks may take (beyond 49152: dynamic shared memory)"),
+      llvm::cl::init(48 * 1024)};
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Multiply f16 and bf16 contractions on tensor cores "

@@ -10,6 +10,7 @@
 
 namespace strata {
 #define GEN_PASS_DEF_CONVERTKERNELIRTOGPUPASS
+#define GEN_PASS_DEF_EXTERNDYNAMICSHAREDPASS
 #include "strata/Conversion/Passes.h.inc"
 } // namespace strata
 
@@ -35,12 +36,17 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
   LogicalResult
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // Shared buffers become the kernel's workgroup attributions.
+    // Shared buffers become the kernel's workgroup attributions (static
+    // shared memory), or, beyond what a block may declare statically,
+    // views of its dynamic shared memory, which the launch requests.
     SmallVector<kernelir::SharedOp> shared(
         op.getBody().front().getOps<kernelir::SharedOp>());
+    auto [offsets, bytes] = op.getSharedLayout();
+    bool dynamic = bytes > kernelir::kMaxStaticSharedBytes;
     SmallVector<Type> sharedTypes;
-    for (kernelir::SharedOp buffer : shared)
-      sharedTypes.push_back(buffer.getType());
+    if (!dynamic)
+      for (kernelir::SharedOp buffer : shared)
+        sharedTypes.push_back(buffer.getType());
     auto gpuFunc = gpu::GPUFuncOp::create(rewriter, op.getLoc(), op.getName(),
                                           op.getFunctionType(), sharedTypes);
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
@@ -55,15 +61,33 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
     Block &entry = gpuFunc.getBody().front();
     rewriter.mergeBlocks(&op.getBody().front(), &entry,
                          entry.getArguments().take_front(op.getNumArguments()));
-    for (auto [buffer, attribution] :
-         llvm::zip(shared, gpuFunc.getWorkgroupAttributions()))
-      rewriter.replaceOp(buffer, attribution);
-    // Shared accesses of up to 16 bytes (vectors, cp.async) claim their
-    // size as alignment.
-    for (unsigned i = 0; i < shared.size(); ++i)
-      gpuFunc.setWorkgroupAttributionAttr(
-          i, LLVM::LLVMDialect::getAlignAttrName(),
-          rewriter.getI64IntegerAttr(kernelir::kSharedAlignment));
+    if (dynamic) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&entry);
+      Location loc = op.getLoc();
+      auto workgroup = gpu::AddressSpaceAttr::get(getContext(),
+                                                  gpu::AddressSpace::Workgroup);
+      Value all = gpu::DynamicSharedMemoryOp::create(
+          rewriter, loc,
+          MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                          MemRefLayoutAttrInterface(), workgroup));
+      for (auto [buffer, offset] : llvm::zip(shared, offsets)) {
+        Value shift = arith::ConstantIndexOp::create(rewriter, loc, offset);
+        rewriter.replaceOp(buffer, memref::ViewOp::create(rewriter, loc,
+                                                          buffer.getType(), all,
+                                                          shift, ValueRange{}));
+      }
+    } else {
+      for (auto [buffer, attribution] :
+           llvm::zip(shared, gpuFunc.getWorkgroupAttributions()))
+        rewriter.replaceOp(buffer, attribution);
+      // Shared accesses of up to 16 bytes (vectors, cp.async) claim their
+      // size as alignment.
+      for (unsigned i = 0; i < shared.size(); ++i)
+        gpuFunc.setWorkgroupAttributionAttr(
+            i, LLVM::LLVMDialect::getAlignAttrName(),
+            rewriter.getI64IntegerAttr(kernelir::kSharedAlignment));
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -259,8 +283,18 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
     auto symbol = SymbolRefAttr::get(
         getContext(), kGpuModuleName,
         {FlatSymbolRefAttr::get(getContext(), op.getKernel())});
+    // A kernel beyond static shared memory asks for dynamic shared memory.
+    // Its body tells how much: launches convert before kernels (host code
+    // precedes the gpu.module the kernels moved into), so it is still there.
+    if (func.getBody().empty())
+      return op.emitError("launches '")
+             << op.getKernel() << "', whose body is gone";
+    Value dynamicShared;
+    int64_t bytes = func.getSharedLayout().second;
+    if (bytes > kernelir::kMaxStaticSharedBytes)
+      dynamicShared = arith::ConstantIntOp::create(rewriter, loc, bytes, 32);
     gpu::LaunchFuncOp::create(rewriter, loc, symbol, dim3(func.getGrid()),
-                              dim3(func.getBlock()), Value(),
+                              dim3(func.getBlock()), dynamicShared,
                               adaptor.getArgs());
     rewriter.eraseOp(op);
     return success();
@@ -298,6 +332,18 @@ struct ConvertKernelIRToGPUPass
     populateKernelIRToGPUPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
+  }
+};
+struct ExternDynamicSharedPass
+    : strata::impl::ExternDynamicSharedPassBase<ExternDynamicSharedPass> {
+  void runOnOperation() override {
+    // The globals convert-gpu-to-nvvm makes for gpu.dynamic_shared_memory.
+    getOperation().walk([](LLVM::GlobalOp global) {
+      auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0 &&
+          global.getSymName().starts_with("__dynamic_shmem__"))
+        global.setLinkage(LLVM::Linkage::External);
+    });
   }
 };
 } // namespace

@@ -257,9 +257,28 @@ private:
           std::string type;
           if (failed(typeName(&op, shared.getType().getElementType(), type)))
             return failure();
-          line() << "__shared__ __align__(" << kernelir::kSharedAlignment
-                 << ") " << type << " " << name(shared) << "["
-                 << shared.getType().getNumElements() << "];\n";
+          auto kernel = shared->getParentOfType<kernelir::FuncOp>();
+          auto [offsets, bytes] = kernel.getSharedLayout();
+          if (bytes <= kernelir::kMaxStaticSharedBytes) {
+            line() << "__shared__ __align__(" << kernelir::kSharedAlignment
+                   << ") " << type << " " << name(shared) << "["
+                   << shared.getType().getNumElements() << "];\n";
+            return success();
+          }
+          // Beyond static shared memory: views of the dynamic shared
+          // memory the launch must request (`bytes`).
+          auto buffers = kernel.getBody().front().getOps<kernelir::SharedOp>();
+          int64_t i = std::distance(buffers.begin(),
+                                    llvm::find(buffers, shared));
+          if (i == 0)
+            line() << "extern __shared__ __align__("
+                   << kernelir::kSharedAlignment
+                   << ") unsigned char strata_dynamic_shared[]; // launch "
+                      "with "
+                   << bytes << " bytes of dynamic shared memory\n";
+          line() << type << " *" << name(shared) << " = reinterpret_cast<"
+                 << type << " *>(strata_dynamic_shared + " << offsets[i]
+                 << ");\n";
           return success();
         })
         .Case([&](kernelir::BarrierOp) {

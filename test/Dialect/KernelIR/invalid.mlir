@@ -258,11 +258,10 @@ kernelir.func @wait_negative() attributes {block = array<i64: 32, 1, 1>, grid = 
 
 // -----
 
-// 2 x 64 x 64 x 4 bytes (32 KiB) and 4100 x 4 more: 16 bytes over the
-// 48 KiB a block may declare statically.
-// expected-error @+1 {{a block declares at most 49152 bytes of shared memory, got 49168}}
+// 4 x 128 x 128 x 4 bytes (256 KiB): over the 227 KiB a block may have
+// (dynamic shared memory on sm_90).
+// expected-error @+1 {{a block has at most 232448 bytes of shared memory, got 262144}}
 kernelir.func @too_much_shared() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
-  %a = kernelir.shared : memref<2x64x64xf32, #gpu.address_space<workgroup>>
-  %b = kernelir.shared : memref<4100xf32, #gpu.address_space<workgroup>>
+  %a = kernelir.shared : memref<4x128x128xf32, #gpu.address_space<workgroup>>
   kernelir.return
 }

@@ -2,6 +2,8 @@
 // RUN: strata-opt %s '--tileir-pipeline=stages=4' | FileCheck %s --check-prefix=FOUR
 // RUN: strata-opt %s '--tileir-pipeline=stages=1' | FileCheck %s --check-prefix=NONE
 // RUN: not strata-opt %s '--tileir-pipeline=stages=0' 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: strata-opt %s '--tileir-pipeline=stages=4 shared-memory=200000' | FileCheck %s --check-prefix=BIG
+// RUN: not strata-opt %s '--tileir-pipeline=shared-memory=300000' 2>&1 | FileCheck %s --check-prefix=HUGE
 
 // Double buffering by default. With 4 wanted: the 64 x 64 f32 tile
 // (8 KiB of chunks per step of 16) takes 4; k = 40 has only 3 steps of 16;
@@ -20,6 +22,10 @@
 // FOUR: k 256 step 16 :
 // NONE-NOT: stages
 // ZERO: tileir-pipeline: stages must be at least 1, got 0
+// With 200000 bytes (dynamic shared memory) the wide tile takes 4 too.
+// BIG-LABEL: func.func @wide
+// BIG: k 256 step 16 stages 4 :
+// HUGE: tileir-pipeline: shared-memory must be between 1 and 232448 bytes, got 300000
 
 func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32> domain [256, 256] tile [64, 64] threads 256 {

@@ -19,9 +19,11 @@ constexpr int64_t kContractionBlockTile = 64;
 /// row schedule reduces instead.
 constexpr int64_t kMinContractionRowsAndColumns = 8;
 
-/// The shared memory a block's pipelined operand chunks may take: what a
-/// block may declare statically on every NVIDIA GPU since sm_20.
+/// The shared memory a block's pipelined operand chunks may take by
+/// default: what a block may declare statically on every NVIDIA GPU since
+/// sm_20; and the most any target gives a block (sm_90, dynamically).
 constexpr int64_t kSharedMemoryBudgetBytes = 48 * 1024;
+constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 
 } // namespace strata
 

@@ -83,17 +83,26 @@ LogicalResult FuncOp::verify() {
     return emitOpError("a block has at most ")
            << kMaxThreadsPerBlock << " threads, got "
            << getNumThreadsPerBlock();
-  int64_t sharedBytes = 0;
+  int64_t sharedBytes = getSharedLayout().second;
+  if (sharedBytes > kMaxSharedBytes)
+    return emitOpError("a block has at most ")
+           << kMaxSharedBytes << " bytes of shared memory, got " << sharedBytes;
+  return success();
+}
+
+std::pair<SmallVector<int64_t>, int64_t> FuncOp::getSharedLayout() {
+  SmallVector<int64_t> offsets;
+  int64_t total = 0;
+  if (getBody().empty())
+    return {offsets, total};
   for (auto buffer : getBody().front().getOps<SharedOp>()) {
     MemRefType type = buffer.getType();
-    sharedBytes += type.getNumElements() *
-                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    total = llvm::alignTo(total, kSharedAlignment);
+    offsets.push_back(total);
+    total += type.getNumElements() *
+             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   }
-  if (sharedBytes > kMaxStaticSharedBytes)
-    return emitOpError("a block declares at most ")
-           << kMaxStaticSharedBytes << " bytes of shared memory, got "
-           << sharedBytes;
-  return success();
+  return {offsets, total};
 }
 
 //===----------------------------------------------------------------------===//

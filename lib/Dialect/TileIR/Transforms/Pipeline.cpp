@@ -18,8 +18,8 @@ using namespace strata::tileir;
 
 namespace {
 /// The depth of one contraction: `wanted`, but at most its steps of k and
-/// what fits in the shared-memory budget.
-int64_t chooseStages(ContractOp contract, int64_t wanted) {
+/// what fits in `budget` bytes of shared memory.
+int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget) {
   auto kernel = contract->getParentOfType<KernelOp>();
   ArrayRef<int64_t> tile = kernel.getTile();
   int64_t rows = tile[tile.size() - 2], cols = tile[tile.size() - 1];
@@ -28,24 +28,24 @@ int64_t chooseStages(ContractOp contract, int64_t wanted) {
   int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   int64_t perStage = (rows + cols) * step * bytes;
   int64_t steps = llvm::divideCeil(contract.getK(), step);
-  int64_t fit = std::max<int64_t>(1, kSharedMemoryBudgetBytes / perStage);
+  int64_t fit = std::max<int64_t>(1, budget / perStage);
   return std::max<int64_t>(1, std::min({wanted, steps, fit}));
 }
 
 struct PipelineContraction : OpRewritePattern<ContractOp> {
-  PipelineContraction(MLIRContext *ctx, int64_t stages)
-      : OpRewritePattern(ctx), stages(stages) {}
+  PipelineContraction(MLIRContext *ctx, int64_t stages, int64_t budget)
+      : OpRewritePattern(ctx), stages(stages), budget(budget) {}
 
   LogicalResult matchAndRewrite(ContractOp contract,
                                 PatternRewriter &rewriter) const override {
-    int64_t depth = chooseStages(contract, stages);
+    int64_t depth = chooseStages(contract, stages, budget);
     if (depth == (int64_t)contract.getStages())
       return failure();
     rewriter.modifyOpInPlace(contract, [&] { contract.setStages(depth); });
     return success();
   }
 
-  int64_t stages;
+  int64_t stages, budget;
 };
 
 struct TileIRPipelinePass
@@ -59,8 +59,14 @@ struct TileIRPipelinePass
           << stages.getValue();
       return signalPassFailure();
     }
+    if (sharedMemory < 1 || sharedMemory > kMaxSharedMemoryBytes) {
+      mlir::emitError(getOperation()->getLoc(),
+                      "tileir-pipeline: shared-memory must be between 1 and ")
+          << kMaxSharedMemoryBytes << " bytes, got " << sharedMemory.getValue();
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
-    populatePipelinePatterns(patterns, stages);
+    populatePipelinePatterns(patterns, stages, sharedMemory);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -68,6 +74,8 @@ struct TileIRPipelinePass
 } // namespace
 
 void strata::tileir::populatePipelinePatterns(RewritePatternSet &patterns,
-                                              int64_t stages) {
-  patterns.add<PipelineContraction>(patterns.getContext(), stages);
+                                              int64_t stages,
+                                              int64_t sharedMemory) {
+  patterns.add<PipelineContraction>(patterns.getContext(), stages,
+                                    sharedMemory);
 }

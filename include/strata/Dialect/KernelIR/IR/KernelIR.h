@@ -26,8 +26,12 @@ namespace strata::kernelir {
 /// shuffle give blocks a whole number of warps.
 constexpr int64_t kWarpSize = 32;
 
-/// The shared memory a block may declare statically (__shared__ arrays).
+/// The shared memory a block may declare statically (__shared__ arrays);
+/// a kernel that needs more gets dynamic shared memory at its launch (up to
+/// kMaxSharedBytes, sm_90's limit per block; sm_80's is 163 KiB, which
+/// the driver enforces at launch).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
 /// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
 /// and asynchronous copies of up to 16 bytes at aligned indices are aligned.

@@ -87,6 +87,10 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     int64_t getNumThreadsPerBlock() {
       return getBlock()[0] * getBlock()[1] * getBlock()[2];
     }
+    /// The offset of each top-level kernelir.shared buffer in the block's
+    /// shared memory (each at a multiple of kSharedAlignment), and the
+    /// total bytes.
+    ::std::pair<::llvm::SmallVector<int64_t>, int64_t> getSharedLayout();
   }];
 }
 
@@ -209,8 +213,11 @@ def KernelIR_SharedOp : KernelIR_Op<"shared", [HasParent<"FuncOp">]> {
     lifetime and visible to all its threads; what one thread writes another
     may read after a `kernelir.barrier`. The buffer lives in the workgroup
     address space and starts at a multiple of 16 bytes (`kSharedAlignment`),
-    so aligned vector accesses and copies into it are aligned. It sits at the top level of its kernel, which is where a
-    CUDA `__shared__` array is declared.
+    so aligned vector accesses and copies into it are aligned. It sits at
+    the top level of its kernel, which is where a CUDA `__shared__` array is
+    declared. A kernel's shared buffers take up to 227 KiB together
+    (verified); beyond 48 KiB they are carved out of dynamic shared memory,
+    which the launch requests.
 
     ```mlir
     %partials = kernelir.shared : memref<8xf32, #gpu.address_space<workgroup>>

@@ -11,9 +11,11 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     overlap the multiplication of the current one (double buffering with
     2). The depth is the `stages` option, but no more than the
     contraction's steps of k (more would only hold empty slots) and no more
-    than fit in the shared-memory budget of a block (48 KiB, every chunk
-    element counted at the width of the result's element type); 1 turns
-    pipelining off.
+    than fit in the `shared-memory` budget of a block (48 KiB unless given:
+    what any NVIDIA GPU gives a block statically; larger budgets use
+    dynamic shared memory, up to 227 KiB on sm_90; every chunk element is
+    counted at the width of the result's element type); 1 turns pipelining
+    off.
 
     Before (k = 64 in steps of 16, a 64 x 64 tile):
 
@@ -29,7 +31,10 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "The pipeline depth wanted (1: no pipeline)">
+           "The pipeline depth wanted (1: no pipeline)">,
+    Option<"sharedMemory", "shared-memory", "int64_t",
+           /*default=*/"::strata::kSharedMemoryBudgetBytes",
+           "Bytes of shared memory a block's operand chunks may take">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
