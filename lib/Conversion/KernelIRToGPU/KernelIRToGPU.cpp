@@ -337,13 +337,14 @@ struct ConvertKernelIRToGPUPass
 struct ExternDynamicSharedPass
     : strata::impl::ExternDynamicSharedPassBase<ExternDynamicSharedPass> {
   void runOnOperation() override {
-    // The globals convert-gpu-to-nvvm makes for gpu.dynamic_shared_memory.
-    getOperation().walk([](LLVM::GlobalOp global) {
+    // The globals convert-gpu-to-nvvm makes for gpu.dynamic_shared_memory
+    // (at the top of the module).
+    for (auto global : getOperation().getOps<LLVM::GlobalOp>()) {
       auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
       if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0 &&
           global.getSymName().starts_with("__dynamic_shmem__"))
         global.setLinkage(LLVM::Linkage::External);
-    });
+    }
   }
 };
 } // namespace
