@@ -66,6 +66,7 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
           b, loc, first, arith::ConstantIndexOp::create(b, loc, offset));
     elementCoords.push_back(delinearize(b, loc, element, kernel.getTile()));
   }
+  planRowCaches();
   return translateOps(source);
 }
 
@@ -290,6 +291,7 @@ LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
   }
   Block &body = fold.getBody().front();
   int64_t width = chooseRunWidth(body, fold.getBounds());
+  loopBounds.assign(fold.getBounds().begin(), fold.getBounds().end());
   auto loop = sharedLoop(
       loc, fold.getBounds(), init,
       [&](ValueRange first, ValueRange acc) {
@@ -311,6 +313,7 @@ LogicalResult
 TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
   Block &body = loop.getBody().front();
   int64_t width = chooseRunWidth(body, loop.getBounds());
+  loopBounds.assign(loop.getBounds().begin(), loop.getBounds().end());
   sharedLoop(
       loop.getLoc(), loop.getBounds(), {},
       [&](ValueRange first, ValueRange) {

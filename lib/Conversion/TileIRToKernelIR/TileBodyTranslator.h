@@ -92,6 +92,32 @@ private:
                                      int64_t width);
   SmallVector<IRMapping> cloneRun(Block &body, ValueRange first, int64_t width);
 
+  /// A row a kernel's shared loops read more than once (softmax reads x in
+  /// its max, its sum and its write-back): the first loop that reads a run
+  /// also stores it into `buffer` (shaped like the loops' bounds), later
+  /// loops read it there. Each thread reads back only what it stored (the
+  /// loops have the same bounds and runs, so the same owners): no barrier.
+  struct RowCache {
+    Value memref;                 // The kernel buffer read (tile program).
+    AffineMap map;                // Its access map.
+    SmallVector<intptr_t> places; // Per index: ~argument number, or Value.
+    SmallVector<int64_t> bounds;
+    int64_t width;
+    Value buffer; // The shared cache.
+    bool filled = false;
+  };
+
+  /// Gives each run load that two or more of the kernel's top-level folds
+  /// and distributes repeat (same buffer, map, indices, bounds and runs,
+  /// the buffer never written by the kernel) a RowCache, while they fit in
+  /// kMaxRowCacheBytes.
+  void planRowCaches();
+
+  /// The cache of a run load of `body` in a shared loop of `bounds` and
+  /// `width`; null where it has none.
+  RowCache *rowCacheFor(loopir::LoadOp load, Block &body,
+                        ArrayRef<int64_t> bounds, int64_t width);
+
   /// How the warps of a contraction kernel share its block tile on tensor
   /// cores: a grid of warpRows x warpCols warps, each owning tilesM x
   /// tilesN mma tiles (16 x 8 outputs each), multiplying operands of
@@ -243,6 +269,9 @@ private:
   /// and the origin (row, column) of its warp's tiles in the block tile.
   SmallVector<std::pair<Value, Value>> mmaCoords[3];
   Value warpRow0, warpCol0;
+  SmallVector<RowCache> rowCaches;
+  /// The bounds of the shared loop being built (for rowCacheFor).
+  SmallVector<int64_t> loopBounds;
   /// In a pipelined contraction, the chunk slot (step modulo stages) that
   /// the ops being built stage into or multiply from.
   Value chunkSlot;

@@ -1,7 +1,8 @@
 // The shared loops of cooperative kernels (tileir.fold, tileir.distribute)
 // over runs of neighbouring points: where the body reads or writes a row of
 // a buffer along the loop's innermost index, each thread takes runs of up to
-// 128 bits and accesses a run as one vector (ld.global.v4 for f32 rows).
+// 128 bits and accesses a run as one vector (ld.global.v4 for f32 rows); a
+// row that several loops read comes from global memory once (RowCache).
 
 #include "TileBodyTranslator.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
@@ -25,6 +26,114 @@ static bool isRunAccess(AccessOp access, Block &body, int64_t width) {
              access.getIndexMap(),
              [&](unsigned d) { return indices[d] == inner; },
              cast<MemRefType>(access.getMemref().getType()), width);
+}
+
+/// Where each index of `load` (in `body`) comes from: ~n for argument n
+/// of `body`, the value itself for one defined outside the loop; none
+/// where an index is computed inside it.
+static std::optional<SmallVector<intptr_t>> indexPlaces(loopir::LoadOp load,
+                                                        Block &body) {
+  SmallVector<intptr_t> places;
+  for (Value v : load.getIndices()) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (arg && arg.getOwner() == &body) {
+      places.push_back(~(intptr_t)arg.getArgNumber());
+      continue;
+    }
+    if (body.getParent()->isAncestor(v.getParentRegion()))
+      return std::nullopt;
+    places.push_back((intptr_t)v.getAsOpaquePointer());
+  }
+  return places;
+}
+
+/// The shared memory that row caches may take: a row of 8192 f32, leaving
+/// room for the block combines within what a block declares statically.
+static constexpr int64_t kMaxRowCacheBytes = 32 * 1024;
+
+void TileBodyTranslator::planRowCaches() {
+  // A buffer the kernel writes may change between two reads.
+  DenseSet<Value> written;
+  kernel.walk([&](loopir::StoreOp s) { written.insert(s.getMemref()); });
+  kernel.walk([&](tileir::StoreOp s) { written.insert(s.getMemref()); });
+  auto same = [](const RowCache &x, const RowCache &y) {
+    return x.memref == y.memref && x.map == y.map && x.places == y.places &&
+           x.bounds == y.bounds && x.width == y.width;
+  };
+  SmallVector<std::pair<RowCache, int>> seen; // With the loops reading it.
+  for (Operation &op : kernel.getBody().front()) {
+    Block *body = nullptr;
+    ArrayRef<int64_t> bounds;
+    if (auto fold = dyn_cast<tileir::FoldOp>(op)) {
+      body = &fold.getBody().front();
+      bounds = fold.getBounds();
+    } else if (auto loop = dyn_cast<tileir::DistributeOp>(op)) {
+      body = &loop.getBody().front();
+      bounds = loop.getBounds();
+    } else {
+      continue;
+    }
+    int64_t width = chooseRunWidth(*body, bounds);
+    if (width == 1)
+      continue;
+    SmallVector<RowCache> here;
+    for (Operation &inner : *body) {
+      auto load = dyn_cast<loopir::LoadOp>(inner);
+      if (!load || written.contains(load.getMemref()) ||
+          !isRunAccess(load, *body, width))
+        continue;
+      std::optional<SmallVector<intptr_t>> places = indexPlaces(load, *body);
+      if (!places)
+        continue;
+      RowCache cache{load.getMemref(),
+                     load.getIndexMap(),
+                     *places,
+                     SmallVector<int64_t>(bounds),
+                     width,
+                     Value()};
+      if (llvm::any_of(here, [&](auto &c) { return same(c, cache); }))
+        continue;
+      here.push_back(cache);
+      auto *it =
+          llvm::find_if(seen, [&](auto &p) { return same(p.first, cache); });
+      if (it != seen.end())
+        ++it->second;
+      else
+        seen.push_back({cache, 1});
+    }
+  }
+  int64_t bytes = 0;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  for (auto &[cache, loops] : seen) {
+    Type element = cast<MemRefType>(cache.memref.getType()).getElementType();
+    int64_t size = computeProduct(cache.bounds) *
+                   llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+    if (loops < 2 || bytes + size > kMaxRowCacheBytes)
+      continue;
+    bytes += size;
+    cache.buffer = kernelir::SharedOp::create(
+        b, kernel.getLoc(),
+        MemRefType::get(cache.bounds, element, MemRefLayoutAttrInterface(),
+                        workgroup));
+    rowCaches.push_back(cache);
+  }
+}
+
+TileBodyTranslator::RowCache *
+TileBodyTranslator::rowCacheFor(loopir::LoadOp load, Block &body,
+                                ArrayRef<int64_t> bounds, int64_t width) {
+  std::optional<SmallVector<intptr_t>> places = indexPlaces(load, body);
+  if (!places)
+    return nullptr;
+  for (RowCache &cache : rowCaches)
+    if (cache.memref == load.getMemref() && cache.map == load.getIndexMap() &&
+        cache.places == *places && ArrayRef(cache.bounds) == bounds &&
+        cache.width == width)
+      return &cache;
+  return nullptr;
 }
 
 int64_t TileBodyTranslator::chooseRunWidth(Block &body,
@@ -84,9 +193,20 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
     if (auto load = dyn_cast<loopir::LoadOp>(op)) {
       if (isRunAccess(load, body, width)) {
         Value buffer = mapping.lookup(load.getMemref());
-        Value run = kernelir::LoadOp::create(
-            b, loc, vectorType(buffer), buffer,
-            indicesAt(load.getIndexMap(), load.getIndices()), Value());
+        RowCache *cache = rowCacheFor(load, body, loopBounds, width);
+        Value run;
+        if (cache && cache->filled) { // This thread stored it there.
+          run = kernelir::LoadOp::create(b, loc, vectorType(buffer),
+                                         cache->buffer, first, Value());
+        } else {
+          run = kernelir::LoadOp::create(
+              b, loc, vectorType(buffer), buffer,
+              indicesAt(load.getIndexMap(), load.getIndices()), Value());
+          if (cache) {
+            kernelir::StoreOp::create(b, loc, run, cache->buffer, first);
+            cache->filled = true;
+          }
+        }
         for (int64_t lane = 0; lane < width; ++lane)
           lanes[lane].map(load.getResult(),
                           vector::ExtractOp::create(b, loc, run, lane));
