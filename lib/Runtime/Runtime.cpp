@@ -141,9 +141,11 @@ Program::Program(Artifact artifact) : plan(std::move(artifact)) {
     void *f = nullptr;
     check(d, d.cuModuleGetFunction(&f, module, l.kernel.c_str()),
           "finding kernel '" + l.kernel + "'");
-    // Beyond 48 KiB a kernel must opt in to its dynamic shared memory.
+    // Beyond the 48 KiB every block may have, a kernel must opt in to its
+    // dynamic shared memory.
+    constexpr unsigned kDefaultSharedBytes = 48 * 1024;
     constexpr int kMaxDynamicSharedSizeBytes = 8; // CUfunction_attribute.
-    if (l.sharedBytes > 48 * 1024)
+    if (l.sharedBytes > kDefaultSharedBytes)
       check(d,
             d.cuFuncSetAttribute(f, kMaxDynamicSharedSizeBytes,
                                  (int)l.sharedBytes),

@@ -41,9 +41,7 @@ def _nvvm_options(args):
 
 def cmd_lower(args):
     text = _read(args.file)
-    options = args.options or ""
-    if args.to == "nvvm":
-        options = "chip=%s features=+ptx%s %s" % (args.chip, args.ptx, options)
+    options = _nvvm_options(args) if args.to == "nvvm" else args.options or ""
     module = strata.lower(text, args.to, options, filename=args.file)
     _write(args.output, str(module))
     return 0

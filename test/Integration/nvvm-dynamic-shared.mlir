@@ -8,8 +8,8 @@
 
 // CHECK: gpu.launch_func @strata_kernels::@big {{.*}} dynamic_shared_memory_size
 // CHECK: gpu.binary @strata_kernels
-// CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // CHECK-NOT: demoted
+// CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // CHECK-SAME: st.shared.b32 {{.*}}[__dynamic_shmem__0+49184]
 // BIN: gpu.binary @strata_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // BIN-SAME: bin = "\7FELF

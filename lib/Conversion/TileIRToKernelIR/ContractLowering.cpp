@@ -30,8 +30,8 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   // Per step of k: stage both chunks, then each thread multiplies into its
-  // elements (elementCoords: its register tile).
-  auto multiply = [&](Value kk, ValueRange partial) {
+  // elements (elementCoords: its register tile) from the chunks' `slot`.
+  auto multiply = [&](Value slot, Value kk, ValueRange partial) {
     SmallVector<Value> next;
     // One shared load per distinct row and column of the thread's elements.
     DenseMap<Value, Value> lhsLoads, rhsLoads;
@@ -39,22 +39,26 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
       Value row = coords[rank - 2], col = coords[rank - 1];
       Value &a = lhsLoads[row];
       if (!a)
-        a = kernelir::LoadOp::create(b, loc, lhsChunk, chunkAt(row, kk));
+        a = kernelir::LoadOp::create(b, loc, lhsChunk,
+                                     chunkIndices(slot, row, kk));
       Value &bv = rhsLoads[col];
       if (!bv)
-        bv = kernelir::LoadOp::create(b, loc, rhsChunk, chunkAt(kk, col));
+        bv = kernelir::LoadOp::create(b, loc, rhsChunk,
+                                      chunkIndices(slot, kk, col));
       next.push_back(math::FmaOp::create(b, loc, a, bv, partial[m]));
     }
     return next;
   };
   SmallVector<Value> init(elementsPerThread, zero);
-  auto kLoop = stagedLoop(contract, lhsChunk, rhsChunk, zero,
-                          /*narrow=*/false, /*rhsTransposed=*/false, init,
-                          [&](ValueRange acc) {
-                            auto inner = buildLoop(loc, index(0), index(step),
-                                                   index(1), acc, multiply);
-                            return SmallVector<Value>(inner.getResults());
-                          });
+  auto kLoop = stagedLoop(
+      contract, lhsChunk, rhsChunk, zero, /*narrow=*/false,
+      /*rhsTransposed=*/false, init, [&](ValueRange acc, Value slot) {
+        auto inner = buildLoop(loc, index(0), index(step), index(1), acc,
+                               [&](Value kk, ValueRange partial) {
+                                 return multiply(slot, kk, partial);
+                               });
+        return SmallVector<Value>(inner.getResults());
+      });
   scalars[contract.getResult()] = SmallVector<Value>(kLoop.getResults());
   return success();
 }
@@ -87,7 +91,7 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
 scf::ForOp TileBodyTranslator::stagedLoop(
     tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
     bool narrow, bool rhsTransposed, ValueRange init,
-    function_ref<SmallVector<Value>(ValueRange)> multiply) {
+    function_ref<SmallVector<Value>(ValueRange, Value)> multiply) {
   Location loc = contract.getLoc();
   size_t rank = kernel.getTile().size();
   int64_t rows = kernel.getTile()[rank - 2], cols = kernel.getTile()[rank - 1];
@@ -99,21 +103,22 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   // (fields: rows, cols, rowIsK, dropped, narrow, transposed).
   ChunkShape lhsShape{rows, step, false, rank - 1, narrow, false};
   ChunkShape rhsShape{step, cols, true, rank - 2, narrow, rhsTransposed};
-  int64_t lhsWidth = asyncCopyWidth(contract.getLhs(), lhsShape);
-  int64_t rhsWidth = asyncCopyWidth(contract.getRhs(), rhsShape);
-  bool async = lhsWidth > 0 || rhsWidth > 0;
-  // Stages the chunks of step `kt` into chunkSlot.
-  auto stageStep = [&](Value kt) {
+  std::optional<AsyncCopy> lhsCopy = planAsyncCopy(contract.getLhs(), lhsShape);
+  std::optional<AsyncCopy> rhsCopy = planAsyncCopy(contract.getRhs(), rhsShape);
+  bool async = lhsCopy || rhsCopy;
+  // Stages the chunks of step `kt` into `slot`.
+  auto stageStep = [&](Value kt, Value slot) {
     Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
     auto one = [&](Region &operand, Value chunk, const ChunkShape &shape,
-                   int64_t width) {
-      if (width > 0)
-        stageAsync(operand, contract.getOrigin(), chunk, shape, k0, width);
+                   const std::optional<AsyncCopy> &copy) {
+      if (copy)
+        stageAsync(operand, contract.getOrigin(), chunk, slot, shape, k0,
+                   *copy);
       else
-        stage(operand, contract.getOrigin(), chunk, shape, k0, zero);
+        stage(operand, contract.getOrigin(), chunk, slot, shape, k0, zero);
     };
-    one(contract.getLhs(), lhsChunk, lhsShape, lhsWidth);
-    one(contract.getRhs(), rhsChunk, rhsShape, rhsWidth);
+    one(contract.getLhs(), lhsChunk, lhsShape, lhsCopy);
+    one(contract.getRhs(), rhsChunk, rhsShape, rhsCopy);
   };
   auto commit = [&]() {
     if (async)
@@ -127,11 +132,11 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   if (stages == 1)
     return buildLoop(loc, index(0), index(steps), index(1), init,
                      [&](Value kt, ValueRange acc) -> SmallVector<Value> {
-                       stageStep(kt);
+                       stageStep(kt, Value());
                        commit();
                        wait(0);
                        kernelir::BarrierOp::create(b, loc);
-                       SmallVector<Value> next = multiply(acc);
+                       SmallVector<Value> next = multiply(acc, Value());
                        kernelir::BarrierOp::create(b, loc);
                        return next;
                      });
@@ -139,13 +144,11 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   // group (empty ones too), so that before step kt's wait the groups of
   // steps up to kt + stages - 2 are committed: stages - 2 may stay pending.
   for (int64_t s = 0; s + 1 < stages; ++s) {
-    if (s < steps) {
-      chunkSlot = index(s);
-      stageStep(index(s));
-    }
+    if (s < steps)
+      stageStep(index(s), index(s));
     commit();
   }
-  auto loop = buildLoop(
+  return buildLoop(
       loc, index(0), index(steps), index(1), init,
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         wait(stages - 2);
@@ -159,13 +162,10 @@ scf::ForOp TileBodyTranslator::stagedLoop(
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          chunkSlot = arith::RemUIOp::create(b, loc, ahead, index(stages));
-          stageStep(ahead);
+          stageStep(ahead,
+                    arith::RemUIOp::create(b, loc, ahead, index(stages)));
         }
         commit();
-        chunkSlot = arith::RemUIOp::create(b, loc, kt, index(stages));
-        return multiply(acc);
+        return multiply(acc, arith::RemUIOp::create(b, loc, kt, index(stages)));
       });
-  chunkSlot = Value();
-  return loop;
 }

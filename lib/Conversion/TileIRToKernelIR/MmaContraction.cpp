@@ -142,7 +142,8 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   // A fragment: register r holds the elements of values c r, ..., c r +
   // c - 1 (c per register), neighbours in k, one shared load. `base` is
   // the tile's first row (A) or column (B) in the block tile.
-  auto fragment = [&](MmaOperand which, Value base, Value k0) -> Value {
+  auto fragment = [&](MmaOperand which, Value slot, Value base,
+                      Value k0) -> Value {
     bool isLhs = which == MmaOperand::Lhs;
     auto type = kernelir::getMmaFragmentType(which, operand);
     int64_t perRegister = type.getDimSize(1);
@@ -153,8 +154,9 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
       Value along = add(base, isLhs ? first : second),
             k = add(k0, isLhs ? second : first);
       Value chunk = isLhs ? lhsChunk : rhsChunk;
-      SmallVector<Value> at =
-          isLhs || rhsTransposed ? chunkAt(along, k) : chunkAt(k, along);
+      SmallVector<Value> at = isLhs || rhsTransposed
+                                  ? chunkIndices(slot, along, k)
+                                  : chunkIndices(slot, k, along);
       if (perRegister == 1) {
         Value x = kernelir::LoadOp::create(b, loc, chunk, at);
         result = vector::InsertOp::create(b, loc, x, result,
@@ -172,17 +174,17 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
                                                b, loc, b.getZeroAttr(accType)));
   auto kLoop = stagedLoop(
       contract, lhsChunk, rhsChunk, zero, narrow, rhsTransposed, init,
-      [&](ValueRange acc) {
+      [&](ValueRange acc, Value slot) {
         SmallVector<Value> next(acc);
         for (int64_t kk = 0; kk < step; kk += kStep) {
           Value k = index(kk);
           SmallVector<Value> lhs, rhs;
           for (int64_t m = 0; m < tilesM; ++m)
-            lhs.push_back(
-                fragment(MmaOperand::Lhs, add(warpRow0, index(m * kMmaM)), k));
+            lhs.push_back(fragment(MmaOperand::Lhs, slot,
+                                   add(warpRow0, index(m * kMmaM)), k));
           for (int64_t n = 0; n < tilesN; ++n)
-            rhs.push_back(
-                fragment(MmaOperand::Rhs, add(warpCol0, index(n * kMmaN)), k));
+            rhs.push_back(fragment(MmaOperand::Rhs, slot,
+                                   add(warpCol0, index(n * kMmaN)), k));
           for (int64_t m = 0; m < tilesM; ++m)
             for (int64_t n = 0; n < tilesN; ++n) {
               Value &tileAcc = next[m * tilesN + n];

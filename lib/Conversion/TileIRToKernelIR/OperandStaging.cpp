@@ -10,10 +10,20 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-SmallVector<Value> TileBodyTranslator::chunkAt(Value r, Value c) {
-  if (chunkSlot)
-    return {chunkSlot, r, c};
+SmallVector<Value> strata::detail::chunkIndices(Value slot, Value r, Value c) {
+  if (slot)
+    return {slot, r, c};
   return {r, c};
+}
+
+/// The value an operand region stages: what it yields, or with `narrow`
+/// the input of the arith.extf it yields; null where it yields no widening.
+static Value stagedValue(Region &operand, bool narrow) {
+  Value result = operand.front().getTerminator()->getOperand(0);
+  if (!narrow)
+    return result;
+  auto widen = result.getDefiningOp<arith::ExtFOp>();
+  return widen ? widen.getIn() : Value();
 }
 
 /// The tile dimension an operand region varies: the rows for the lhs (its
@@ -80,7 +90,8 @@ static void forEachShare(OpBuilder &b, Location loc, Value thread,
 }
 
 void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
-                               const ChunkShape &shape, Value k0, Value zero) {
+                               Value slot, const ChunkShape &shape, Value k0,
+                               Value zero) {
   Location loc = operand.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -92,12 +103,8 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
                  auto [coords, inside] =
                      chunkPoint(operand, origin, shape, k0, r, c);
                  auto evaluate = [&, &coords = coords]() -> Value {
-                   Block &body = operand.front();
-                   Value result = body.getTerminator()->getOperand(0);
-                   if (shape.narrow)
-                     result = result.getDefiningOp<arith::ExtFOp>().getIn();
-                   return cloneLoopBody(b, body, coords, mapping)
-                       .lookupOrDefault(result);
+                   return cloneLoopBody(b, operand.front(), coords, mapping)
+                       .lookupOrDefault(stagedValue(operand, shape.narrow));
                  };
                  Value value;
                  if (!inside) {
@@ -113,8 +120,9 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
                    value = ifOp.getResult(0);
                  }
                  kernelir::StoreOp::create(b, loc, value, chunk,
-                                           shape.transposed ? chunkAt(c, r)
-                                                            : chunkAt(r, c));
+                                           shape.transposed
+                                               ? chunkIndices(slot, c, r)
+                                               : chunkIndices(slot, r, c));
                });
 }
 
@@ -123,41 +131,33 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
 /// `narrow`); null otherwise.
 static loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
                                        bool narrow) {
-  Block &body = operand.front();
-  Value result = body.getTerminator()->getOperand(0);
-  if (narrow) {
-    auto widen = result.getDefiningOp<arith::ExtFOp>();
-    if (!widen)
-      return {};
-    result = widen.getIn();
-  }
-  auto load = result.getDefiningOp<loopir::LoadOp>();
+  Value staged = stagedValue(operand, narrow);
+  auto load = staged ? staged.getDefiningOp<loopir::LoadOp>() : nullptr;
   auto buffer = load ? dyn_cast<BlockArgument>(load.getMemref()) : nullptr;
   if (!buffer || buffer.getOwner() != &kernel.getBody().front() ||
-      llvm::range_size(body.without_terminator()) != (narrow ? 2u : 1u))
+      llvm::range_size(operand.front().without_terminator()) !=
+          (narrow ? 2u : 1u))
     return {};
   return load;
 }
 
-int64_t TileBodyTranslator::asyncCopyWidth(Region &operand,
-                                           const ChunkShape &shape) {
+std::optional<TileBodyTranslator::AsyncCopy>
+TileBodyTranslator::planAsyncCopy(Region &operand, const ChunkShape &shape) {
   loopir::LoadOp load = plainOperandLoad(kernel, operand, shape.narrow);
   if (!load)
-    return 0;
+    return std::nullopt;
   auto buffer = cast<MemRefType>(load.getMemref().getType());
   if (!buffer.getElementType().isIntOrFloat())
-    return 0;
+    return std::nullopt;
   size_t rank = kernel.getDomain().size();
   size_t varied = variedDim(shape.dropped, rank);
   bool alongK = shape.storedRowsRunAlongK();
-  // The region argument a stored row varies, its extent in the chunk and
-  // its bound (the runs must not straddle it).
+  // The region argument a stored row varies and its bound (the runs must
+  // not straddle it).
   Block &body = operand.front();
   Value inner =
       alongK ? body.getArguments().back()
              : body.getArgument(varied < shape.dropped ? varied : varied - 1);
-  int64_t extent = alongK ? (shape.rowIsK ? shape.rows : shape.cols)
-                          : kernel.getTile()[varied];
   int64_t bound = alongK
                       ? cast<tileir::ContractOp>(operand.getParentOp()).getK()
                       : kernel.getDomain()[varied];
@@ -165,42 +165,42 @@ int64_t TileBodyTranslator::asyncCopyWidth(Region &operand,
   int64_t bits = buffer.getElementTypeBitWidth();
   // cp.async moves 4, 8 or 16 bytes.
   for (int64_t width = kMaxVectorBits / bits; width * bits >= 32; width /= 2)
-    if (extent % width == 0 && bound % width == 0 &&
+    if (shape.storedCols() % width == 0 && bound % width == 0 &&
         isRowRun(
             load.getIndexMap(), [&](unsigned d) { return indices[d] == inner; },
             buffer, width))
-      return width;
-  return 0;
+      return AsyncCopy{load, width};
+  return std::nullopt;
 }
 
 void TileBodyTranslator::stageAsync(Region &operand, ValueRange origin,
-                                    Value chunk, const ChunkShape &shape,
-                                    Value k0, int64_t width) {
+                                    Value chunk, Value slot,
+                                    const ChunkShape &shape, Value k0,
+                                    AsyncCopy copy) {
   Location loc = operand.getLoc();
-  loopir::LoadOp load = plainOperandLoad(kernel, operand, shape.narrow);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t storedRows = shape.transposed ? shape.cols : shape.rows;
-  int64_t runsPerRow = (shape.transposed ? shape.rows : shape.cols) / width;
+  int64_t runsPerRow = shape.storedCols() / copy.width;
   forEachShare(
-      b, loc, thread, kernel.getThreads(), storedRows * runsPerRow,
+      b, loc, thread, kernel.getThreads(), shape.storedRows() * runsPerRow,
       [&](Value e) {
         // The run's first element, as stored and in the chunk.
         Value sr = arith::DivUIOp::create(b, loc, e, index(runsPerRow));
         Value sc = arith::MulIOp::create(
             b, loc, arith::RemUIOp::create(b, loc, e, index(runsPerRow)),
-            index(width));
+            index(copy.width));
         Value r = shape.transposed ? sc : sr, c = shape.transposed ? sr : sc;
         auto [coords, inside] = chunkPoint(operand, origin, shape, k0, r, c);
         IRMapping at = mapping;
         at.map(operand.front().getArguments(), coords);
         SmallVector<Value> indices;
-        for (Value v : load.getIndices())
+        for (Value v : copy.load.getIndices())
           indices.push_back(at.lookupOrDefault(v));
         kernelir::AsyncCopyOp::create(
-            b, loc, mapping.lookup(load.getMemref()),
-            expandAccessIndices(b, loc, load.getIndexMap(), indices), chunk,
-            chunkAt(sr, sc), b.getI64IntegerAttr(width), inside);
+            b, loc, mapping.lookup(copy.load.getMemref()),
+            expandAccessIndices(b, loc, copy.load.getIndexMap(), indices),
+            chunk, chunkIndices(slot, sr, sc), b.getI64IntegerAttr(copy.width),
+            inside);
       });
 }

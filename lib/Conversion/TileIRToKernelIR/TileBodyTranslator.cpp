@@ -291,7 +291,6 @@ LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
   }
   Block &body = fold.getBody().front();
   int64_t width = chooseRunWidth(body, fold.getBounds());
-  loopBounds.assign(fold.getBounds().begin(), fold.getBounds().end());
   auto loop = sharedLoop(
       loc, fold.getBounds(), init,
       [&](ValueRange first, ValueRange acc) {
@@ -313,7 +312,6 @@ LogicalResult
 TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
   Block &body = loop.getBody().front();
   int64_t width = chooseRunWidth(body, loop.getBounds());
-  loopBounds.assign(loop.getBounds().begin(), loop.getBounds().end());
   sharedLoop(
       loop.getLoc(), loop.getBounds(), {},
       [&](ValueRange first, ValueRange) {

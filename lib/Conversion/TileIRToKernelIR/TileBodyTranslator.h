@@ -30,6 +30,10 @@ constexpr int64_t kMaxVectorBits = 128;
 bool isRowRun(AffineMap map, function_ref<bool(unsigned)> isInnermost,
               MemRefType buffer, int64_t width);
 
+/// The indices of element (r, c) of a contraction's operand chunk in
+/// `slot` (null where the chunk has no slots; see stagedLoop).
+SmallVector<Value> chunkIndices(Value slot, Value r, Value c);
+
 /// The most elements of a vector access within kMaxVectorBits for every
 /// buffer of `buffers` (1 if one has no integer or float elements).
 int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
@@ -98,25 +102,15 @@ private:
   /// loops read it there. Each thread reads back only what it stored (the
   /// loops have the same bounds and runs, so the same owners): no barrier.
   struct RowCache {
-    Value memref;                 // The kernel buffer read (tile program).
-    AffineMap map;                // Its access map.
-    SmallVector<intptr_t> places; // Per index: ~argument number, or Value.
-    SmallVector<int64_t> bounds;
-    int64_t width;
-    Value buffer; // The shared cache.
+    Value buffer;
     bool filled = false;
   };
 
-  /// Gives each run load that two or more of the kernel's top-level folds
+  /// Gives the run loads that two or more of the kernel's top-level folds
   /// and distributes repeat (same buffer, map, indices, bounds and runs,
-  /// the buffer never written by the kernel) a RowCache, while they fit in
-  /// kMaxRowCacheBytes.
+  /// the buffer never written by the kernel) one RowCache, while they fit
+  /// in kMaxRowCacheBytes (rowCacheOf).
   void planRowCaches();
-
-  /// The cache of a run load of `body` in a shared loop of `bounds` and
-  /// `width`; null where it has none.
-  RowCache *rowCacheFor(loopir::LoadOp load, Block &body,
-                        ArrayRef<int64_t> bounds, int64_t width);
 
   /// How the warps of a contraction kernel share its block tile on tensor
   /// cores: a grid of warpRows x warpCols warps, each owning tilesM x
@@ -166,20 +160,18 @@ private:
   /// The loop over steps of k of a staged contraction: stage both chunks
   /// (before their widening with `narrow`; the rhs chunk n x k with
   /// `rhsTransposed`), a barrier, `multiply` the accumulators (`init`
-  /// before the first step), a barrier. With the contraction's `stages` > 1,
-  /// a software pipeline: the chunks of the first stages - 1 steps are
-  /// staged before the loop, and step s stages step s + stages - 1 into its
-  /// slot after one barrier, then multiplies its own slot. Operands that
-  /// are plain loads are copied asynchronously (kernelir.async_copy), so
-  /// the copies are in flight while earlier steps multiply.
-  scf::ForOp stagedLoop(tileir::ContractOp contract, Value lhsChunk,
-                        Value rhsChunk, Value zero, bool narrow,
-                        bool rhsTransposed, ValueRange init,
-                        function_ref<SmallVector<Value>(ValueRange)> multiply);
-
-  /// Indices of element (r, c) of a chunk in the slot of the step being
-  /// staged or multiplied (chunkSlot), where the contraction has stages.
-  SmallVector<Value> chunkAt(Value r, Value c);
+  /// before the first step) from the chunks' `slot`, a barrier. With the
+  /// contraction's `stages` > 1, a software pipeline: the chunks have a
+  /// slot per stage (a leading dimension; `slot` is null without one), the
+  /// chunks of the first stages - 1 steps are staged before the loop, and
+  /// step s stages step s + stages - 1 into its slot after one barrier,
+  /// then multiplies its own slot. Operands that are plain loads are
+  /// copied asynchronously (kernelir.async_copy), so the copies are in
+  /// flight while earlier steps multiply.
+  scf::ForOp stagedLoop(
+      tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
+      bool narrow, bool rhsTransposed, ValueRange init,
+      function_ref<SmallVector<Value>(ValueRange acc, Value slot)> multiply);
 
   /// How one operand chunk is staged; see stage().
   struct ChunkShape {
@@ -187,23 +179,35 @@ private:
     bool rowIsK;        // Whether its rows (else its columns) run along k.
     size_t dropped;     // The domain dimension the operand does not take.
     bool narrow, transposed;
+    /// The chunk as stored.
+    int64_t storedRows() const { return transposed ? cols : rows; }
+    int64_t storedCols() const { return transposed ? rows : cols; }
     /// Whether the chunk's rows as stored run along k (else along the tile
     /// dimension the operand varies).
     bool storedRowsRunAlongK() const { return rowIsK == transposed; }
   };
 
-  /// The elements per asynchronous copy of an operand chunk: where the
-  /// operand region is one load of a kernel buffer (before its widening
-  /// with `narrow`) and runs of the chunk's stored rows are aligned runs of
-  /// that buffer's rows within the domain and k, the widest such run of 4,
-  /// 8 or 16 bytes; 0 where the chunk must be computed and stored.
-  int64_t asyncCopyWidth(Region &operand, const ChunkShape &shape);
+  /// An operand chunk copied asynchronously: the operand region's load and
+  /// the elements per copy.
+  struct AsyncCopy {
+    loopir::LoadOp load;
+    int64_t width;
+  };
 
-  /// Copies one operand chunk asynchronously in runs of `width` elements
-  /// of its stored rows, neighbouring threads taking neighbouring runs;
-  /// outside the domain or past k the copies write zeros.
-  void stageAsync(Region &operand, ValueRange origin, Value chunk,
-                  const ChunkShape &shape, Value k0, int64_t width);
+  /// How an operand chunk is copied asynchronously: where the operand
+  /// region is one load of a kernel buffer (before its widening with
+  /// `narrow`) and runs of the chunk's stored rows are aligned runs of that
+  /// buffer's rows within the domain and k, in the widest such runs of 4, 8
+  /// or 16 bytes; none where the chunk must be computed and stored.
+  std::optional<AsyncCopy> planAsyncCopy(Region &operand,
+                                         const ChunkShape &shape);
+
+  /// Copies one operand chunk asynchronously into `slot` (see stagedLoop)
+  /// in runs of `copy.width` elements of its stored rows, neighbouring
+  /// threads taking neighbouring runs; outside the domain or past k the
+  /// copies write zeros.
+  void stageAsync(Region &operand, ValueRange origin, Value chunk, Value slot,
+                  const ChunkShape &shape, Value k0, AsyncCopy copy);
 
   /// The point of an operand at element (r, c) of its chunk (the region's
   /// coordinates) and whether it lies in the domain and before k (null
@@ -222,8 +226,8 @@ private:
   /// (rhs: k x columns). With `shape.narrow`, the value staged is the
   /// operand before its widening (the input of the region's final
   /// arith.extf). With `shape.transposed`, element (r, c) of the chunk is
-  /// stored at (c, r).
-  void stage(Region &operand, ValueRange origin, Value chunk,
+  /// stored at (c, r), in `slot` (see stagedLoop).
+  void stage(Region &operand, ValueRange origin, Value chunk, Value slot,
              const ChunkShape &shape, Value k0, Value zero);
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
@@ -270,11 +274,8 @@ private:
   SmallVector<std::pair<Value, Value>> mmaCoords[3];
   Value warpRow0, warpCol0;
   SmallVector<RowCache> rowCaches;
-  /// The bounds of the shared loop being built (for rowCacheFor).
-  SmallVector<int64_t> loopBounds;
-  /// In a pipelined contraction, the chunk slot (step modulo stages) that
-  /// the ops being built stage into or multiply from.
-  Value chunkSlot;
+  /// The row cache (index into rowCaches) of each run load that has one.
+  DenseMap<Operation *, unsigned> rowCacheOf;
 };
 
 } // namespace detail

@@ -56,11 +56,25 @@ void TileBodyTranslator::planRowCaches() {
   DenseSet<Value> written;
   kernel.walk([&](loopir::StoreOp s) { written.insert(s.getMemref()); });
   kernel.walk([&](tileir::StoreOp s) { written.insert(s.getMemref()); });
-  auto same = [](const RowCache &x, const RowCache &y) {
-    return x.memref == y.memref && x.map == y.map && x.places == y.places &&
-           x.bounds == y.bounds && x.width == y.width;
+  // What makes two run loads of two loops read the same elements into the
+  // same threads; the loads that share it, and how many loops they span.
+  struct Key {
+    Value memref;
+    AffineMap map;
+    SmallVector<intptr_t> places;
+    ArrayRef<int64_t> bounds;
+    int64_t width;
+    bool operator==(const Key &o) const {
+      return memref == o.memref && map == o.map && places == o.places &&
+             bounds == o.bounds && width == o.width;
+    }
   };
-  SmallVector<std::pair<RowCache, int>> seen; // With the loops reading it.
+  struct Reads {
+    Key key;
+    SmallVector<Operation *> loads;
+    int loops = 0;
+  };
+  SmallVector<Reads> reads;
   for (Operation &op : kernel.getBody().front()) {
     Block *body = nullptr;
     ArrayRef<int64_t> bounds;
@@ -76,7 +90,7 @@ void TileBodyTranslator::planRowCaches() {
     int64_t width = chooseRunWidth(*body, bounds);
     if (width == 1)
       continue;
-    SmallVector<RowCache> here;
+    DenseSet<unsigned> counted; // Each loop counts once per key.
     for (Operation &inner : *body) {
       auto load = dyn_cast<loopir::LoadOp>(inner);
       if (!load || written.contains(load.getMemref()) ||
@@ -85,21 +99,15 @@ void TileBodyTranslator::planRowCaches() {
       std::optional<SmallVector<intptr_t>> places = indexPlaces(load, *body);
       if (!places)
         continue;
-      RowCache cache{load.getMemref(),
-                     load.getIndexMap(),
-                     *places,
-                     SmallVector<int64_t>(bounds),
-                     width,
-                     Value()};
-      if (llvm::any_of(here, [&](auto &c) { return same(c, cache); }))
-        continue;
-      here.push_back(cache);
-      auto *it =
-          llvm::find_if(seen, [&](auto &p) { return same(p.first, cache); });
-      if (it != seen.end())
-        ++it->second;
-      else
-        seen.push_back({cache, 1});
+      Key key{load.getMemref(), load.getIndexMap(), *places, bounds, width};
+      auto *it = llvm::find_if(reads, [&](Reads &r) { return r.key == key; });
+      if (it == reads.end()) {
+        reads.push_back({key, {}, 0});
+        it = std::prev(reads.end());
+      }
+      it->loads.push_back(load);
+      if (counted.insert(it - reads.begin()).second)
+        ++it->loops;
     }
   }
   int64_t bytes = 0;
@@ -107,33 +115,21 @@ void TileBodyTranslator::planRowCaches() {
   b.setInsertionPointToStart(entry);
   auto workgroup =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  for (auto &[cache, loops] : seen) {
-    Type element = cast<MemRefType>(cache.memref.getType()).getElementType();
-    int64_t size = computeProduct(cache.bounds) *
+  for (Reads &r : reads) {
+    Type element = cast<MemRefType>(r.key.memref.getType()).getElementType();
+    int64_t size = computeProduct(r.key.bounds) *
                    llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-    if (loops < 2 || bytes + size > kMaxRowCacheBytes)
+    if (r.loops < 2 || bytes + size > kMaxRowCacheBytes)
       continue;
     bytes += size;
-    cache.buffer = kernelir::SharedOp::create(
+    Value buffer = kernelir::SharedOp::create(
         b, kernel.getLoc(),
-        MemRefType::get(cache.bounds, element, MemRefLayoutAttrInterface(),
+        MemRefType::get(r.key.bounds, element, MemRefLayoutAttrInterface(),
                         workgroup));
-    rowCaches.push_back(cache);
+    for (Operation *load : r.loads)
+      rowCacheOf[load] = rowCaches.size();
+    rowCaches.push_back({buffer});
   }
-}
-
-TileBodyTranslator::RowCache *
-TileBodyTranslator::rowCacheFor(loopir::LoadOp load, Block &body,
-                                ArrayRef<int64_t> bounds, int64_t width) {
-  std::optional<SmallVector<intptr_t>> places = indexPlaces(load, body);
-  if (!places)
-    return nullptr;
-  for (RowCache &cache : rowCaches)
-    if (cache.memref == load.getMemref() && cache.map == load.getIndexMap() &&
-        cache.places == *places && ArrayRef(cache.bounds) == bounds &&
-        cache.width == width)
-      return &cache;
-  return nullptr;
 }
 
 int64_t TileBodyTranslator::chooseRunWidth(Block &body,
@@ -193,7 +189,9 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
     if (auto load = dyn_cast<loopir::LoadOp>(op)) {
       if (isRunAccess(load, body, width)) {
         Value buffer = mapping.lookup(load.getMemref());
-        RowCache *cache = rowCacheFor(load, body, loopBounds, width);
+        auto planned = rowCacheOf.find(load);
+        RowCache *cache =
+            planned == rowCacheOf.end() ? nullptr : &rowCaches[planned->second];
         Value run;
         if (cache && cache->filled) { // This thread stored it there.
           run = kernelir::LoadOp::create(b, loc, vectorType(buffer),

@@ -4,6 +4,7 @@
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -410,15 +411,12 @@ private:
     return op->emitError("cannot render this constant as CUDA");
   }
 
-  /// The flat index of `position` in a row-major vector of `shape`.
+  /// The flat index of `position` (a prefix of indices) in a row-major
+  /// vector of `shape`.
   static int64_t flatIndex(ArrayRef<int64_t> position,
                            ArrayRef<int64_t> shape) {
-    int64_t flat = 0;
-    for (auto [p, size] : llvm::zip(position, shape))
-      flat = flat * size + p;
-    for (int64_t size : shape.drop_front(position.size()))
-      flat *= size;
-    return flat;
+    SmallVector<int64_t> strides = computeSuffixProduct(shape);
+    return linearize(position, ArrayRef(strides).take_front(position.size()));
   }
 
   /// kernelir.mma as PTX: the fragments' registers in order, two halves

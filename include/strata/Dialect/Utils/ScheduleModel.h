@@ -19,10 +19,12 @@ constexpr int64_t kContractionBlockTile = 64;
 /// row schedule reduces instead.
 constexpr int64_t kMinContractionRowsAndColumns = 8;
 
-/// The shared memory a block's pipelined operand chunks may take by
-/// default: what a block may declare statically on every NVIDIA GPU since
-/// sm_20; and the most any target gives a block (sm_90, dynamically).
-constexpr int64_t kSharedMemoryBudgetBytes = 48 * 1024;
+/// Shared memory per block: what a block may declare statically on every
+/// NVIDIA GPU since sm_20 (the default budget of pipelined operand
+/// chunks), and the most any target gives a block (sm_90, dynamically;
+/// sm_80's 163 KiB the driver enforces at launch). kernelir's limits are
+/// these too.
+constexpr int64_t kStaticSharedMemoryBytes = 48 * 1024;
 constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 
 } // namespace strata

@@ -9,6 +9,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <functional>
 
@@ -411,14 +412,11 @@ struct Ranged {
   int64_t lo, hi;
 };
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
 /// `l` floordiv (or mod, by `kind`) `c` > 0, simplified where `l` stays
 /// within one period of `c`.
 Ranged divideInRange(Ranged l, int64_t c, AffineExprKind kind) {
-  int64_t qlo = floorDiv(l.lo, c), qhi = floorDiv(l.hi, c);
+  int64_t qlo = llvm::divideFloorSigned(l.lo, c),
+          qhi = llvm::divideFloorSigned(l.hi, c);
   if (kind == AffineExprKind::FloorDiv) {
     if (qlo == qhi)
       return {getAffineConstantExpr(qlo, l.expr.getContext()), qlo, qlo};

@@ -14,6 +14,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "strata/Dialect/KernelIR/IR/KernelIRDialect.h.inc"
 #include "strata/Dialect/KernelIR/IR/KernelIREnums.h.inc"
@@ -30,8 +31,8 @@ constexpr int64_t kWarpSize = 32;
 /// a kernel that needs more gets dynamic shared memory at its launch (up to
 /// kMaxSharedBytes, sm_90's limit per block; sm_80's is 163 KiB, which
 /// the driver enforces at launch).
-constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
-constexpr int64_t kMaxSharedBytes = 227 * 1024;
+constexpr int64_t kMaxStaticSharedBytes = kStaticSharedMemoryBytes;
+constexpr int64_t kMaxSharedBytes = kMaxSharedMemoryBytes;
 
 /// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
 /// and asynchronous copies of up to 16 bytes at aligned indices are aligned.

@@ -33,7 +33,7 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "The pipeline depth wanted (1: no pipeline)">,
     Option<"sharedMemory", "shared-memory", "int64_t",
-           /*default=*/"::strata::kSharedMemoryBudgetBytes",
+           /*default=*/"::strata::kStaticSharedMemoryBytes",
            "Bytes of shared memory a block's operand chunks may take">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
