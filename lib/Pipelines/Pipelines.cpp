@@ -28,25 +28,36 @@ void buildLowerToLoopPipeline(OpPassManager &pm) {
 }
 
 template <typename Options>
-static ConvertLoopIRToTileIRPassOptions toTileOptions(const Options &from) {
-  ConvertLoopIRToTileIRPassOptions options;
-  options.tileSizes.assign(from.tileSizes.begin(), from.tileSizes.end());
-  options.threads = from.threads;
-  options.schedule = from.schedule;
-  options.kTile = from.kTile;
-  return options;
-}
-
-template <typename Options>
-static void buildTileStages(OpPassManager &pm, const Options &options) {
-  buildLowerToLoopPipeline(pm);
-  pm.addPass(createConvertLoopIRToTileIRPass(toTileOptions(options)));
+static void addSchedulePasses(OpPassManager &pm, const Options &options) {
+  tileir::TileIRTilePassOptions tile;
+  tile.tileSizes.assign(options.tileSizes.begin(), options.tileSizes.end());
+  tile.tileElements = options.tileElements;
+  pm.addPass(tileir::createTileIRTilePass(tile));
+  tileir::TileIRMapThreadsPassOptions threads;
+  threads.threads = options.threads;
+  pm.addPass(tileir::createTileIRMapThreadsPass(threads));
+  tileir::TileIRKTilePassOptions kTile;
+  kTile.kTile = options.kTile;
+  pm.addPass(tileir::createTileIRKTilePass(kTile));
   tileir::TileIRPipelinePassOptions pipeline;
   pipeline.stages = options.stages;
   pipeline.sharedMemory = options.sharedMemory;
   pm.addPass(tileir::createTileIRPipelinePass(pipeline));
 }
 
+void buildScheduleTilePipeline(OpPassManager &pm,
+                               const TileScheduleOptions &options) {
+  addSchedulePasses(pm, options);
+}
+
+template <typename Options>
+static void buildTileStages(OpPassManager &pm, const Options &options) {
+  buildLowerToLoopPipeline(pm);
+  ConvertLoopIRToTileIRPassOptions kinds;
+  kinds.schedule = options.schedule;
+  pm.addPass(createConvertLoopIRToTileIRPass(kinds));
+  addSchedulePasses(pm, options);
+}
 template <typename Options>
 static void buildKernelStages(OpPassManager &pm, const Options &options) {
   buildTileStages(pm, options);
@@ -138,6 +149,11 @@ void registerPipelines() {
   PassPipelineRegistration<>(
       "strata-lower-to-loop", "Lower tensorir programs to loopir kernels.",
       buildLowerToLoopPipeline);
+  PassPipelineRegistration<TileScheduleOptions>(
+      "strata-schedule-tile",
+      "Schedule tileir kernels: tile, threads, k steps and pipeline depth, "
+      "one pass each.",
+      buildScheduleTilePipeline);
   PassPipelineRegistration<ScheduleOptions>(
       "strata-lower-to-tile",
       "Lower tensorir programs to scheduled tileir kernels.",

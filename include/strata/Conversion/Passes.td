@@ -21,42 +21,37 @@ def ConvertTensorIRToLoopIRPass
 
 def ConvertLoopIRToTileIRPass
     : Pass<"convert-loopir-to-tileir", "::mlir::ModuleOp"> {
-  let summary = "Schedule each loop kernel as a block program over tiles.";
+  let summary = "Write each loop kernel as a block program over tiles.";
   let description = [{
+    Decides what kind of tile program each loop kernel becomes and writes
+    its algebra; the schedule (tile, threads, k steps, pipeline depth) is
+    left to one pass per decision (`tileir-tile`, `tileir-map-threads`,
+    `tileir-k-tile`, `tileir-pipeline`), and until they run every kernel
+    has the trivial one: one point per program instance, one thread (a
+    warp for a row program), one k per contraction step.
+
     A kernel made of one parallel loop nest of loads, scalar math and stores
     addressed by its indices (elementwise and layout kernels) becomes a
     `tileir.kernel` whose domain is the loop nest, with tile loads, a
-    `tileir.map` and tile stores. The tile shape covers the innermost
-    dimensions first (about 512 elements, powers of two) and each of
-    `threads` threads handles tile/threads elements. A kernel whose loop
-    nest reduces along contiguous rows of at least 32 elements (softmax,
-    norms, row sums) gets the row schedule: one program instance per point
-    of the nest (a row); its reductions become cooperative `tileir.fold`s
-    over explicit monoids and its inner loops `tileir.distribute`s, both
-    shared by the block's threads (a power of two from 32 to 256, about 4
-    elements each). A nest that reduces over k a product of a factor free
-    of its columns and one free of its rows (matmul, linear, bmm, einsum,
-    with prologue math on either) gets the contraction schedule: a program
-    instance per block tile of rows and columns (up to 64 x 64), the
-    reduction as a `tileir.contract`, the rest of the body as the
-    elementwise epilogue. Every other loop kernel (column reductions,
-    arg-reductions, index arithmetic, computed addresses, several nests)
-    gets the generic schedule: a `tileir.for_each_point` running the Loop IR
-    body once per point of the domain, one point per thread. The options
-    force a schedule, for tests and tuning; a schedule the kernel or the
-    hardware cannot run is a diagnostic.
+    `tileir.map` and tile stores at the program's tile offset. A kernel
+    whose loop nest reduces along contiguous rows of at least 32 elements
+    (softmax, norms, row sums) becomes a row program: one program instance
+    per point of the nest (a row); its reductions become cooperative
+    `tileir.fold`s over explicit monoids and its inner loops
+    `tileir.distribute`s, both shared by the block's threads. A nest that
+    reduces over k a product of a factor free of its columns and one free
+    of its rows (matmul, linear, bmm, einsum, with prologue math on either)
+    becomes a contraction: the reduction a `tileir.contract`, the rest of
+    the body its elementwise epilogue. Every other loop kernel (column
+    reductions, arg-reductions, index arithmetic, computed addresses,
+    several nests) becomes a generic program: a `tileir.for_each_point`
+    running the Loop IR body once per point of the domain. `schedule`
+    forces a kind, for tests and tuning; a kernel the forced kind cannot
+    take is a diagnostic.
   }];
   let options = [
-    ListOption<"tileSizes", "tile-sizes", "int64_t",
-               "Tile size per loop dimension (default: chosen per kernel)">,
-    Option<"threads", "threads", "int64_t", /*default=*/"0",
-           "Threads per block (default: chosen per kernel)">,
-    Option<"tileElements", "tile-elements", "int64_t", /*default=*/"512",
-           "Elements per tile the default schedule aims for">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"auto\"",
-           "auto (per kernel), elementwise, row, contraction or generic">,
-    Option<"kTile", "k-tile", "int64_t", /*default=*/"16",
-           "How many k a contraction stages in shared memory per step">
+           "auto (per kernel), elementwise, row, contraction or generic">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect",
                            "::mlir::arith::ArithDialect",

@@ -6,22 +6,21 @@
 
 namespace strata {
 
-/// The schedule options shared by every pipeline that schedules kernels.
+/// The options of the tileir scheduling passes (strata-schedule-tile).
 template <typename Derived>
-struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
+struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
   using Base = mlir::PassPipelineOptions<Derived>;
   typename Base::template ListOption<int64_t> tileSizes{
       *this, "tile-sizes",
-      llvm::cl::desc("Tile size per loop dimension (default: per kernel)")};
+      llvm::cl::desc("Tile size per domain dimension (default: per kernel)")};
+  typename Base::template Option<int64_t> tileElements{
+      *this, "tile-elements",
+      llvm::cl::desc("Elements per tile of an elementwise kernel"),
+      llvm::cl::init(512)};
   typename Base::template Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("Threads per block (default: per kernel)"),
       llvm::cl::init(0)};
-  typename Base::template Option<std::string> schedule{
-      *this, "schedule",
-      llvm::cl::desc("auto (per kernel), elementwise, row, contraction or "
-                     "generic"),
-      llvm::cl::init("auto")};
   typename Base::template Option<int64_t> kTile{
       *this, "k-tile",
       llvm::cl::desc("How many k a contraction stages per step"),
@@ -36,6 +35,22 @@ struct ScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Bytes of shared memory a contraction's pipelined "
                      "chunks may take (beyond 49152: dynamic shared memory)"),
       llvm::cl::init(48 * 1024)};
+};
+
+/// Options of strata-schedule-tile.
+struct TileScheduleOptions
+    : public TileScheduleOptionsBase<TileScheduleOptions> {};
+
+/// The options shared by every pipeline that schedules kernels: the kind of
+/// each program, its schedule, and how kernelir multiplies.
+template <typename Derived>
+struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
+  using Base = mlir::PassPipelineOptions<Derived>;
+  typename Base::template Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("auto (per kernel), elementwise, row, contraction or "
+                     "generic"),
+      llvm::cl::init("auto")};
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Multiply f16 and bf16 contractions on tensor cores "
@@ -91,6 +106,10 @@ struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {
 };
 
 void buildLowerToLoopPipeline(mlir::OpPassManager &pm);
+/// tileir-tile, tileir-map-threads, tileir-k-tile, tileir-pipeline: every
+/// scheduling decision, one pass each, on tileir kernels.
+void buildScheduleTilePipeline(mlir::OpPassManager &pm,
+                               const TileScheduleOptions &options);
 void buildLowerToTilePipeline(mlir::OpPassManager &pm,
                               const ScheduleOptions &options);
 void buildLowerToKernelPipeline(mlir::OpPassManager &pm,

@@ -18,12 +18,6 @@ using namespace strata;
 
 namespace {
 
-/// The default block tile: up to 64 x 64, 4 elements per thread, 256
-/// threads; 16 k per staging step.
-constexpr int64_t kMaxBlockTile = kContractionBlockTile;
-constexpr int64_t kElementsPerThread = 4;
-constexpr int64_t kMaxThreads = 256;
-
 /// The ops of `body` that compute `value`, in program order, if they are
 /// scalar code (loads and pure ops) that uses from outside only kernel-level
 /// values, the nest's indices and the reduction index.
@@ -119,47 +113,16 @@ bool strata::prefersContraction(loopir::ParallelOp nest) {
          bounds.back() >= kMinContractionRowsAndColumns;
 }
 
-FailureOr<TileShape>
-strata::chooseContractionShape(Operation *op, ArrayRef<int64_t> domain,
-                               const TileScheduleOptions &options) {
-  size_t rank = domain.size();
-  TileShape s;
-  if (!options.tileSizes.empty()) {
-    if (failed(checkTileSizes(op, options.tileSizes, rank)))
-      return failure();
-    s.tile.assign(options.tileSizes.begin(), options.tileSizes.end());
-    for (size_t d = 0; d + 2 < rank; ++d)
-      if (s.tile[d] != 1)
-        return op->emitError("a contraction tiles rows and columns; its "
-                             "batch dimensions take tile size 1, got ")
-               << s.tile[d];
-  } else {
-    s.tile.assign(rank, 1);
-    for (size_t d = rank - 2; d < rank; ++d)
-      s.tile[d] =
-          std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]), kMaxBlockTile);
-  }
-  int64_t elements = s.tile[rank - 2] * s.tile[rank - 1];
-  s.threads =
-      options.threads
-          ? options.threads
-          : std::clamp<int64_t>(elements / kElementsPerThread, 1, kMaxThreads);
-  if (failed(checkThreads(op, elements, s.threads)))
-    return failure();
-  return s;
-}
-
 Value strata::buildContract(OpBuilder &b, const ContractionMatch &match,
                             loopir::ParallelOp nest, tileir::KernelOp kernel,
-                            const IRMapping &mapping, ValueRange origin,
-                            int64_t kStep) {
+                            const IRMapping &mapping, ValueRange origin) {
   loopir::ReduceOp reduce = match.reduce;
   Location loc = reduce.getLoc();
   ValueRange ivs = nest.getInductionVars();
   size_t rank = ivs.size();
-  auto contract =
-      tileir::ContractOp::create(b, loc, kernel.getTileType(b.getF32Type()),
-                                 origin, reduce.getBounds()[0], kStep);
+  auto contract = tileir::ContractOp::create(
+      b, loc, kernel.getTileType(b.getF32Type()), origin, reduce.getBounds()[0],
+      kUnscheduledStep);
   Value k = reduce.getInductionVars()[0];
   // lhs: the point without its column, then k; rhs: without its row.
   auto fill = [&](Region &region, size_t dropped, Value factor,

@@ -24,65 +24,6 @@ using namespace strata;
 
 namespace {
 
-/// The largest thread count the default schedule gives a block.
-constexpr int64_t kDefaultThreads = 128;
-
-/// The bits each thread of the default elementwise schedule covers: one
-/// 128-bit access per buffer where the kernel's accesses allow.
-constexpr int64_t kBitsPerThread = 128;
-
-/// Picks the tile and thread count of a kernel over `domain`, or reports why
-/// the requested schedule is impossible. `elementBits` is the widest element
-/// the kernel accesses: by default each thread takes kBitsPerThread of them
-/// (4 f32, 8 f16), at most kDefaultThreads threads.
-FailureOr<TileShape> chooseSchedule(Operation *op, ArrayRef<int64_t> domain,
-                                    const TileScheduleOptions &options,
-                                    int64_t elementBits) {
-  TileShape s;
-  if (!options.tileSizes.empty()) {
-    if (failed(checkTileSizes(op, options.tileSizes, domain.size())))
-      return failure();
-    s.tile.assign(options.tileSizes.begin(), options.tileSizes.end());
-  } else {
-    // Innermost dimensions first, so consecutive threads touch consecutive
-    // addresses; powers of two keep the thread split even.
-    if (options.tileElements <= 0 || !llvm::isPowerOf2_64(options.tileElements))
-      return op->emitError("tile-elements must be a positive power of two, "
-                           "got ")
-             << options.tileElements;
-    int64_t remaining = options.tileElements;
-    s.tile.assign(domain.size(), 1);
-    for (int64_t d = domain.size() - 1; d >= 0; --d) {
-      s.tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]), remaining);
-      remaining /= s.tile[d];
-    }
-  }
-  int64_t elements = computeProduct(s.tile);
-  int64_t perThread = std::max<int64_t>(kBitsPerThread / elementBits, 1);
-  s.threads = options.threads ? options.threads
-                              : std::clamp<int64_t>(elements / perThread, 1,
-                                                    kDefaultThreads);
-  if (failed(checkThreads(op, elements, s.threads)))
-    return failure();
-  return s;
-}
-
-/// The widest element (in bits) the loads and stores of `nest` access.
-int64_t widestElementBits(loopir::ParallelOp nest) {
-  int64_t bits = 8;
-  nest.walk([&](Operation *op) {
-    Type element;
-    if (auto load = dyn_cast<loopir::LoadOp>(op))
-      element = load.getMemref().getType().getElementType();
-    else if (auto store = dyn_cast<loopir::StoreOp>(op))
-      element = store.getMemref().getType().getElementType();
-    if (element)
-      bits = std::max<int64_t>(
-          bits, element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64);
-  });
-  return bits;
-}
-
 /// Rewrites an access map over `indices` as a map over the loop indices:
 /// each index must be one of the loop indices.
 FailureOr<AffineMap> mapOverLoopIndices(Operation *access, AffineMap map,
@@ -108,8 +49,8 @@ bool isScalarComputation(Operation *op) {
 }
 
 struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
-  KernelToTileProgram(MLIRContext *ctx, const TileScheduleOptions &options)
-      : OpConversionPattern(ctx), options(options) {}
+  KernelToTileProgram(MLIRContext *ctx, TileSchedule schedule)
+      : OpConversionPattern(ctx), schedule(schedule) {}
 
   LogicalResult
   matchAndRewrite(loopir::KernelOp op, OpAdaptor adaptor,
@@ -132,7 +73,7 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     }
     if (nests.empty())
       return op.emitError("kernel has no loopir.parallel nest to schedule");
-    TileSchedule forced = options.schedule;
+    TileSchedule forced = schedule;
     bool isAuto = forced == TileSchedule::Auto;
     if (nests.size() > 1 && !isAuto && forced != TileSchedule::Generic)
       return op.emitError("the ")
@@ -153,10 +94,9 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     if (!contract)
       contraction.reset();
     if (forced == TileSchedule::Row ||
-        (isAuto && !contract && options.tileSizes.empty() &&
-         prefersRowSchedule(loop))) {
-      FailureOr<tileir::KernelOp> rows = buildRowProgram(
-          rewriter, op, adaptor.getInputs(), preamble, loop, options);
+        (isAuto && !contract && prefersRowSchedule(loop))) {
+      FailureOr<tileir::KernelOp> rows =
+          buildRowProgram(rewriter, op, adaptor.getInputs(), preamble, loop);
       if (failed(rows))
         return failure();
       rewriter.replaceOp(op, rows->getResults());
@@ -217,20 +157,12 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
              !llvm::is_contained(preamble, operand.getDefiningOp())))
           return fallBack();
     }
-    FailureOr<TileShape> schedule =
-        contraction
-            ? chooseContractionShape(op, domain, options)
-            : chooseSchedule(op, domain, options, widestElementBits(loop));
-    if (failed(schedule))
-      return failure();
-    if (contraction && options.kTile <= 0)
-      return op.emitError("k-tile must be positive, got ") << options.kTile;
-
     Location loc = op.getLoc();
     IRMapping buffers;
     SmallVector<Value> origin;
-    auto tileKernel = buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
-                                      *schedule, preamble, buffers, origin);
+    auto tileKernel =
+        buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
+                        kUnscheduledThreads, preamble, buffers, origin);
     auto mapAttr = [&](Operation *access) {
       AffineMap map = domainMaps.lookup(access);
       return getIndexMapAttr(map);
@@ -240,9 +172,8 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     // become one tileir.map over the loaded tiles.
     llvm::MapVector<Value, Value> loadedTiles; // loaded scalar -> its tile
     if (contraction)
-      loadedTiles[contraction->reduce.getResult(0)] =
-          buildContract(rewriter, *contraction, loop, tileKernel, buffers,
-                        origin, options.kTile);
+      loadedTiles[contraction->reduce.getResult(0)] = buildContract(
+          rewriter, *contraction, loop, tileKernel, buffers, origin);
     SmallVector<Operation *> computation;
     SmallVector<loopir::StoreOp> stores;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
@@ -322,20 +253,12 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       for (auto [d, b] : llvm::enumerate(nest.getBounds()))
         domain[d] = std::max(domain[d], b);
     }
-    // One point per thread: a point may run whole reductions.
-    TileScheduleOptions generic = options;
-    if (generic.tileSizes.empty() && generic.threads == 0)
-      generic.tileElements = kDefaultThreads;
-    FailureOr<TileShape> schedule =
-        chooseSchedule(op, domain, generic, /*elementBits=*/kBitsPerThread);
-    if (failed(schedule))
-      return failure();
-
     Location loc = op.getLoc();
     IRMapping mapping;
     SmallVector<Value> origin;
-    auto tileKernel = buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
-                                      *schedule, preamble, mapping, origin);
+    auto tileKernel =
+        buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
+                        kUnscheduledThreads, preamble, mapping, origin);
     auto forEach = tileir::ForEachPointOp::create(rewriter, loc, origin);
     SmallVector<Type> coordinates(domain.size(), rewriter.getIndexType());
     Block *pointBody = rewriter.createBlock(
@@ -372,7 +295,7 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     return success();
   }
 
-  TileScheduleOptions options;
+  TileSchedule schedule;
 };
 
 struct ConvertLoopIRToTileIRPass
@@ -380,10 +303,6 @@ struct ConvertLoopIRToTileIRPass
   using ConvertLoopIRToTileIRPassBase::ConvertLoopIRToTileIRPassBase;
 
   void runOnOperation() override {
-    TileScheduleOptions options;
-    options.tileSizes.assign(tileSizes.begin(), tileSizes.end());
-    options.threads = threads;
-    options.tileElements = tileElements;
     std::optional<TileSchedule> requested = parseTileSchedule(schedule);
     if (!requested) {
       getOperation().emitError("unknown schedule '")
@@ -391,8 +310,6 @@ struct ConvertLoopIRToTileIRPass
           << "' (expected auto, elementwise, row, contraction or generic)";
       return signalPassFailure();
     }
-    options.schedule = *requested;
-    options.kTile = kTile;
     ConversionTarget target(getContext());
     // Loop IR stays only as scalar code inside a scheduled kernel.
     target.addDynamicallyLegalDialect<loopir::LoopIRDialect>([](Operation *op) {
@@ -400,7 +317,7 @@ struct ConvertLoopIRToTileIRPass
     });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateLoopIRToTileIRPatterns(patterns, options);
+    populateLoopIRToTileIRPatterns(patterns, *requested);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -408,54 +325,25 @@ struct ConvertLoopIRToTileIRPass
 };
 } // namespace
 
-LogicalResult strata::checkTileSizes(Operation *op, ArrayRef<int64_t> sizes,
-                                    size_t rank) {
-  if (sizes.size() != rank)
-    return op->emitError("tile-sizes has ")
-           << sizes.size() << " entries but the kernel's loop nest has "
-           << rank << " dimensions";
-  for (int64_t t : sizes)
-    if (t <= 0)
-      return op->emitError("tile sizes must be positive, got ") << t;
-  return success();
-}
-
-LogicalResult strata::checkThreads(Operation *op, int64_t elements,
-                                   int64_t threads) {
-  if (threads <= 0 || threads > 1024)
-    return op->emitError("threads must be in [1, 1024], got ") << threads;
-  if (elements % threads != 0)
-    return op->emitError("a tile of ")
-           << elements << " elements cannot be split evenly among " << threads
-           << " threads";
-  return success();
-}
-
 tileir::KernelOp
 strata::buildTileKernel(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
-                        ArrayRef<int64_t> domain, const TileShape &shape,
+                        ArrayRef<int64_t> domain, int64_t threads,
                         ArrayRef<Operation *> preamble, IRMapping &mapping,
                         SmallVectorImpl<Value> &origin) {
   Location loc = op.getLoc();
   Block &kernelBody = op.getBody().front();
   auto tileKernel = tileir::KernelOp::create(
       b, loc, op.getResultTypes(), inputs, b.getDenseI64ArrayAttr(domain),
-      b.getDenseI64ArrayAttr(shape.tile), b.getI64IntegerAttr(shape.threads));
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(domain.size(), 1)),
+      b.getI64IntegerAttr(threads));
   Block *body =
       b.createBlock(&tileKernel.getBody(), {}, kernelBody.getArgumentTypes(),
                     SmallVector<Location>(kernelBody.getNumArguments(), loc));
   mapping.map(kernelBody.getArguments(), body->getArguments());
   for (Operation *scalarOp : preamble)
     b.clone(*scalarOp, mapping);
-  for (size_t d = 0; d < domain.size(); ++d) {
-    Value pid = tileir::ProgramIdOp::create(b, loc, (int64_t)d);
-    if (shape.tile[d] == 1) {
-      origin.push_back(pid);
-      continue;
-    }
-    Value size = arith::ConstantIndexOp::create(b, loc, shape.tile[d]);
-    origin.push_back(arith::MulIOp::create(b, loc, pid, size));
-  }
+  for (size_t d = 0; d < domain.size(); ++d)
+    origin.push_back(tileir::TileOffsetOp::create(b, loc, (int64_t)d));
   return tileKernel;
 }
 
@@ -480,7 +368,7 @@ StringRef strata::stringifyTileSchedule(TileSchedule schedule) {
   llvm_unreachable("unknown tile schedule");
 }
 
-void strata::populateLoopIRToTileIRPatterns(
-    RewritePatternSet &patterns, const TileScheduleOptions &options) {
-  patterns.add<KernelToTileProgram>(patterns.getContext(), options);
+void strata::populateLoopIRToTileIRPatterns(RewritePatternSet &patterns,
+                                            TileSchedule schedule) {
+  patterns.add<KernelToTileProgram>(patterns.getContext(), schedule);
 }

@@ -22,9 +22,6 @@ namespace {
 /// Rows shorter than this keep a thread each (the generic schedule): a
 /// block per row would leave most of a warp idle.
 constexpr int64_t kMinRowLength = 32;
-/// The default block: up to 256 threads, each folding at least 4 elements.
-constexpr int64_t kMaxDefaultThreads = 256;
-constexpr int64_t kMinElementsPerThread = 4;
 
 /// The fold monoid of a loop combiner, if the scheduler can share it among
 /// threads (arg-reductions fold pairs and are left to one thread).
@@ -110,35 +107,20 @@ bool strata::prefersRowSchedule(loopir::ParallelOp nest) {
 
 FailureOr<tileir::KernelOp>
 strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
-                        ArrayRef<Operation *> preamble, loopir::ParallelOp nest,
-                        const TileScheduleOptions &options) {
-  if (!options.tileSizes.empty())
-    return op.emitError("the row schedule runs one row per program "
-                        "instance; tile-sizes do not apply to it");
+                        ArrayRef<Operation *> preamble,
+                        loopir::ParallelOp nest) {
   if (!llvm::any_of(topLevelReductions(nest), isShareable))
     return op.emitError("the row schedule needs a loop nest whose body "
                         "folds with add, mul, max or min over i32, i64, f32 "
                         "or f64");
-  // Whole warps: the cross-thread combine shuffles across all 32 lanes.
-  int64_t threads = options.threads;
-  if (threads == 0)
-    threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(
-                                      rowLength(nest), kMinElementsPerThread)),
-                                  kernelir::kWarpSize, kMaxDefaultThreads);
-  if (threads <= 0 || threads > 1024 || threads % kernelir::kWarpSize != 0)
-    return op.emitError("the row schedule needs a whole number of warps "
-                        "(a multiple of 32 up to 1024 threads), got ")
-           << threads;
-
   SmallVector<int64_t> domain(nest.getBounds());
   if (domain.empty())
     domain.push_back(1); // A full reduction: one row.
   Location loc = op.getLoc();
   IRMapping mapping;
   SmallVector<Value> origin;
-  TileShape shape{SmallVector<int64_t>(domain.size(), 1), threads};
-  tileir::KernelOp kernel =
-      buildTileKernel(b, op, inputs, domain, shape, preamble, mapping, origin);
+  tileir::KernelOp kernel = buildTileKernel(
+      b, op, inputs, domain, kUnscheduledRowThreads, preamble, mapping, origin);
   // This program's row: the tile's only point.
   mapping.map(nest.getInductionVars(),
               ValueRange(origin).take_front(nest.getBounds().size()));

@@ -11,31 +11,26 @@
 
 namespace strata {
 
-/// The shape of a tile kernel: the tile one program instance owns and the
-/// threads that share it.
-struct TileShape {
-  llvm::SmallVector<int64_t> tile;
-  int64_t threads;
-};
+/// The schedule convert-loopir-to-tileir writes: one point per program
+/// instance, one thread (one warp for a row program, whose combine shuffles
+/// across a warp), one k per contraction step. The scheduling passes
+/// (tileir-tile, tileir-map-threads, tileir-k-tile, tileir-pipeline) choose
+/// the real one.
+constexpr int64_t kUnscheduledThreads = 1;
+constexpr int64_t kUnscheduledRowThreads = 32;
+constexpr int64_t kUnscheduledStep = 1;
 
-/// Checks forced tile sizes: one per loop dimension, all positive.
-mlir::LogicalResult checkTileSizes(mlir::Operation *op,
-                                   llvm::ArrayRef<int64_t> sizes, size_t rank);
-
-/// Checks that `threads` is a block size CUDA allows and shares a tile of
-/// `elements` evenly.
-mlir::LogicalResult checkThreads(mlir::Operation *op, int64_t elements,
-                                 int64_t threads);
-
-/// Builds the scheduled kernel's skeleton in place of `op`: its entry block
+/// Builds the tile kernel's skeleton in place of `op`, over `domain` with
+/// one point per program instance and `threads` threads: its entry block
 /// with the loop kernel's buffers (mapped in `mapping`), the `preamble`
 /// (scalar values shared by all iterations) and the origin of this program's
-/// tile in domain coordinates. The builder is left at the end of the body;
-/// the caller adds the terminator.
+/// tile in domain coordinates (tileir.tile_offset, which follows the tile
+/// later passes choose). The builder is left at the end of the body; the
+/// caller adds the terminator.
 tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
                                  mlir::ValueRange inputs,
                                  llvm::ArrayRef<int64_t> domain,
-                                 const TileShape &shape,
+                                 int64_t threads,
                                  llvm::ArrayRef<mlir::Operation *> preamble,
                                  mlir::IRMapping &mapping,
                                  llvm::SmallVectorImpl<mlir::Value> &origin);
@@ -44,16 +39,13 @@ tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
 /// long, contiguous rows with monoids the threads can share.
 bool prefersRowSchedule(loopir::ParallelOp nest);
 
-/// Schedules the kernel `op`, made of `preamble` and the single loop `nest`,
+/// Writes the kernel `op`, made of `preamble` and the single loop `nest`,
 /// as a cooperative row program: one program instance per point of the
 /// nest, its top-level reductions as tileir.fold and its top-level loops as
-/// tileir.distribute. Reports why on `op` when the kernel or the requested
-/// threads do not fit the schedule.
-mlir::FailureOr<tileir::KernelOp>
-buildRowProgram(mlir::OpBuilder &b, loopir::KernelOp op,
-                mlir::ValueRange inputs,
-                llvm::ArrayRef<mlir::Operation *> preamble,
-                loopir::ParallelOp nest, const TileScheduleOptions &options);
+/// tileir.distribute. Reports why on `op` when the kernel does not fit.
+mlir::FailureOr<tileir::KernelOp> buildRowProgram(
+    mlir::OpBuilder &b, loopir::KernelOp op, mlir::ValueRange inputs,
+    llvm::ArrayRef<mlir::Operation *> preamble, loopir::ParallelOp nest);
 
 /// A loop nest whose body contracts two operands: one top-level
 /// `loopir.reduce add` over one index, of f32 products whose factors depend
@@ -74,19 +66,13 @@ std::optional<ContractionMatch> matchContraction(loopir::ParallelOp nest);
 /// reduction).
 bool prefersContraction(loopir::ParallelOp nest);
 
-/// The block tile of a contraction kernel over `domain` (batch dimensions
-/// get 1) and its threads, or why the requested one is impossible.
-mlir::FailureOr<TileShape>
-chooseContractionShape(mlir::Operation *op, llvm::ArrayRef<int64_t> domain,
-                       const TileScheduleOptions &options);
-
 /// Builds the tileir.contract of `match` at the builder, in a kernel whose
 /// loop kernel values are mapped by `mapping` and whose program tile starts
 /// at `origin`.
 mlir::Value buildContract(mlir::OpBuilder &b, const ContractionMatch &match,
                           loopir::ParallelOp nest, tileir::KernelOp kernel,
                           const mlir::IRMapping &mapping,
-                          mlir::ValueRange origin, int64_t kStep);
+                          mlir::ValueRange origin);
 
 } // namespace strata
 

@@ -194,6 +194,17 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
     mapping.map(pid.getResult(), programIds[pid.getDim()]);
     return success();
   }
+  if (auto offset = dyn_cast<tileir::TileOffsetOp>(op)) {
+    int64_t size = kernel.getTile()[offset.getDim()];
+    Value id = programIds[offset.getDim()];
+    mapping.map(offset.getResult(),
+                size == 1
+                    ? id
+                    : arith::MulIOp::create(b, op.getLoc(), id,
+                                            arith::ConstantIndexOp::create(
+                                                b, op.getLoc(), size)));
+    return success();
+  }
   if (isa<tileir::TileIRDialect>(op.getDialect()))
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
         .Case([&](tileir::LoadOp load) { return translateLoad(load); })

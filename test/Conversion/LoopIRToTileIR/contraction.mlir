@@ -1,4 +1,4 @@
-// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir | FileCheck %s
+// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir --strata-schedule-tile | FileCheck %s
 
 // relu((x + b) @ w): the reduction becomes a tileir.contract whose lhs
 // region holds the prologue (x + b) and whose rhs region reads w; the
@@ -6,9 +6,9 @@
 // 32 x 32 tiles and 256 threads (4 elements each).
 // CHECK-LABEL: func.func @relu_matmul
 // CHECK: domain [17, 19] tile [32, 32] threads 256 {
-// CHECK: %[[O0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
-// CHECK: %[[O1:.*]] = arith.muli %{{.*}}, %{{.*}} : index
-// CHECK: %[[C:.*]] = tileir.contract [%[[O0]], %[[O1]]] k 65 step 16 : <32x32xf32> lhs {
+// CHECK: %[[O0:.*]] = tileir.tile_offset 0
+// CHECK: %[[O1:.*]] = tileir.tile_offset 1
+// CHECK: %[[C:.*]] = tileir.contract [%[[O0]], %[[O1]]] k 65 step 16 stages 2 : <32x32xf32> lhs {
 // CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[K:.*]]: index):
 // CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[K]]] : memref<17x65xf32>
 // CHECK-NEXT: %[[B:.*]] = loopir.load %{{.*}}[%[[K]]] : memref<65xf32>
@@ -48,7 +48,7 @@ func.func @relu_matmul(%x: tensor<17x65xf32>, %b: tensor<65xf32>, %w: tensor<65x
 // the factor free of the rows is the rhs. Batch dimensions get tile 1.
 // CHECK-LABEL: func.func @bmm
 // CHECK: domain [3, 40, 9] tile [1, 64, 16] threads 256 {
-// CHECK: tileir.contract [%{{.*}}, %{{.*}}, %{{.*}}] k 20 step 16 : <1x64x16xf32> lhs {
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}, %{{.*}}] k 20 step 16 stages 2 : <1x64x16xf32> lhs {
 // CHECK-NEXT: ^bb0(%[[BT:.*]]: index, %[[I:.*]]: index, %[[K:.*]]: index):
 // CHECK-NEXT: loopir.load %{{.*}}[%[[BT]], %[[I]], %[[K]]] : memref<3x40x20xf32>
 // CHECK: } rhs {

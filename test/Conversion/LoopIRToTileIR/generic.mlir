@@ -1,12 +1,11 @@
-// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir | FileCheck %s
+// RUN: strata-opt %s -split-input-file --convert-loopir-to-tileir --strata-schedule-tile | FileCheck %s
 
 // A column reduction gets the generic schedule: one point (column) per
 // thread, so neighbouring threads read neighbouring addresses; the Loop IR
 // body runs unchanged inside tileir.for_each_point.
 // CHECK-LABEL: func.func @column_sum
 // CHECK: tileir.kernel ins(%{{.*}} : tensor<70x33xf32>) -> tensor<33xf32> domain [33] tile [64] threads 64 {
-// CHECK: %[[P:.*]] = tileir.program_id 0
-// CHECK: %[[O:.*]] = arith.muli %[[P]], %{{.*}} : index
+// CHECK: %[[O:.*]] = tileir.tile_offset 0
 // CHECK: tileir.for_each_point [%[[O]]] (%[[J:.*]]) {
 // CHECK-NEXT: %[[S:.*]] = loopir.reduce add (%[[K:.*]]) in [70] : f32 {
 // CHECK-NEXT: loopir.load %{{.*}}[%[[K]], %[[J]]] : memref<70x33xf32>

@@ -1,6 +1,6 @@
-// RUN: strata-opt %s '--convert-loopir-to-tileir=tile-sizes=3,16 threads=16' | FileCheck %s --check-prefix=FORCED
-// RUN: strata-opt %s '--convert-loopir-to-tileir=tile-elements=1024' | FileCheck %s --check-prefix=BIG
-// RUN: strata-opt %s '--convert-loopir-to-tileir=threads=32' | FileCheck %s --check-prefix=THREADS
+// RUN: strata-opt %s --convert-loopir-to-tileir '--strata-schedule-tile=tile-sizes=3,16 threads=16' | FileCheck %s --check-prefix=FORCED
+// RUN: strata-opt %s --convert-loopir-to-tileir '--strata-schedule-tile=tile-elements=1024' | FileCheck %s --check-prefix=BIG
+// RUN: strata-opt %s --convert-loopir-to-tileir '--strata-schedule-tile=threads=32' | FileCheck %s --check-prefix=THREADS
 
 // FORCED: domain [1000, 37] tile [3, 16] threads 16
 // FORCED: tileir.load %{{.*}} -> <3x16xf32>

@@ -1,15 +1,15 @@
 // Options that force the row schedule, and the requests it cannot honour.
-// RUN: strata-opt %s --convert-loopir-to-tileir="threads=64" | FileCheck %s --check-prefix=THREADS
-// RUN: strata-opt %s --convert-loopir-to-tileir="schedule=row threads=1024" | FileCheck %s --check-prefix=MAX
-// RUN: not strata-opt %s --convert-loopir-to-tileir="schedule=row threads=48" 2>&1 | FileCheck %s --check-prefix=WARPS
-// RUN: not strata-opt %s --convert-loopir-to-tileir="schedule=row tile-sizes=4" 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: strata-opt %s --convert-loopir-to-tileir --strata-schedule-tile="threads=64" | FileCheck %s --check-prefix=THREADS
+// RUN: strata-opt %s --convert-loopir-to-tileir="schedule=row" --strata-schedule-tile="threads=1024" | FileCheck %s --check-prefix=MAX
+// RUN: not strata-opt %s --convert-loopir-to-tileir="schedule=row" --strata-schedule-tile="threads=48" 2>&1 | FileCheck %s --check-prefix=WARPS
+// RUN: not strata-opt %s --convert-loopir-to-tileir="schedule=row" --strata-schedule-tile="tile-sizes=4" 2>&1 | FileCheck %s --check-prefix=TILES
 // RUN: not strata-opt %s --convert-loopir-to-tileir="schedule=elementwise" 2>&1 | FileCheck %s --check-prefix=ELEMENTWISE
 // RUN: not strata-opt %s --convert-loopir-to-tileir="schedule=rows" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // THREADS: domain [33] tile [1] threads 64
 // MAX: domain [33] tile [1] threads 1024
-// WARPS: error: the row schedule needs a whole number of warps (a multiple of 32 up to 1024 threads), got 48
-// TILES: error: the row schedule runs one row per program instance; tile-sizes do not apply to it
+// WARPS: error: a row program needs a whole number of warps (a multiple of 32 up to 1024 threads), got 48
+// TILES: error: a row program runs one row per program instance; tile-sizes do not apply to it
 // ELEMENTWISE: error: the elementwise schedule needs one loop nest of loads, scalar math and stores addressed by its indices
 // UNKNOWN: error: unknown schedule 'rows' (expected auto, elementwise, row, contraction or generic)
 func.func @row_sums(%a: tensor<33x70xf32>) -> tensor<33xf32> {

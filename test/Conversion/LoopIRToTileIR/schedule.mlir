@@ -1,4 +1,12 @@
-// RUN: strata-opt %s --convert-loopir-to-tileir | FileCheck %s
+// RUN: strata-opt %s --convert-loopir-to-tileir --strata-schedule-tile | FileCheck %s
+// RUN: strata-opt %s --convert-loopir-to-tileir | FileCheck %s --check-prefix=TRIVIAL
+
+// Before the scheduling passes every kernel has the trivial schedule: one
+// point per program instance, one thread.
+// TRIVIAL-LABEL: func.func @ragged_2d
+// TRIVIAL: domain [1000, 37] tile [1, 1] threads 1 {
+// TRIVIAL: tileir.load %{{.*}} : memref<1000x37xf32> -> <1x1xf32>
+// TRIVIAL: tileir.map {{.*}} -> !tileir.tile<1x1xf32>
 
 // CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
 
@@ -8,10 +16,8 @@
 func.func @ragged_2d(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000x37xf32> {
   // CHECK: tileir.kernel ins(%{{.*}}, %{{.*}} : tensor<1000x37xf32>, tensor<37xf32>) -> tensor<1000x37xf32> domain [1000, 37] tile [8, 64] threads 128 {
   // CHECK-NEXT: ^bb0(%[[IN:.*]]: memref<1000x37xf32>, %[[ROW:.*]]: memref<37xf32>, %[[OUT:.*]]: memref<1000x37xf32>):
-  // CHECK: %[[P0:.*]] = tileir.program_id 0
-  // CHECK: %[[O0:.*]] = arith.muli %[[P0]], %{{.*}} : index
-  // CHECK: %[[P1:.*]] = tileir.program_id 1
-  // CHECK: %[[O1:.*]] = arith.muli %[[P1]], %{{.*}} : index
+  // CHECK: %[[O0:.*]] = tileir.tile_offset 0
+  // CHECK: %[[O1:.*]] = tileir.tile_offset 1
   // CHECK: %[[X:.*]] = tileir.load %[[IN]][%[[O0]], %[[O1]]] : memref<1000x37xf32> -> <8x64xf32>
   // CHECK: %[[Y:.*]] = tileir.load %[[ROW]][%[[O0]], %[[O1]]] map #{{.*}} : memref<37xf32> -> <8x64xf32>
   // CHECK: %[[S:.*]] = tileir.map ins(%[[X]], %[[Y]] : !tileir.tile<8x64xf32>, !tileir.tile<8x64xf32>) -> !tileir.tile<8x64xf32> {

@@ -12,9 +12,7 @@
 func.func @host(%a: tensor<21xf32>) -> tensor<21xf32> {
   %r = tileir.kernel ins(%a : tensor<21xf32>) -> tensor<21xf32> domain [21] tile [8] threads 4 {
   ^bb0(%in: memref<21xf32>, %out: memref<21xf32>):
-    %p = tileir.program_id 0
-    %c8 = arith.constant 8 : index
-    %o = arith.muli %p, %c8 : index
+    %o = tileir.tile_offset 0
     %x = tileir.load %in[%o] : memref<21xf32> -> !tileir.tile<8xf32>
     %y = tileir.map ins(%x : !tileir.tile<8xf32>) -> !tileir.tile<8xf32> {
     ^bb0(%e: f32):

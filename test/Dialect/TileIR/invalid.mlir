@@ -41,6 +41,17 @@ func.func @program_id_dim(%a: tensor<100xf32>) -> tensor<100xf32> {
 
 // -----
 
+func.func @tile_offset_dim(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    // expected-error @+1 {{dimension 2 is outside the kernel's 1-dimensional domain}}
+    %o = tileir.tile_offset 2
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
 func.func @tile_shape(%a: tensor<100xf32>) -> tensor<100xf32> {
   %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
   ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 namespace strata {
 
@@ -18,19 +17,11 @@ std::optional<TileSchedule> parseTileSchedule(llvm::StringRef name);
 /// The name of `schedule`, as the `schedule` option spells it.
 llvm::StringRef stringifyTileSchedule(TileSchedule schedule);
 
-/// A schedule request: empty / zero fields are chosen per kernel.
-struct TileScheduleOptions {
-  std::vector<int64_t> tileSizes;
-  int64_t threads = 0;
-  int64_t tileElements = 512;
-  TileSchedule schedule = TileSchedule::Auto;
-  /// How many k a contraction stages per step.
-  int64_t kTile = 16;
-};
-
-/// Patterns that schedule loopir kernels as tileir block programs.
+/// Patterns that write loopir kernels as tileir block programs of the kind
+/// `schedule` (Auto: chosen per kernel), with the trivial schedule the
+/// tileir scheduling passes then choose.
 void populateLoopIRToTileIRPatterns(mlir::RewritePatternSet &patterns,
-                                    const TileScheduleOptions &options);
+                                    TileSchedule schedule);
 } // namespace strata
 
 #endif

@@ -19,6 +19,9 @@ constexpr int64_t kContractionBlockTile = 64;
 /// row schedule reduces instead.
 constexpr int64_t kMinContractionRowsAndColumns = 8;
 
+/// Threads per block: CUDA's limit on every NVIDIA GPU since sm_20.
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+
 /// Shared memory per block: what a block may declare statically on every
 /// NVIDIA GPU since sm_20 (the default budget of pipelined operand
 /// chunks), and the most any target gives a block (sm_90, dynamically;

@@ -22,7 +22,6 @@ static void printAccessTypes(OpAsmPrinter &p, Operation *, Type bufferType,
 //===----------------------------------------------------------------------===//
 
 /// CUDA's limit on the threads of one block.
-static constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 void FuncOp::build(OpBuilder &b, OperationState &state, StringRef name,
                    TypeRange argTypes, ArrayRef<int64_t> grid,

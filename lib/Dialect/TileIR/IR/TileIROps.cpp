@@ -1,5 +1,6 @@
 #include "strata/Dialect/TileIR/IR/TileIR.h"
 #include "strata/Dialect/Utils/LoopBox.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -17,7 +18,6 @@ using namespace strata::tileir;
 //===----------------------------------------------------------------------===//
 
 /// CUDA's limit on the threads of one block.
-static constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 LogicalResult KernelOp::verify() {
   if (failed(verifyKernelBuffers(*this, getInputs().getTypes(),
@@ -80,6 +80,17 @@ bool KernelOp::isCooperative() {
   return llvm::any_of(getBody().front(), llvm::IsaPred<FoldOp, DistributeOp>);
 }
 
+ProgramKind KernelOp::getProgramKind() {
+  Block &body = getBody().front();
+  if (isCooperative())
+    return ProgramKind::Row;
+  if (llvm::any_of(body, llvm::IsaPred<ContractOp>))
+    return ProgramKind::Contraction;
+  if (llvm::any_of(body, llvm::IsaPred<ForEachPointOp>))
+    return ProgramKind::Generic;
+  return ProgramKind::Elementwise;
+}
+
 SmallVector<int64_t> KernelOp::getGrid() {
   SmallVector<int64_t> grid;
   for (auto [d, t] : llvm::zip(getDomain(), getTile()))
@@ -92,17 +103,23 @@ TileType KernelOp::getTileType(Type elementType) {
 }
 
 //===----------------------------------------------------------------------===//
-// ProgramIdOp
+// ProgramIdOp / TileOffsetOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ProgramIdOp::verify() {
-  auto kernel = (*this)->getParentOfType<KernelOp>();
+/// Checks that `op`'s `dim` names a dimension of its kernel's domain.
+static LogicalResult verifyDomainDim(Operation *op, int64_t dim) {
+  auto kernel = op->getParentOfType<KernelOp>();
   int64_t rank = kernel.getDomain().size();
-  if ((int64_t)getDim() >= rank)
-    return emitOpError("dimension ")
-           << getDim() << " is outside the kernel's " << rank
-           << "-dimensional domain";
+  if (dim >= rank)
+    return op->emitOpError("dimension ") << dim << " is outside the kernel's "
+                                         << rank << "-dimensional domain";
   return success();
+}
+
+LogicalResult ProgramIdOp::verify() { return verifyDomainDim(*this, getDim()); }
+
+LogicalResult TileOffsetOp::verify() {
+  return verifyDomainDim(*this, getDim());
 }
 
 //===----------------------------------------------------------------------===//

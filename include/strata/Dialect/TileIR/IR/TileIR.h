@@ -13,6 +13,14 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace strata::tileir {
+/// The kinds of tile program; the scheduling passes decide per kind.
+/// Elementwise: tile loads, maps and stores. Row: the threads share one
+/// point (tileir.fold, tileir.distribute). Contraction: a tileir.contract
+/// and its elementwise epilogue. Generic: tileir.for_each_point.
+enum class ProgramKind { Elementwise, Row, Contraction, Generic };
+} // namespace strata::tileir
+
 #include "strata/Dialect/TileIR/IR/TileIRDialect.h.inc"
 #include "strata/Dialect/TileIR/IR/TileIREnums.h.inc"
 

@@ -64,12 +64,8 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
     %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32>
         domain [1000, 37] tile [4, 64] threads 128 {
     ^bb0(%in: memref<1000x37xf32>, %out: memref<1000x37xf32>):
-      %c4 = arith.constant 4 : index
-      %c64 = arith.constant 64 : index
-      %p0 = tileir.program_id 0
-      %p1 = tileir.program_id 1
-      %o0 = arith.muli %p0, %c4 : index
-      %o1 = arith.muli %p1, %c64 : index
+      %o0 = tileir.tile_offset 0
+      %o1 = tileir.tile_offset 1
       %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<4x64xf32>
       %y = tileir.map ins(%x : !tileir.tile<4x64xf32>) -> !tileir.tile<4x64xf32> {
       ^bb0(%e: f32):
@@ -98,6 +94,8 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
     /// Whether the threads work together on one point (tileir.fold,
     /// tileir.distribute) rather than each on its own tile elements.
     bool isCooperative();
+    /// What kind of tile program the body is.
+    ProgramKind getProgramKind();
     /// The type every tile of this kernel has, for an element type.
     TileType getTileType(::mlir::Type elementType);
     ::mlir::Block::BlockArgListType getInputBuffers() {
@@ -117,6 +115,28 @@ def TileIR_ProgramIdOp : TileIR_Op<"program_id", [Pure,
 
     ```mlir
     %p = tileir.program_id 0
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Index:$result);
+  let builders = [OpBuilder<(ins "int64_t":$dim), [{
+    build($_builder, $_state, $_builder.getIndexType(), dim);
+  }]>];
+  let assemblyFormat = "$dim attr-dict";
+  let hasVerifier = 1;
+}
+
+def TileIR_TileOffsetOp : TileIR_Op<"tile_offset", [Pure,
+    HasParent<"KernelOp">]> {
+  let summary = "Where this program instance's tile starts.";
+  let description = [{
+    The first domain coordinate of this program instance's tile along
+    dimension `dim`: `program_id dim` times the kernel's tile size there.
+    Tile accesses take it as their origin, so a pass that changes the
+    kernel's tile (`tileir-tile`) changes no arithmetic.
+
+    ```mlir
+    %o1 = tileir.tile_offset 1
     ```
   }];
   let arguments = (ins I64Attr:$dim);

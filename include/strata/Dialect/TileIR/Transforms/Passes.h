@@ -12,6 +12,25 @@ namespace strata::tileir {
 #define GEN_PASS_DECL
 #include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
 
+/// The tile tileir-tile gives `kernel`: `forced` (checked against the
+/// kernel's kind) unless empty, else chosen by its kind; elementwise
+/// kernels aim for `tileElements` elements. Reports why on the kernel.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+chooseTile(KernelOp kernel, llvm::ArrayRef<int64_t> forced,
+           int64_t tileElements);
+
+/// Gives `kernel` the tile `tile` and retypes its tiles; fails (reported on
+/// the kernel) if its threads cannot share the tile evenly.
+mlir::LogicalResult setTile(KernelOp kernel, llvm::ArrayRef<int64_t> tile);
+
+/// The threads tileir-map-threads gives `kernel`: `forced` unless 0, else
+/// chosen by its kind and tile. Reports why on the kernel when the count
+/// cannot run its program.
+mlir::FailureOr<int64_t> chooseThreads(KernelOp kernel, int64_t forced);
+
+/// Sets the step of each contraction to `kTile` (tileir-k-tile).
+void populateKTilePatterns(mlir::RewritePatternSet &patterns, int64_t kTile);
+
 /// Sets each contraction's pipeline depth (see tileir-pipeline): `stages`
 /// (at least 1) where its chunks fit in `sharedMemory` bytes.
 void populatePipelinePatterns(mlir::RewritePatternSet &patterns, int64_t stages,

@@ -3,6 +3,108 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileIRTilePass : Pass<"tileir-tile"> {
+  let summary = "Choose the tile each program instance of a kernel owns.";
+  let description = [{
+    Sets the `tile` of every `tileir.kernel` and retypes its tiles; the
+    tile offsets (`tileir.tile_offset`) follow the kernel's tile, so no
+    arithmetic changes. Per kind of program:
+    - elementwise: innermost dimensions first, powers of two, about
+      `tile-elements` (512) elements, so consecutive threads touch
+      consecutive addresses;
+    - contraction: up to 64 x 64 rows and columns (powers of two), batch
+      dimensions 1;
+    - generic: like elementwise, 128 points (one per thread, and a point
+      may run whole loops);
+    - row: one point (the block shares the row); `tile-sizes` is an error.
+
+    `tile-sizes` forces the tile (one size per domain dimension, batch
+    dimensions of a contraction 1). A tile the kernel's threads, chosen
+    before, cannot share evenly is an error: run `tileir-map-threads`
+    after this pass.
+
+    Before (`convert-loopir-to-tileir` writes one point per program):
+
+    ```mlir
+    tileir.kernel ... domain [1000, 37] tile [1, 1] threads 1 {
+      %o0 = tileir.tile_offset 0
+      %o1 = tileir.tile_offset 1
+      %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<1x1xf32>
+    ```
+
+    After:
+
+    ```mlir
+    tileir.kernel ... domain [1000, 37] tile [8, 64] threads 1 {
+      %o0 = tileir.tile_offset 0
+      %o1 = tileir.tile_offset 1
+      %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<8x64xf32>
+    ```
+  }];
+  let options = [
+    ListOption<"tileSizes", "tile-sizes", "int64_t",
+               "Tile size per domain dimension (default: chosen per kernel)">,
+    Option<"tileElements", "tile-elements", "int64_t", /*default=*/"512",
+           "Elements per tile of an elementwise kernel (a power of two)">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect"];
+}
+
+def TileIRMapThreadsPass : Pass<"tileir-map-threads"> {
+  let summary = "Choose how many threads share each kernel's tile.";
+  let description = [{
+    Sets the `threads` of every `tileir.kernel`. Per kind of program:
+    - elementwise: 128 bits of the widest element each (4 f32, 8 f16), at
+      most 128 threads;
+    - contraction: at least 4 result elements each, at most 256 threads;
+    - generic: one point each;
+    - row: a power of two with about 4 elements of the longest fold or
+      distributed loop each, from one warp to 256 threads.
+
+    `threads` forces the count: a row program needs whole warps (its
+    combine shuffles across all 32 lanes), the others must split the tile
+    evenly; at most 1024. Either violation is an error.
+
+    Before (`convert-loopir-to-tileir` writes one warp for a row program,
+    one thread for the others) and after, for softmax on 64 x 4096:
+
+    ```mlir
+    tileir.kernel ... domain [64] tile [1] threads 32 {
+    tileir.kernel ... domain [64] tile [1] threads 256 {
+    ```
+
+    An 8 x 64 elementwise f32 tile goes from `threads 1` to `threads 128`.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Threads per block (default: chosen per kernel)">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect"];
+}
+
+def TileIRKTilePass : Pass<"tileir-k-tile"> {
+  let summary = "Choose how many k each contraction stages per step.";
+  let description = [{
+    Sets the `step` of every `tileir.contract` to `k-tile` (16 unless
+    given): each step stages an operand chunk of the tile's rows (or
+    columns) by `step` in shared memory. Tensor cores need a multiple of
+    their k (16 for f16 and bf16, 8 for tf32); another step multiplies with
+    fused multiply-adds.
+
+    Before and after:
+
+    ```mlir
+    %c = tileir.contract [%o0, %o1] k 65 step 1 : !tileir.tile<32x32xf32> ...
+    %c = tileir.contract [%o0, %o1] k 65 step 16 : !tileir.tile<32x32xf32> ...
+    ```
+  }];
+  let options = [
+    Option<"kTile", "k-tile", "int64_t", /*default=*/"16",
+           "How many k a contraction stages in shared memory per step">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect"];
+}
+
 def TileIRPipelinePass : Pass<"tileir-pipeline"> {
   let summary = "Choose how many steps of k each contraction keeps in flight.";
   let description = [{

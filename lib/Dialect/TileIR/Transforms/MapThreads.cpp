@@ -1,0 +1,122 @@
+// tileir-map-threads: how many threads share each kernel's tile, the one
+// decision of this pass (see Passes.td).
+
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace strata::tileir {
+#define GEN_PASS_DEF_TILEIRMAPTHREADSPASS
+#include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
+} // namespace strata::tileir
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::tileir;
+
+namespace {
+/// A warp: the threads a row program's combine shuffles across.
+constexpr int64_t kWarp = 32;
+/// Elementwise: each thread covers 128 bits (one vector access per buffer
+/// where the accesses allow), at most 128 threads.
+constexpr int64_t kBitsPerThread = 128;
+constexpr int64_t kMaxElementwiseThreads = 128;
+/// Contraction: at least 4 result elements each (a register tile), at most
+/// 256 threads.
+constexpr int64_t kContractionElementsPerThread = 4;
+constexpr int64_t kMaxContractionThreads = 256;
+/// Row: about 4 elements of the row each, one warp to 256 threads.
+constexpr int64_t kRowElementsPerThread = 4;
+constexpr int64_t kMaxRowThreads = 256;
+
+/// The widest element (in bits) the kernel's tile accesses move.
+int64_t widestElementBits(KernelOp kernel) {
+  int64_t bits = 8;
+  kernel.walk([&](Operation *op) {
+    Type element;
+    if (auto load = dyn_cast<LoadOp>(op))
+      element = load.getMemref().getType().getElementType();
+    else if (auto store = dyn_cast<StoreOp>(op))
+      element = store.getMemref().getType().getElementType();
+    if (element)
+      bits = std::max<int64_t>(
+          bits, element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64);
+  });
+  return bits;
+}
+
+/// The longest row a row program's threads share: its largest fold or
+/// distributed loop.
+int64_t rowLength(KernelOp kernel) {
+  int64_t longest = 1;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto fold = dyn_cast<FoldOp>(op))
+      longest = std::max(longest, computeProduct(fold.getBounds()));
+    if (auto loop = dyn_cast<DistributeOp>(op))
+      longest = std::max(longest, computeProduct(loop.getBounds()));
+  }
+  return longest;
+}
+
+int64_t defaultThreads(KernelOp kernel) {
+  int64_t elements = computeProduct(kernel.getTile());
+  switch (kernel.getProgramKind()) {
+  case ProgramKind::Row:
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(
+                                   rowLength(kernel), kRowElementsPerThread)),
+                               kWarp, kMaxRowThreads);
+  case ProgramKind::Contraction:
+    return std::clamp<int64_t>(elements / kContractionElementsPerThread, 1,
+                               kMaxContractionThreads);
+  case ProgramKind::Generic:
+    return std::min<int64_t>(elements, kMaxThreadsPerBlock);
+  case ProgramKind::Elementwise: {
+    int64_t perThread =
+        std::max<int64_t>(kBitsPerThread / widestElementBits(kernel), 1);
+    return std::clamp<int64_t>(elements / perThread, 1, kMaxElementwiseThreads);
+  }
+  }
+  llvm_unreachable("unknown program kind");
+}
+} // namespace
+
+FailureOr<int64_t> strata::tileir::chooseThreads(KernelOp kernel,
+                                                 int64_t forced) {
+  int64_t threads = forced ? forced : defaultThreads(kernel);
+  if (threads <= 0 || threads > kMaxThreadsPerBlock)
+    return kernel.emitError("threads must be in [1, ")
+           << kMaxThreadsPerBlock << "], got " << threads;
+  if (kernel.isCooperative()) {
+    if (threads % kWarp != 0)
+      return kernel.emitError("a row program needs a whole number of warps "
+                              "(a multiple of 32 up to 1024 threads), got ")
+             << threads;
+    return threads;
+  }
+  int64_t elements = computeProduct(kernel.getTile());
+  if (elements % threads != 0)
+    return kernel.emitError("a tile of ")
+           << elements << " elements cannot be split evenly among " << threads
+           << " threads";
+  return threads;
+}
+
+namespace {
+struct TileIRMapThreadsPass
+    : strata::tileir::impl::TileIRMapThreadsPassBase<TileIRMapThreadsPass> {
+  using TileIRMapThreadsPassBase::TileIRMapThreadsPassBase;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](KernelOp kernel) {
+      FailureOr<int64_t> chosen = chooseThreads(kernel, threads);
+      if (failed(chosen))
+        return WalkResult::interrupt();
+      kernel.setThreads(*chosen);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,130 @@
+// tileir-tile: the tile each program instance of a kernel owns, the one
+// decision of this pass (see Passes.td).
+
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace strata::tileir {
+#define GEN_PASS_DEF_TILEIRTILEPASS
+#include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
+} // namespace strata::tileir
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::tileir;
+
+namespace {
+/// Points per generic tile: one per thread, and a point may run whole
+/// loops, so fewer than an elementwise tile's elements.
+constexpr int64_t kGenericTilePoints = 128;
+
+/// About `elements` elements, innermost dimensions first (consecutive
+/// threads touch consecutive addresses), powers of two (the threads split
+/// them evenly).
+SmallVector<int64_t> innermostFirst(ArrayRef<int64_t> domain,
+                                    int64_t elements) {
+  SmallVector<int64_t> tile(domain.size(), 1);
+  for (int64_t d = domain.size() - 1; d >= 0 && elements > 1; --d) {
+    tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]), elements);
+    elements /= tile[d];
+  }
+  return tile;
+}
+
+/// Checks a forced tile against the kernel's kind.
+LogicalResult checkForcedTile(KernelOp kernel, ArrayRef<int64_t> tile) {
+  size_t rank = kernel.getDomain().size();
+  if (tile.size() != rank)
+    return kernel.emitError("tile-sizes has ")
+           << tile.size() << " entries but the kernel's domain has " << rank
+           << " dimensions";
+  for (int64_t t : tile)
+    if (t <= 0)
+      return kernel.emitError("tile sizes must be positive, got ") << t;
+  switch (kernel.getProgramKind()) {
+  case ProgramKind::Row:
+    return kernel.emitError("a row program runs one row per program "
+                            "instance; tile-sizes do not apply to it");
+  case ProgramKind::Contraction:
+    for (int64_t t : tile.drop_back(2))
+      if (t != 1)
+        return kernel.emitError("a contraction tiles rows and columns; its "
+                                "batch dimensions take tile size 1, got ")
+               << t;
+    return success();
+  default:
+    return success();
+  }
+}
+} // namespace
+
+FailureOr<SmallVector<int64_t>>
+strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
+                           int64_t tileElements) {
+  if (!forced.empty()) {
+    if (failed(checkForcedTile(kernel, forced)))
+      return failure();
+    return llvm::to_vector(forced);
+  }
+  ArrayRef<int64_t> domain = kernel.getDomain();
+  switch (kernel.getProgramKind()) {
+  case ProgramKind::Row:
+    return SmallVector<int64_t>(domain.size(), 1);
+  case ProgramKind::Contraction: {
+    SmallVector<int64_t> tile(domain.size(), 1);
+    for (size_t d = domain.size() - 2; d < domain.size(); ++d)
+      tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]),
+                                  kContractionBlockTile);
+    return tile;
+  }
+  case ProgramKind::Generic:
+    return innermostFirst(domain, kGenericTilePoints);
+  case ProgramKind::Elementwise:
+    if (tileElements <= 0 || !llvm::isPowerOf2_64(tileElements))
+      return kernel.emitError("tile-elements must be a positive power of "
+                              "two, got ")
+             << tileElements;
+    return innermostFirst(domain, tileElements);
+  }
+  llvm_unreachable("unknown program kind");
+}
+
+LogicalResult strata::tileir::setTile(KernelOp kernel, ArrayRef<int64_t> tile) {
+  int64_t elements = computeProduct(tile);
+  if (!kernel.isCooperative() && elements % kernel.getThreads() != 0)
+    return kernel.emitError("a tile of ")
+           << elements << " elements cannot be split evenly among the "
+           << kernel.getThreads()
+           << " threads chosen before; choose the tile first "
+              "(tileir-tile, then tileir-map-threads)";
+  MLIRContext *ctx = kernel.getContext();
+  kernel.setTile(tile);
+  kernel.getBody().walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (auto type = dyn_cast<TileType>(result.getType()))
+        result.setType(TileType::get(ctx, tile, type.getElementType()));
+  });
+  return success();
+}
+
+namespace {
+struct TileIRTilePass
+    : strata::tileir::impl::TileIRTilePassBase<TileIRTilePass> {
+  using TileIRTilePassBase::TileIRTilePassBase;
+
+  void runOnOperation() override {
+    SmallVector<int64_t> forced(tileSizes.begin(), tileSizes.end());
+    WalkResult result = getOperation()->walk([&](KernelOp kernel) {
+      FailureOr<SmallVector<int64_t>> tile =
+          chooseTile(kernel, forced, tileElements);
+      if (failed(tile) || failed(setTile(kernel, *tile)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

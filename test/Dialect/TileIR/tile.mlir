@@ -1,0 +1,98 @@
+// tileir-tile: the one decision is each kernel's tile; its tiles are
+// retyped and its tile offsets follow.
+// RUN: strata-opt %s -split-input-file --tileir-tile | FileCheck %s
+// RUN: strata-opt %s -split-input-file '--tileir-tile=tile-elements=64' | FileCheck %s --check-prefix=SMALL
+// RUN: strata-opt %s -split-input-file --tileir-tile --tileir-tile | FileCheck %s
+
+// Elementwise: innermost dimension first, powers of two, 512 elements.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: domain [1000, 37] tile [8, 64] threads 1 {
+// CHECK: %[[O0:.*]] = tileir.tile_offset 0
+// CHECK: %[[O1:.*]] = tileir.tile_offset 1
+// CHECK: %[[X:.*]] = tileir.load %{{.*}}[%[[O0]], %[[O1]]] : memref<1000x37xf32> -> <8x64xf32>
+// CHECK: %[[Y:.*]] = tileir.map ins(%[[X]] : !tileir.tile<8x64xf32>) -> !tileir.tile<8x64xf32> {
+// CHECK: tileir.store %[[Y]], %{{.*}}[%[[O0]], %[[O1]]] : <8x64xf32>, memref<1000x37xf32>
+// SMALL-LABEL: func.func @elementwise
+// SMALL: domain [1000, 37] tile [1, 64] threads 1 {
+func.func @elementwise(%a: tensor<1000x37xf32>) -> tensor<1000x37xf32> {
+  %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32> domain [1000, 37] tile [1, 1] threads 1 {
+  ^bb0(%in: memref<1000x37xf32>, %out: memref<1000x37xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<1x1xf32>
+    %y = tileir.map ins(%x : !tileir.tile<1x1xf32>) -> !tileir.tile<1x1xf32> {
+    ^bb0(%e: f32):
+      %t = math.tanh %e : f32
+      tileir.yield %t : f32
+    }
+    tileir.store %y, %out[%o0, %o1] : !tileir.tile<1x1xf32>, memref<1000x37xf32>
+  }
+  return %r : tensor<1000x37xf32>
+}
+
+// -----
+
+// Contraction: up to 64 x 64 rows and columns, batch dimensions 1.
+// CHECK-LABEL: func.func @bmm
+// CHECK: domain [3, 40, 9] tile [1, 64, 16] threads 1 {
+// CHECK: tileir.contract {{.*}} k 20 step 1 : <1x64x16xf32>
+// CHECK: tileir.store %{{.*}} : <1x64x16xf32>, memref<3x40x9xf32>
+func.func @bmm(%a: tensor<3x40x20xf32>, %b: tensor<3x20x9xf32>) -> tensor<3x40x9xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<3x40x20xf32>, tensor<3x20x9xf32>) -> tensor<3x40x9xf32> domain [3, 40, 9] tile [1, 1, 1] threads 1 {
+  ^bb0(%ab: memref<3x40x20xf32>, %bb: memref<3x20x9xf32>, %out: memref<3x40x9xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %o2 = tileir.tile_offset 2
+    %c = tileir.contract [%o0, %o1, %o2] k 20 step 1 : !tileir.tile<1x1x1xf32> lhs {
+    ^bb0(%n: index, %i: index, %k: index):
+      %x = loopir.load %ab[%n, %i, %k] : memref<3x40x20xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%n: index, %j: index, %k: index):
+      %w = loopir.load %bb[%n, %k, %j] : memref<3x20x9xf32>
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1, %o2] : !tileir.tile<1x1x1xf32>, memref<3x40x9xf32>
+  }
+  return %r : tensor<3x40x9xf32>
+}
+
+// -----
+
+// Generic: 128 points, whatever tile-elements says (a point may run loops).
+// CHECK-LABEL: func.func @columns
+// CHECK: domain [70] tile [128] threads 1 {
+// SMALL-LABEL: func.func @columns
+// SMALL: domain [70] tile [128] threads 1 {
+func.func @columns(%a: tensor<33x70xf32>) -> tensor<70xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<70xf32> domain [70] tile [1] threads 1 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<70xf32>):
+    %o = tileir.tile_offset 0
+    tileir.for_each_point [%o] (%j) {
+      %s = loopir.reduce add (%i) in [33] : f32 {
+        %x = loopir.load %in[%i, %j] : memref<33x70xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%j] : memref<70xf32>
+    }
+  }
+  return %r : tensor<70xf32>
+}
+
+// -----
+
+// Row: one row per program instance, whatever the options.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: domain [33] tile [1] threads 32 {
+func.func @row_sums(%a: tensor<33x70xf32>) -> tensor<33xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [1] threads 32 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
+    %row = tileir.tile_offset 0
+    %s = tileir.fold add(0.0 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %s, %out[%row] : memref<33xf32>
+  }
+  return %r : tensor<33xf32>
+}
