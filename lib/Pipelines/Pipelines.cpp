@@ -33,6 +33,9 @@ static void addSchedulePasses(OpPassManager &pm, const Options &options) {
   tile.tileSizes.assign(options.tileSizes.begin(), options.tileSizes.end());
   tile.tileElements = options.tileElements;
   pm.addPass(tileir::createTileIRTilePass(tile));
+  tileir::TileIRSplitKPassOptions split;
+  split.splits = options.splitK;
+  pm.addPass(tileir::createTileIRSplitKPass(split));
   tileir::TileIRMapThreadsPassOptions threads;
   threads.threads = options.threads;
   pm.addPass(tileir::createTileIRMapThreadsPass(threads));
@@ -151,8 +154,8 @@ void registerPipelines() {
       buildLowerToLoopPipeline);
   PassPipelineRegistration<TileScheduleOptions>(
       "strata-schedule-tile",
-      "Schedule tileir kernels: tile, threads, k steps and pipeline depth, "
-      "one pass each.",
+      "Schedule tileir kernels: tile, split-K, threads, k steps and pipeline "
+      "depth, one pass each.",
       buildScheduleTilePipeline);
   PassPipelineRegistration<ScheduleOptions>(
       "strata-lower-to-tile",

@@ -17,6 +17,11 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "tile-elements",
       llvm::cl::desc("Elements per tile of an elementwise kernel"),
       llvm::cl::init(512)};
+  typename Base::template Option<int64_t> splitK{
+      *this, "split-k",
+      llvm::cl::desc("Slices of k per contraction (0: chosen per kernel, "
+                     "1: none)"),
+      llvm::cl::init(0)};
   typename Base::template Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("Threads per block (default: per kernel)"),
@@ -106,8 +111,9 @@ struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {
 };
 
 void buildLowerToLoopPipeline(mlir::OpPassManager &pm);
-/// tileir-tile, tileir-map-threads, tileir-k-tile, tileir-pipeline: every
-/// scheduling decision, one pass each, on tileir kernels.
+/// tileir-tile, tileir-split-k, tileir-map-threads, tileir-k-tile,
+/// tileir-pipeline: every scheduling decision, one pass each, on tileir
+/// kernels.
 void buildScheduleTilePipeline(mlir::OpPassManager &pm,
                                const TileScheduleOptions &options);
 void buildLowerToTilePipeline(mlir::OpPassManager &pm,

@@ -76,14 +76,28 @@ bool strata::detail::isRowRun(AffineMap map,
   if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
       buffer.getShape().back() % width != 0)
     return false;
-  auto innermost = dyn_cast<AffineDimExpr>(map.getResults().back());
-  if (!innermost || !isInnermost(innermost.getPosition()))
-    return false;
-  for (AffineExpr e : map.getResults().drop_back())
+  // The innermost buffer index is an innermost dimension plus an offset
+  // that is the same for the whole run and keeps it aligned (a multiple of
+  // the run: a split-K slice's start, say).
+  AffineExpr last = map.getResults().back();
+  auto dependsOnInnermost = [&](AffineExpr e) {
     for (unsigned d = 0; d < map.getNumDims(); ++d)
       if (isInnermost(d) && e.isFunctionOfDim(d))
-        return false;
-  return true;
+        return true;
+    return false;
+  };
+  std::optional<unsigned> inner;
+  for (unsigned d = 0; d < map.getNumDims(); ++d)
+    if (isInnermost(d) && last.isFunctionOfDim(d))
+      inner = d;
+  if (!inner)
+    return false;
+  AffineExpr offset =
+      simplifyAffineExpr(last - getAffineDimExpr(*inner, map.getContext()),
+                         map.getNumDims(), map.getNumSymbols());
+  if (dependsOnInnermost(offset) || !offset.isMultipleOf(width))
+    return false;
+  return llvm::none_of(map.getResults().drop_back(), dependsOnInnermost);
 }
 
 /// Whether the tile access through `map` to `buffer` reads a row run for

@@ -25,8 +25,9 @@ constexpr int64_t kMaxVectorBits = 128;
 /// Whether an access through `map` reads (or writes) `width` neighbouring
 /// elements of a row of `buffer` for `width` neighbouring values of the
 /// innermost coordinate (the map dimensions `isInnermost` accepts), starting
-/// at a multiple of `width`: the innermost buffer index is that coordinate,
-/// no other index uses it, and rows are multiples of `width` long.
+/// at a multiple of `width`: the innermost buffer index is that coordinate
+/// plus an offset free of it that is a multiple of `width`, no other index
+/// uses it, and rows are multiples of `width` long.
 bool isRowRun(AffineMap map, function_ref<bool(unsigned)> isInnermost,
               MemRefType buffer, int64_t width);
 

@@ -28,6 +28,18 @@ mlir::LogicalResult setTile(KernelOp kernel, llvm::ArrayRef<int64_t> tile);
 /// cannot run its program.
 mlir::FailureOr<int64_t> chooseThreads(KernelOp kernel, int64_t forced);
 
+/// Into how many equal slices tileir-split-k splits the k of `kernel`'s
+/// contraction: `forced` unless 0 (an error where k does not split
+/// evenly), else enough to give about `minPrograms` program instances,
+/// keeping at least 256 k per slice (1: no split).
+mlir::FailureOr<int64_t> chooseSplits(KernelOp kernel, int64_t forced,
+                                      int64_t minPrograms);
+
+/// Replaces the contraction kernel `kernel` by a kernel of `splits` partial
+/// contractions (chosen by chooseSplits) and one that sums them and runs
+/// the original epilogue.
+void splitK(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
+
 /// Sets the step of each contraction to `kTile` (tileir-k-tile).
 void populateKTilePatterns(mlir::RewritePatternSet &patterns, int64_t kTile);
 

@@ -50,6 +50,76 @@ def TileIRTilePass : Pass<"tileir-tile"> {
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
 
+def TileIRSplitKPass : Pass<"tileir-split-k"> {
+  let summary = "Split the k of contractions with few output tiles.";
+  let description = [{
+    A contraction kernel with fewer than `min-programs` program instances
+    (128 unless given: about what a large GPU runs at once) and a long k
+    leaves most of the GPU idle. This pass splits its k into S equal
+    slices: enough for about `min-programs` instances, at most 16, each at
+    least 256 k long (so the partial sums' traffic stays small next to the
+    operands'), S dividing k. The kernel becomes two:
+
+    - a partial kernel over `[S, domain...]` (tile `[1, tile...]`): program
+      instance (s, tile) contracts k in `[s * k/S, (s + 1) * k/S)` for its
+      tile and stores the partial sums to `workspace[s, ...]`, a tensor it
+      returns. Loads indexed by k take the slice into their index map, so
+      plain operand rows stay asynchronous copies;
+    - an elementwise kernel over the original domain and tile that loads
+      the S partials of its tile, adds them (in slice order) and runs the
+      original epilogue on the sum.
+
+    `splits` forces S for every contraction (1: never split); a k it does
+    not divide is an error. Run after `tileir-tile` (the tile decides how
+    many instances there are) and before `tileir-map-threads`.
+
+    Before (64 x 64 by k = 8192, one program instance):
+
+    ```mlir
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<64x64xf32>
+        domain [64, 64] tile [64, 64] threads 1 {
+      %c = tileir.contract [%o0, %o1] k 8192 step 1 : <64x64xf32> lhs {
+      ^bb0(%i: index, %k: index):
+        %x = loopir.load %ab[%i, %k] : memref<64x8192xf32>
+        ...
+      tileir.store %c, %out[%o0, %o1] : ...
+    }
+    ```
+
+    After (16 slices of 512):
+
+    ```mlir
+    %p = tileir.kernel ins(%a, %b : ...) -> tensor<16x64x64xf32>
+        domain [16, 64, 64] tile [1, 64, 64] threads 1 {
+      %s = tileir.tile_offset 0
+      %c = tileir.contract [%s, %o1, %o2] k 512 step 1 : <1x64x64xf32> lhs {
+      ^bb0(%sl: index, %i: index, %kl: index):
+        %x = loopir.load %ab[%i, %kl, %sl]
+            map affine_map<(d0, d1, d2) -> (d0, d1 + d2 * 512)> : memref<64x8192xf32>
+        ...
+      tileir.store %c, %ws[%s, %o1, %o2] : ...
+    }
+    %r = tileir.kernel ins(%a, %b, %p : ...) -> tensor<64x64xf32>
+        domain [64, 64] tile [64, 64] threads 1 {
+      %p0 = tileir.load %ws[%o0, %o1] map affine_map<(d0, d1) -> (0, d0, d1)> ...
+      ... (16 loads)
+      %c = tileir.map ins(%p0, ..., %p15 ...) { addf ... }
+      tileir.store %c, %out[%o0, %o1] : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"splits", "splits", "int64_t", /*default=*/"0",
+           "Slices of k for every contraction (0: chosen per kernel, "
+           "1: none)">,
+    Option<"minPrograms", "min-programs", "int64_t", /*default=*/"128",
+           "Split contractions with fewer program instances than this">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect",
+                           "::strata::loopir::LoopIRDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileIRMapThreadsPass : Pass<"tileir-map-threads"> {
   let summary = "Choose how many threads share each kernel's tile.";
   let description = [{

@@ -1,0 +1,315 @@
+// tileir-split-k: into how many slices each contraction's k is split, the
+// one decision of this pass (see Passes.td).
+//
+// A contraction kernel with few program instances and a long k leaves most
+// of the GPU idle. Split into S slices, it becomes two kernels: a partial
+// kernel whose domain gains a leading dimension of S (each program instance
+// contracts one slice of k for one tile, a batch dimension to the
+// contraction schedule) and stores its partial sums to a workspace, and an
+// elementwise kernel that adds the S partials of each element and runs the
+// original epilogue (bias, activation, stores) on the sum.
+
+#include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/VerifyUtils.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace strata::tileir {
+#define GEN_PASS_DEF_TILEIRSPLITKPASS
+#include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
+} // namespace strata::tileir
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::tileir;
+
+namespace {
+/// At most this many slices: each adds a tile of partial sums to write and
+/// read back.
+constexpr int64_t kMaxSplits = 16;
+/// Each slice keeps at least this many k, so the partial sums' traffic
+/// stays small against the operands'.
+constexpr int64_t kMinSliceK = 256;
+
+/// The kernel's one contraction, or null.
+ContractOp getOnlyContraction(KernelOp kernel) {
+  auto contracts = kernel.getBody().front().getOps<ContractOp>();
+  if (std::distance(contracts.begin(), contracts.end()) != 1)
+    return nullptr;
+  return *contracts.begin();
+}
+
+/// Clones into `b` the top-level ops of `kernel` that the values `used`
+/// need, in program order, with domain dimensions shifted by one (the
+/// partial kernel's leading dimension is the slice).
+void cloneShifted(OpBuilder &b, KernelOp kernel, ArrayRef<Value> used,
+                  IRMapping &mapping) {
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Value> work(used);
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getParentOp() != kernel || !needed.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  for (Operation &op : kernel.getBody().front()) {
+    if (!needed.contains(&op))
+      continue;
+    Location loc = op.getLoc();
+    if (auto offset = dyn_cast<TileOffsetOp>(op))
+      mapping.map(offset.getResult(),
+                  TileOffsetOp::create(b, loc, offset.getDim() + 1));
+    else if (auto pid = dyn_cast<ProgramIdOp>(op))
+      mapping.map(pid.getResult(),
+                  ProgramIdOp::create(b, loc, pid.getDim() + 1));
+    else
+      b.clone(op, mapping);
+  }
+}
+
+/// Fills `region` with the slice of `from` that slice `slice` of `sliceK`
+/// k contracts: the arguments are the slice, the original coordinates and
+/// k within the slice. Loads indexed by k take the slice into their map
+/// (k = slice * sliceK + local k stays a row run the staging can copy
+/// asynchronously); other users get it computed.
+void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
+               const IRMapping &outer) {
+  OpBuilder::InsertionGuard guard(b);
+  Block &source = from.front();
+  Location loc = from.getLoc();
+  SmallVector<Type> types(source.getNumArguments() + 1, b.getIndexType());
+  Block *body = b.createBlock(&region, {}, types,
+                              SmallVector<Location>(types.size(), loc));
+  Value slice = body->getArgument(0), local = body->getArguments().back();
+  auto size = arith::ConstantIndexOp::create(b, loc, sliceK);
+  auto start = arith::MulIOp::create(b, loc, slice, size);
+  auto k = arith::AddIOp::create(b, loc, start, local);
+  IRMapping mapping = outer;
+  for (auto [i, arg] : llvm::enumerate(source.getArguments().drop_back()))
+    mapping.map(arg, body->getArgument(i + 1));
+  mapping.map(source.getArguments().back(), k.getResult());
+  for (Operation &op : source)
+    b.clone(op, mapping);
+  SmallVector<loopir::LoadOp> loads;
+  body->walk([&](loopir::LoadOp load) {
+    if (llvm::is_contained(load.getIndices(), k.getResult()))
+      loads.push_back(load);
+  });
+  MLIRContext *ctx = b.getContext();
+  for (loopir::LoadOp load : loads) {
+    SmallVector<Value> indices(load.getIndices());
+    unsigned extra = indices.size();
+    AffineMap map = load.getIndexMap();
+    SmallVector<AffineExpr> dims;
+    for (auto [pos, index] : llvm::enumerate(indices)) {
+      AffineExpr d = getAffineDimExpr(pos, ctx);
+      if (index == k.getResult()) {
+        index = local;
+        d = d + getAffineDimExpr(extra, ctx) * sliceK;
+      }
+      dims.push_back(d);
+    }
+    indices.push_back(slice);
+    AffineMap sliced =
+        map.replaceDimsAndSymbols(dims, {}, extra + 1, map.getNumSymbols());
+    b.setInsertionPoint(load);
+    auto replacement = loopir::LoadOp::create(
+        b, load.getLoc(), load.getMemref(), indices, getIndexMapAttr(sliced));
+    load.getResult().replaceAllUsesWith(replacement.getResult());
+    load.erase();
+  }
+  // Where only loads read k, its computation goes: the region stays nothing
+  // but a load, which the staging copies asynchronously.
+  if (k->use_empty()) {
+    k->erase();
+    start->erase();
+    size->erase();
+  }
+}
+
+/// Drops the inputs whose buffers `kernel`'s body never touches.
+void dropUnusedInputs(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  for (int64_t i = kernel.getInputs().size() - 1; i >= 0; --i)
+    if (body.getArgument(i).use_empty()) {
+      kernel.getInputsMutable().erase(i);
+      body.eraseArgument(i);
+    }
+}
+
+/// The partial kernel: slice s of the contraction for every tile, stored
+/// at [s, tile] of a workspace it returns.
+KernelOp buildPartials(OpBuilder &b, KernelOp kernel, ContractOp contract,
+                       int64_t splits) {
+  Location loc = contract.getLoc();
+  SmallVector<int64_t> domain{splits}, tile{1};
+  llvm::append_range(domain, kernel.getDomain());
+  llvm::append_range(tile, kernel.getTile());
+  Type element = contract.getResult().getType().getElementType();
+  auto workspace = RankedTensorType::get(domain, element);
+  auto partials = KernelOp::create(
+      b, loc, TypeRange{workspace}, kernel.getInputs(),
+      b.getDenseI64ArrayAttr(domain), b.getDenseI64ArrayAttr(tile),
+      b.getI64IntegerAttr(kernel.getThreads()));
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Type> buffers(ValueRange(kernel.getInputBuffers()).getTypes());
+  buffers.push_back(getBufferType(workspace));
+  Block *body = b.createBlock(&partials.getBody(), {}, buffers,
+                              SmallVector<Location>(buffers.size(), loc));
+  IRMapping mapping;
+  mapping.map(kernel.getInputBuffers(), body->getArguments().drop_back());
+  llvm::SetVector<Value> used(contract.getOrigin().begin(),
+                              contract.getOrigin().end());
+  getUsedValuesDefinedAbove(contract->getRegions(), used);
+  cloneShifted(b, kernel, used.getArrayRef(), mapping);
+  SmallVector<Value> origin{TileOffsetOp::create(b, loc, 0)};
+  for (Value v : contract.getOrigin())
+    origin.push_back(mapping.lookup(v));
+  int64_t sliceK = contract.getK() / splits;
+  auto sliced =
+      ContractOp::create(b, loc, partials.getTileType(element), origin, sliceK,
+                         contract.getStep(), contract.getStages());
+  fillSlice(b, sliced.getLhs(), contract.getLhs(), sliceK, mapping);
+  fillSlice(b, sliced.getRhs(), contract.getRhs(), sliceK, mapping);
+  StoreOp::create(b, loc, sliced.getResult(), body->getArguments().back(),
+                  origin, AffineMapAttr());
+  YieldOp::create(b, loc);
+  return partials;
+}
+
+/// The kernel that replaces `kernel`: its body, with the contraction's
+/// tile the sum of the `splits` partial tiles in `workspace`.
+KernelOp buildSum(OpBuilder &b, KernelOp kernel, ContractOp contract,
+                  Value workspace, int64_t splits) {
+  Location loc = kernel.getLoc();
+  SmallVector<Value> inputs(kernel.getInputs());
+  inputs.push_back(workspace);
+  auto sum = KernelOp::create(b, loc, kernel.getResultTypes(), inputs,
+                              kernel.getDomainAttr(), kernel.getTileAttr(),
+                              kernel.getThreadsAttr());
+  OpBuilder::InsertionGuard guard(b);
+  Block &source = kernel.getBody().front();
+  SmallVector<Type> buffers(ValueRange(kernel.getInputBuffers()).getTypes());
+  auto workspaceType = cast<RankedTensorType>(workspace.getType());
+  buffers.push_back(getBufferType(workspaceType));
+  llvm::append_range(buffers, ValueRange(kernel.getOutputBuffers()).getTypes());
+  Block *body = b.createBlock(&sum.getBody(), {}, buffers,
+                              SmallVector<Location>(buffers.size(), loc));
+  IRMapping mapping;
+  size_t numInputs = kernel.getInputs().size();
+  mapping.map(kernel.getInputBuffers(),
+              body->getArguments().take_front(numInputs));
+  mapping.map(kernel.getOutputBuffers(),
+              body->getArguments().drop_front(numInputs + 1));
+  Value partials = body->getArgument(numInputs);
+  MLIRContext *ctx = b.getContext();
+  size_t rank = kernel.getDomain().size();
+  for (Operation &op : source.without_terminator()) {
+    if (&op != contract.getOperation()) {
+      b.clone(op, mapping);
+      continue;
+    }
+    // Partial s of element e: workspace[s, origin + e].
+    TileType tile = contract.getResult().getType();
+    SmallVector<Value> origin;
+    for (Value v : contract.getOrigin())
+      origin.push_back(mapping.lookup(v));
+    SmallVector<Value> loaded;
+    for (int64_t s = 0; s < splits; ++s) {
+      SmallVector<AffineExpr> results{getAffineConstantExpr(s, ctx)};
+      for (size_t d = 0; d < rank; ++d)
+        results.push_back(getAffineDimExpr(d, ctx));
+      auto map = AffineMap::get(rank, 0, results, ctx);
+      loaded.push_back(LoadOp::create(b, loc, tile, partials, origin,
+                                      AffineMapAttr::get(map)));
+    }
+    auto add = MapOp::create(b, loc, TypeRange{tile}, loaded);
+    OpBuilder::InsertionGuard inMap(b);
+    Type element = tile.getElementType();
+    Block *scalars =
+        b.createBlock(&add.getBody(), {}, SmallVector<Type>(splits, element),
+                      SmallVector<Location>(splits, loc));
+    Value total = scalars->getArgument(0);
+    for (Value partial : scalars->getArguments().drop_front())
+      total = arith::AddFOp::create(b, loc, total, partial);
+    YieldOp::create(b, loc, total);
+    mapping.map(contract.getResult(), add.getResult(0));
+  }
+  YieldOp::create(b, loc);
+  return sum;
+}
+} // namespace
+
+FailureOr<int64_t> strata::tileir::chooseSplits(KernelOp kernel, int64_t forced,
+                                                int64_t minPrograms) {
+  ContractOp contract = getOnlyContraction(kernel);
+  if (!contract) {
+    if (forced > 1)
+      return kernel.emitError("split-K splits a kernel with one "
+                              "tileir.contract");
+    return 1;
+  }
+  int64_t k = contract.getK();
+  if (forced) {
+    if (forced < 1 || k % forced != 0)
+      return kernel.emitError("k = ")
+             << k << " does not split into " << forced << " equal slices";
+    return forced;
+  }
+  int64_t programs = computeProduct(kernel.getGrid());
+  if (programs >= minPrograms)
+    return 1;
+  int64_t most =
+      std::min<int64_t>({llvm::divideCeilSigned(minPrograms, programs),
+                         kMaxSplits, k / kMinSliceK});
+  for (int64_t splits = most; splits >= 2; --splits)
+    if (k % splits == 0)
+      return splits;
+  return 1;
+}
+
+void strata::tileir::splitK(OpBuilder &b, KernelOp kernel, int64_t splits) {
+  ContractOp contract = getOnlyContraction(kernel);
+  assert(contract && splits > 1 && contract.getK() % splits == 0 &&
+         "chooseSplits decides what can be split");
+  b.setInsertionPoint(kernel);
+  KernelOp partials = buildPartials(b, kernel, contract, splits);
+  KernelOp sum = buildSum(b, kernel, contract, partials.getResult(0), splits);
+  dropUnusedInputs(partials);
+  dropUnusedInputs(sum);
+  kernel.replaceAllUsesWith(sum.getResults());
+  kernel.erase();
+}
+
+namespace {
+struct TileIRSplitKPass
+    : strata::tileir::impl::TileIRSplitKPassBase<TileIRSplitKPass> {
+  using TileIRSplitKPassBase::TileIRSplitKPassBase;
+
+  void runOnOperation() override {
+    if (splits < 0 || minPrograms < 1) {
+      mlir::emitError(getOperation()->getLoc(),
+                      "tileir-split-k: splits must be at least 0 and "
+                      "min-programs at least 1");
+      return signalPassFailure();
+    }
+    SmallVector<KernelOp> kernels;
+    getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
+    OpBuilder b(&getContext());
+    for (KernelOp kernel : kernels) {
+      if (kernel.getProgramKind() != ProgramKind::Contraction)
+        continue;
+      FailureOr<int64_t> chosen = chooseSplits(kernel, splits, minPrograms);
+      if (failed(chosen))
+        return signalPassFailure();
+      if (*chosen > 1)
+        splitK(b, kernel, *chosen);
+    }
+  }
+};
+} // namespace
