@@ -68,3 +68,19 @@ def test_column_reductions_keep_a_thread_per_column():
     # Reading down columns, a block per column would not coalesce.
     text = tile_ir(lambda x: x.sum(0), (randn(513, 37),))
     assert "tileir.for_each_point" in text and "tileir.fold" not in text
+
+
+@pytest.mark.parametrize("name", ["softmax", "layer_norm"])
+def test_short_rows_share_a_block_a_warp_each(name):
+    # Rows of 96 (runs of 4 f32, kept in a row cache) take a warp each, 8
+    # per block: 3 blocks of 256 threads; each warp caches its own row.
+    torch.manual_seed(11)
+    fn = ROW_PROGRAMS[name]
+    x = randn(24, 96)
+    assert "domain [24] tile [8] threads 256" in tile_ir(fn, (x,))
+    module = import_program(capture(fn, (x,)))
+    module.run(strata.pipeline("kernel"))
+    assert "kernelir.shared : memref<8x96xf32" in str(module)
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, (x,), via=via)
+        assert report.passed, (via, report)

@@ -30,18 +30,19 @@ def kernel_domains(text):
 SPLITS = {
     # 37 x 45 is one 64 x 64 tile; k = 3000 splits into 10 slices of 300
     # (at most 16, at least 256 k each, dividing k), and the epilogue
-    # (bias, gelu) runs once on the sum.
+    # (bias, gelu) runs once on the sum, in an elementwise kernel with an
+    # elementwise tile.
     "epilogue": (lambda x, w, c: F.gelu(x @ w + c),
                  lambda: (randn(37, 3000), randn(3000, 45), randn(45)),
-                 [("10, 37, 45", "1, 64, 64"), ("37, 45", "64, 64")]),
+                 [("10, 37, 45", "1, 64, 64"), ("37, 45", "8, 64")]),
     # A prologue indexed by k (b[k]) is sliced with it.
     "prologue": (lambda x, b, w: (x + b) @ w,
                  lambda: (randn(33, 1024), randn(1024), randn(1024, 20)),
-                 [("4, 33, 20", "1, 64, 32"), ("33, 20", "64, 32")]),
+                 [("4, 33, 20", "1, 64, 32"), ("33, 20", "16, 32")]),
     # Batch dimensions stay after the slice: 2 batches of one tile, k =
     # 2048 in 8 slices.
     "bmm": (torch.bmm, lambda: (randn(2, 20, 2048), randn(2, 2048, 24)),
-            [("8, 2, 20, 24", "1, 1, 32, 32"), ("2, 20, 24", "1, 32, 32")]),
+            [("8, 2, 20, 24", "1, 1, 32, 32"), ("2, 20, 24", "1, 16, 32")]),
 }
 
 

@@ -160,9 +160,9 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     Location loc = op.getLoc();
     IRMapping buffers;
     SmallVector<Value> origin;
-    auto tileKernel =
-        buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
-                        kUnscheduledThreads, preamble, buffers, origin);
+    auto tileKernel = buildTileKernel(
+        rewriter, op, adaptor.getInputs(), domain, kUnscheduledThreads,
+        /*cooperative=*/false, preamble, buffers, origin);
     auto mapAttr = [&](Operation *access) {
       AffineMap map = domainMaps.lookup(access);
       return getIndexMapAttr(map);
@@ -256,9 +256,9 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     Location loc = op.getLoc();
     IRMapping mapping;
     SmallVector<Value> origin;
-    auto tileKernel =
-        buildTileKernel(rewriter, op, adaptor.getInputs(), domain,
-                        kUnscheduledThreads, preamble, mapping, origin);
+    auto tileKernel = buildTileKernel(
+        rewriter, op, adaptor.getInputs(), domain, kUnscheduledThreads,
+        /*cooperative=*/false, preamble, mapping, origin);
     auto forEach = tileir::ForEachPointOp::create(rewriter, loc, origin);
     SmallVector<Type> coordinates(domain.size(), rewriter.getIndexType());
     Block *pointBody = rewriter.createBlock(
@@ -328,8 +328,8 @@ struct ConvertLoopIRToTileIRPass
 tileir::KernelOp
 strata::buildTileKernel(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
                         ArrayRef<int64_t> domain, int64_t threads,
-                        ArrayRef<Operation *> preamble, IRMapping &mapping,
-                        SmallVectorImpl<Value> &origin) {
+                        bool cooperative, ArrayRef<Operation *> preamble,
+                        IRMapping &mapping, SmallVectorImpl<Value> &origin) {
   Location loc = op.getLoc();
   Block &kernelBody = op.getBody().front();
   auto tileKernel = tileir::KernelOp::create(
@@ -343,7 +343,9 @@ strata::buildTileKernel(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
   for (Operation *scalarOp : preamble)
     b.clone(*scalarOp, mapping);
   for (size_t d = 0; d < domain.size(); ++d)
-    origin.push_back(tileir::TileOffsetOp::create(b, loc, (int64_t)d));
+    origin.push_back(
+        cooperative ? tileir::PointOp::create(b, loc, (int64_t)d).getResult()
+                    : tileir::TileOffsetOp::create(b, loc, (int64_t)d));
   return tileKernel;
 }
 

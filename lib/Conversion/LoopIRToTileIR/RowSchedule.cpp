@@ -119,9 +119,10 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
   Location loc = op.getLoc();
   IRMapping mapping;
   SmallVector<Value> origin;
-  tileir::KernelOp kernel = buildTileKernel(
-      b, op, inputs, domain, kUnscheduledRowThreads, preamble, mapping, origin);
-  // This program's row: the tile's only point.
+  tileir::KernelOp kernel =
+      buildTileKernel(b, op, inputs, domain, kUnscheduledRowThreads,
+                      /*cooperative=*/true, preamble, mapping, origin);
+  // This thread group's row.
   mapping.map(nest.getInductionVars(),
               ValueRange(origin).take_front(nest.getBounds().size()));
   for (Operation &inner : nest.getBody().front().without_terminator()) {

@@ -23,14 +23,15 @@ constexpr int64_t kUnscheduledStep = 1;
 /// Builds the tile kernel's skeleton in place of `op`, over `domain` with
 /// one point per program instance and `threads` threads: its entry block
 /// with the loop kernel's buffers (mapped in `mapping`), the `preamble`
-/// (scalar values shared by all iterations) and the origin of this program's
-/// tile in domain coordinates (tileir.tile_offset, which follows the tile
-/// later passes choose). The builder is left at the end of the body; the
-/// caller adds the terminator.
+/// (scalar values shared by all iterations) and `origin`: the origin of
+/// this program's tile in domain coordinates (tileir.tile_offset), or for a
+/// `cooperative` (row) program the point of this thread's group
+/// (tileir.point); both follow the tile later passes choose. The builder
+/// is left at the end of the body; the caller adds the terminator.
 tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
                                  mlir::ValueRange inputs,
                                  llvm::ArrayRef<int64_t> domain,
-                                 int64_t threads,
+                                 int64_t threads, bool cooperative,
                                  llvm::ArrayRef<mlir::Operation *> preamble,
                                  mlir::IRMapping &mapping,
                                  llvm::SmallVectorImpl<mlir::Value> &origin);

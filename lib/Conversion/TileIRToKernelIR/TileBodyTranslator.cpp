@@ -42,6 +42,8 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   entry = &func.getBody().front();
   thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
   programIds = delinearize(b, loc, block, kernel.getGrid());
+  if (kernel.isCooperative())
+    assignThreadGroups();
   if ((mma = chooseMmaLayout())) {
     assignMmaTiles(*mma);
     return translateOps(source);
@@ -68,6 +70,32 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   }
   planRowCaches();
   return translateOps(source);
+}
+
+void TileBodyTranslator::assignThreadGroups() {
+  Location loc = kernel.getLoc();
+  ArrayRef<int64_t> tile = kernel.getTile();
+  int64_t points = computeProduct(tile);
+  groupThreads = kernel.getThreads() / points;
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  if (points == 1) {
+    group = index(0);
+    groupThread = thread;
+    groupPoint = programIds;
+    return;
+  }
+  group = arith::DivUIOp::create(b, loc, thread, index(groupThreads));
+  groupThread = arith::RemUIOp::create(b, loc, thread, index(groupThreads));
+  SmallVector<Value> inTile = delinearize(b, loc, group, tile);
+  for (auto [d, size] : llvm::enumerate(tile)) {
+    Value point = programIds[d];
+    if (size > 1)
+      point = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, point, index(size)), inTile[d]);
+    groupPoint.push_back(point);
+  }
 }
 
 bool strata::detail::isRowRun(AffineMap map,
@@ -208,6 +236,10 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
     mapping.map(pid.getResult(), programIds[pid.getDim()]);
     return success();
   }
+  if (auto point = dyn_cast<tileir::PointOp>(op)) {
+    mapping.map(point.getResult(), groupPoint[point.getDim()]);
+    return success();
+  }
   if (auto offset = dyn_cast<tileir::TileOffsetOp>(op)) {
     int64_t size = kernel.getTile()[offset.getDim()];
     Value id = programIds[offset.getDim()];
@@ -246,12 +278,12 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
   if (touchesTiles || (op.getNumRegions() != 0 && !scalarLoops))
     return op.emitError("cannot lower this op to kernelir yet");
   if (isa<loopir::StoreOp>(op)) {
-    // Uniform code of a cooperative kernel: one thread writes the row's
-    // value, the others would write the same one.
+    // Uniform code of a cooperative kernel: one thread of the group writes
+    // the row's value, the others would write the same one.
     OpBuilder::InsertionGuard guard(b);
     Value zero = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
-    Value first = arith::CmpIOp::create(b, op.getLoc(),
-                                        arith::CmpIPredicate::eq, thread, zero);
+    Value first = arith::CmpIOp::create(
+        b, op.getLoc(), arith::CmpIPredicate::eq, groupThread, zero);
     auto ifOp = scf::IfOp::create(b, op.getLoc(), TypeRange{}, first,
                                   /*withElseRegion=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -283,9 +315,9 @@ scf::ForOp TileBodyTranslator::sharedLoop(
     int64_t width) {
   Value end =
       arith::ConstantIndexOp::create(b, loc, computeProduct(bounds) / width);
-  Value step = arith::ConstantIndexOp::create(b, loc, kernel.getThreads());
+  Value step = arith::ConstantIndexOp::create(b, loc, groupThreads);
   return buildLoop(
-      loc, thread, end, step, init, [&](Value run, ValueRange carried) {
+      loc, groupThread, end, step, init, [&](Value run, ValueRange carried) {
         Value first = run;
         if (width > 1)
           first = arith::MulIOp::create(
@@ -303,10 +335,15 @@ TileBodyTranslator::clonePoints(Block &body, ValueRange first, int64_t width) {
 
 LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
   Location loc = fold.getLoc();
-  if (kernel.getThreads() % kernelir::kWarpSize != 0)
+  if (groupThreads % kernelir::kWarpSize != 0)
     return fold.emitError("a cooperative fold needs a whole number of "
-                          "warps, but the kernel has ")
-           << kernel.getThreads() << " threads";
+                          "warps per row, but the kernel has ")
+           << groupThreads << " threads per row";
+  if (groupThreads != kernelir::kWarpSize &&
+      groupThreads != (int64_t)kernel.getThreads())
+    return fold.emitError("with several rows per program instance each row "
+                          "takes one warp, but the kernel gives each ")
+           << groupThreads << " threads";
   SmallVector<MonoidKind> kinds;
   SmallVector<Value> init;
   for (auto [c, identity] :
@@ -328,7 +365,7 @@ LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
       },
       width);
   mapping.map(fold.getResults(),
-              combineAcrossBlock(b, loc, *entry, thread, kernel.getThreads(),
+              combineAcrossBlock(b, loc, *entry, groupThread, groupThreads,
                                  kinds, loop.getResults()));
   return success();
 }

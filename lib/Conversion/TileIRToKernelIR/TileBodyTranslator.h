@@ -60,6 +60,10 @@ private:
   LogicalResult translateOps(Block &source);
   LogicalResult translateOp(Operation &op);
 
+  /// In a cooperative kernel, splits the threads into one group per point
+  /// of the tile (groupPoint, group, groupThread, groupThreads).
+  void assignThreadGroups();
+
   /// In a kernel with a tileir.contract, gives each thread a register tile
   /// of the block tile (rows x up to 4 columns, interleaved) instead of
   /// strided elements, so that each step of k loads rows + columns values
@@ -268,6 +272,12 @@ private:
   SmallVector<Value> programIds;
   Block *entry = nullptr; // The kernel's entry block (shared buffers).
   Value thread;           // This thread's index in its block.
+  /// In a cooperative kernel the threads split into one group per point of
+  /// the tile: the group's point (domain coordinates), this thread's group
+  /// and index in it, and the threads of a group.
+  SmallVector<Value> groupPoint;
+  Value group, groupThread;
+  int64_t groupThreads = 0;
   SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
   std::optional<MmaLayout> mma; // Set in a tensor-core contraction kernel.
   /// This lane's fragment coordinates (row, column) per value, by operand,

@@ -118,13 +118,19 @@ void TileBodyTranslator::planRowCaches() {
   for (Reads &r : reads) {
     Type element = cast<MemRefType>(r.key.memref.getType()).getElementType();
     int64_t size = computeProduct(r.key.bounds) *
+                   computeProduct(kernel.getTile()) *
                    llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
     if (r.loops < 2 || bytes + size > kMaxRowCacheBytes)
       continue;
     bytes += size;
+    // With several rows per program instance, one cache per thread group.
+    SmallVector<int64_t> shape(r.key.bounds);
+    int64_t groups = computeProduct(kernel.getTile());
+    if (groups > 1)
+      shape.insert(shape.begin(), groups);
     Value buffer = kernelir::SharedOp::create(
         b, kernel.getLoc(),
-        MemRefType::get(r.key.bounds, element, MemRefLayoutAttrInterface(),
+        MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                         workgroup));
     for (Operation *load : r.loads)
       rowCacheOf[load] = rowCaches.size();
@@ -193,15 +199,18 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
         RowCache *cache =
             planned == rowCacheOf.end() ? nullptr : &rowCaches[planned->second];
         Value run;
+        SmallVector<Value> cached(first);
+        if (computeProduct(kernel.getTile()) > 1)
+          cached.insert(cached.begin(), group);
         if (cache && cache->filled) { // This thread stored it there.
           run = kernelir::LoadOp::create(b, loc, vectorType(buffer),
-                                         cache->buffer, first, Value());
+                                         cache->buffer, cached, Value());
         } else {
           run = kernelir::LoadOp::create(
               b, loc, vectorType(buffer), buffer,
               indicesAt(load.getIndexMap(), load.getIndices()), Value());
           if (cache) {
-            kernelir::StoreOp::create(b, loc, run, cache->buffer, first);
+            kernelir::StoreOp::create(b, loc, run, cache->buffer, cached);
             cache->filled = true;
           }
         }

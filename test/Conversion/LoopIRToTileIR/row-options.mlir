@@ -9,7 +9,7 @@
 // THREADS: domain [33] tile [1] threads 64
 // MAX: domain [33] tile [1] threads 1024
 // WARPS: error: a row program needs a whole number of warps (a multiple of 32 up to 1024 threads), got 48
-// TILES: error: a row program runs one row per program instance; tile-sizes do not apply to it
+// TILES: error: a row program's tile is its rows per program instance, one per thread group, and must divide the domain: 4 does not divide 33
 // ELEMENTWISE: error: the elementwise schedule needs one loop nest of loads, scalar math and stores addressed by its indices
 // UNKNOWN: error: unknown schedule 'rows' (expected auto, elementwise, row, contraction or generic)
 func.func @row_sums(%a: tensor<33x70xf32>) -> tensor<33xf32> {

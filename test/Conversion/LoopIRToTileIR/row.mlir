@@ -7,7 +7,7 @@
 // threads (at least 4 elements each, whole warps).
 // CHECK-LABEL: func.func @softmax_rows
 // CHECK: tileir.kernel ins(%{{.*}} : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33] tile [1] threads 32 {
-// CHECK: %[[ROW:.*]] = tileir.tile_offset 0
+// CHECK: %[[ROW:.*]] = tileir.point 0
 // CHECK-NEXT: %[[M:.*]] = tileir.fold max(0xFF800000 : f32) (%[[K:.*]]) in [70] {
 // CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<33x70xf32>
 // CHECK-NEXT: tileir.yield %[[X]] : f32

@@ -1,4 +1,4 @@
-// RUN: strata-opt %s --convert-tileir-to-kernelir -verify-diagnostics
+// RUN: strata-opt %s -split-input-file --convert-tileir-to-kernelir -verify-diagnostics
 
 // Threads that are not whole warps cannot shuffle.
 func.func @partial_warp(%a: tensor<4x500xi32>) -> tensor<4xi32> {
@@ -6,7 +6,7 @@ func.func @partial_warp(%a: tensor<4x500xi32>) -> tensor<4xi32> {
   %r = tileir.kernel ins(%a : tensor<4x500xi32>) -> tensor<4xi32> domain [4] tile [1] threads 48 {
   ^bb0(%in: memref<4x500xi32>, %out: memref<4xi32>):
     %row = tileir.program_id 0
-    // expected-error @+1 {{a cooperative fold needs a whole number of warps, but the kernel has 48 threads}}
+    // expected-error @+1 {{a cooperative fold needs a whole number of warps per row, but the kernel has 48 threads per row}}
     %s = tileir.fold add(0 : i32) (%k) in [500] {
       %x = loopir.load %in[%row, %k] : memref<4x500xi32>
       tileir.yield %x : i32
@@ -14,4 +14,22 @@ func.func @partial_warp(%a: tensor<4x500xi32>) -> tensor<4xi32> {
     loopir.store %s, %out[%row] : memref<4xi32>
   }
   return %r : tensor<4xi32>
+}
+
+// -----
+
+// Several rows per program instance give each row one warp.
+func.func @wide_groups(%a: tensor<8x500xi32>) -> tensor<8xi32> {
+  // expected-error @+1 {{failed to legalize operation 'tileir.kernel'}}
+  %r = tileir.kernel ins(%a : tensor<8x500xi32>) -> tensor<8xi32> domain [8] tile [2] threads 128 {
+  ^bb0(%in: memref<8x500xi32>, %out: memref<8xi32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{with several rows per program instance each row takes one warp, but the kernel gives each 64 threads}}
+    %s = tileir.fold add(0 : i32) (%k) in [500] {
+      %x = loopir.load %in[%row, %k] : memref<8x500xi32>
+      tileir.yield %x : i32
+    }
+    loopir.store %s, %out[%row] : memref<8xi32>
+  }
+  return %r : tensor<8xi32>
 }

@@ -130,3 +130,41 @@ func.func @runs(%a: tensor<33x72xf32>) -> tensor<33x72xf32> {
   }
   return %r : tensor<33x72xf32>
 }
+
+// -----
+
+// Several rows per program instance (tile [8], 256 threads): thread t is
+// lane t mod 32 of the group of row 8 * block + t / 32. Each group folds
+// its row alone, a butterfly within its warp and no shared memory or
+// barrier; the row's store is made by the group's first lane.
+// CHECK-LABEL: kernelir.func @short_rows_kernel
+// CHECK-SAME: block = array<i64: 256, 1, 1>, grid = array<i64: 125, 1, 1>
+// CHECK-NOT: kernelir.shared
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C37:.*]] = arith.constant 37 : index
+// CHECK: %[[B:.*]] = kernelir.block_id x
+// CHECK: %[[T:.*]] = kernelir.thread_id x
+// CHECK: %[[G:.*]] = arith.divui %[[T]], %[[C32]] : index
+// CHECK: %[[L:.*]] = arith.remui %[[T]], %[[C32]] : index
+// CHECK: %[[FIRSTROW:.*]] = arith.muli %[[B]], %[[C8]] : index
+// CHECK: %[[ROW:.*]] = arith.addi %[[FIRSTROW]], %[[G]] : index
+// CHECK: %[[PART:.*]] = scf.for %[[K:.*]] = %[[L]] to %[[C37]] step %[[C32]]
+// CHECK-NEXT: kernelir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<1000x37xf32>
+// CHECK-COUNT-5: kernelir.shuffle xor
+// CHECK-NOT: kernelir.barrier
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[L]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[LEAD]] {
+// CHECK-NEXT: kernelir.store %{{.*}}, %{{.*}}[%[[ROW]]] : memref<1000xf32>
+func.func @short_rows(%a: tensor<1000x37xf32>) -> tensor<1000xf32> {
+  %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000xf32> domain [1000] tile [8] threads 256 {
+  ^bb0(%in: memref<1000x37xf32>, %out: memref<1000xf32>):
+    %row = tileir.point 0
+    %s = tileir.fold add(0.0 : f32) (%k) in [37] {
+      %x = loopir.load %in[%row, %k] : memref<1000x37xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %s, %out[%row] : memref<1000xf32>
+  }
+  return %r : tensor<1000xf32>
+}

@@ -173,14 +173,25 @@ func.func @fold_contribution(%a: tensor<4x8xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @cooperative_tile(%a: tensor<4x8xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{a kernel with tileir.fold or tileir.distribute has a tile of one point, got 2 points}}
-  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [2] threads 32 {
+  // expected-error @+1 {{the 32 threads of a kernel with tileir.fold or tileir.distribute split into one group per point of its tile, which has 3 points}}
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [3] threads 32 {
   ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
     %row = tileir.program_id 0
     %m = tileir.fold add(0.0 : f32) (%k) in [8] {
       %x = loopir.load %in[%row, %k] : memref<4x8xf32>
       tileir.yield %x : f32
     }
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @point_outside_row_program(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4xf32>) -> tensor<4xf32> domain [4] tile [4] threads 4 {
+  ^bb0(%in: memref<4xf32>, %out: memref<4xf32>):
+    // expected-error @+1 {{names the point of a thread group, which only a kernel with tileir.fold or tileir.distribute has}}
+    %p = tileir.point 0
   }
   return %r : tensor<4xf32>
 }

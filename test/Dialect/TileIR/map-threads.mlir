@@ -109,7 +109,7 @@ func.func @columns(%a: tensor<33x70xf32>) -> tensor<70xf32> {
 func.func @rows(%a: tensor<64x4096xf32>, %b: tensor<33x70xf32>) -> (tensor<64xf32>, tensor<33x70xf32>) {
   %r = tileir.kernel ins(%a : tensor<64x4096xf32>) -> tensor<64xf32> domain [64] tile [1] threads 32 {
   ^bb0(%in: memref<64x4096xf32>, %out: memref<64xf32>):
-    %row = tileir.tile_offset 0
+    %row = tileir.point 0
     %s = tileir.fold add(0.0 : f32) (%k) in [4096] {
       %x = loopir.load %in[%row, %k] : memref<64x4096xf32>
       tileir.yield %x : f32
@@ -118,11 +118,30 @@ func.func @rows(%a: tensor<64x4096xf32>, %b: tensor<33x70xf32>) -> (tensor<64xf3
   }
   %q = tileir.kernel ins(%b : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33] tile [1] threads 32 {
   ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>):
-    %row = tileir.tile_offset 0
+    %row = tileir.point 0
     tileir.distribute (%j) in [70] {
       %x = loopir.load %in[%row, %j] : memref<33x70xf32>
       loopir.store %x, %out[%row, %j] : memref<33x70xf32>
     }
   }
   return %r, %q : tensor<64xf32>, tensor<33x70xf32>
+}
+
+// -----
+
+// Several rows per program instance take a warp each.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: domain [1000] tile [8] threads 256 {
+// FORCED: error: a row program of 8 rows per program instance gives each row a warp: it needs 256 threads, got 48
+func.func @short_rows(%c: tensor<1000x37xf32>) -> tensor<1000xf32> {
+  %m = tileir.kernel ins(%c : tensor<1000x37xf32>) -> tensor<1000xf32> domain [1000] tile [8] threads 32 {
+  ^bb0(%in: memref<1000x37xf32>, %out: memref<1000xf32>):
+    %row = tileir.point 0
+    %s = tileir.fold max(0xFF800000 : f32) (%k) in [37] {
+      %x = loopir.load %in[%row, %k] : memref<1000x37xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %s, %out[%row] : memref<1000xf32>
+  }
+  return %m : tensor<1000xf32>
 }

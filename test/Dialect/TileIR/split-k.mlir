@@ -30,17 +30,18 @@
 // CHECK-NEXT: ^bb0(%[[SL2:.*]]: index, %[[J:.*]]: index, %[[KL2:.*]]: index):
 // CHECK-NEXT: loopir.load %[[W]][%[[KL2]], %[[J]], %[[SL2]]] map #[[RHS]] : memref<1000x19xf32>
 // CHECK: tileir.store %[[C]], %[[WS]][%[[S]], %[[O1]], %[[O2]]] : <1x32x32xf32>, memref<2x17x19xf32>
-// The sum kernel: the original domain, tile and epilogue; the bias is its
+// The sum kernel: the original domain and epilogue, the default
+// elementwise tile and threads left to tileir-map-threads; the bias is its
 // only input besides the partials.
-// CHECK: %[[R:.*]] = tileir.kernel ins(%{{.*}}, %[[P]] : tensor<19xf32>, tensor<2x17x19xf32>) -> tensor<17x19xf32> domain [17, 19] tile [32, 32] threads 256 {
+// CHECK: %[[R:.*]] = tileir.kernel ins(%{{.*}}, %[[P]] : tensor<19xf32>, tensor<2x17x19xf32>) -> tensor<17x19xf32> domain [17, 19] tile [16, 32] threads 1 {
 // CHECK-NEXT: ^bb0(%[[BIAS:.*]]: memref<19xf32>, %[[PS:.*]]: memref<2x17x19xf32>, %[[OUT:.*]]: memref<17x19xf32>):
-// CHECK: %[[P0:.*]] = tileir.load %[[PS]][%{{.*}}, %{{.*}}] map #[[FIRST]] : memref<2x17x19xf32> -> <32x32xf32>
-// CHECK: %[[P1:.*]] = tileir.load %[[PS]][%{{.*}}, %{{.*}}] map #[[SECOND]] : memref<2x17x19xf32> -> <32x32xf32>
-// CHECK: %[[SUM:.*]] = tileir.map ins(%[[P0]], %[[P1]] : !tileir.tile<32x32xf32>, !tileir.tile<32x32xf32>) -> !tileir.tile<32x32xf32> {
+// CHECK: %[[P0:.*]] = tileir.load %[[PS]][%{{.*}}, %{{.*}}] map #[[FIRST]] : memref<2x17x19xf32> -> <16x32xf32>
+// CHECK: %[[P1:.*]] = tileir.load %[[PS]][%{{.*}}, %{{.*}}] map #[[SECOND]] : memref<2x17x19xf32> -> <16x32xf32>
+// CHECK: %[[SUM:.*]] = tileir.map ins(%[[P0]], %[[P1]] : !tileir.tile<16x32xf32>, !tileir.tile<16x32xf32>) -> !tileir.tile<16x32xf32> {
 // CHECK-NEXT: ^bb0(%[[E0:.*]]: f32, %[[E1:.*]]: f32):
 // CHECK-NEXT: %[[T:.*]] = arith.addf %[[E0]], %[[E1]] : f32
 // CHECK-NEXT: tileir.yield %[[T]] : f32
-// CHECK: tileir.map ins(%[[SUM]], %{{.*}} : !tileir.tile<32x32xf32>, !tileir.tile<32x32xf32>)
+// CHECK: tileir.map ins(%[[SUM]], %{{.*}} : !tileir.tile<16x32xf32>, !tileir.tile<16x32xf32>)
 // CHECK: arith.maximumf
 // CHECK: tileir.store %{{.*}}, %[[OUT]]
 // CHECK: return %[[R]]

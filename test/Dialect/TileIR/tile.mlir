@@ -81,18 +81,40 @@ func.func @columns(%a: tensor<33x70xf32>) -> tensor<70xf32> {
 
 // -----
 
-// Row: one row per program instance, whatever the options.
+// Row: short rows (at most 128 elements, a warp each) share a program
+// instance, up to 8 of them, a power of two dividing the rows: 1000 rows of
+// 37 take 8 per instance, 33 rows take one each; long rows one each.
 // CHECK-LABEL: func.func @row_sums
 // CHECK: domain [33] tile [1] threads 32 {
-func.func @row_sums(%a: tensor<33x70xf32>) -> tensor<33xf32> {
+// CHECK: domain [1000] tile [8] threads 32 {
+// CHECK: domain [1000] tile [1] threads 32 {
+func.func @row_sums(%a: tensor<33x70xf32>, %b: tensor<1000x37xf32>, %c: tensor<1000x129xf32>) -> (tensor<33xf32>, tensor<1000xf32>, tensor<1000xf32>) {
   %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [1] threads 32 {
   ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
-    %row = tileir.tile_offset 0
+    %row = tileir.point 0
     %s = tileir.fold add(0.0 : f32) (%k) in [70] {
       %x = loopir.load %in[%row, %k] : memref<33x70xf32>
       tileir.yield %x : f32
     }
     loopir.store %s, %out[%row] : memref<33xf32>
   }
-  return %r : tensor<33xf32>
+  %q = tileir.kernel ins(%b : tensor<1000x37xf32>) -> tensor<1000xf32> domain [1000] tile [1] threads 32 {
+  ^bb0(%in: memref<1000x37xf32>, %out: memref<1000xf32>):
+    %row = tileir.point 0
+    %s = tileir.fold add(0.0 : f32) (%k) in [37] {
+      %x = loopir.load %in[%row, %k] : memref<1000x37xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %s, %out[%row] : memref<1000xf32>
+  }
+  %l = tileir.kernel ins(%c : tensor<1000x129xf32>) -> tensor<1000xf32> domain [1000] tile [1] threads 32 {
+  ^bb0(%in: memref<1000x129xf32>, %out: memref<1000xf32>):
+    %row = tileir.point 0
+    %s = tileir.fold add(0.0 : f32) (%k) in [129] {
+      %x = loopir.load %in[%row, %k] : memref<1000x129xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %s, %out[%row] : memref<1000xf32>
+  }
+  return %r, %q, %l : tensor<33xf32>, tensor<1000xf32>, tensor<1000xf32>
 }

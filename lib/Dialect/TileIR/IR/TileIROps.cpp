@@ -58,11 +58,12 @@ LogicalResult KernelOp::verify() {
     return emitOpError("threads must be in [1, ")
            << kMaxThreadsPerBlock << "], got " << threads;
   if (isCooperative()) {
-    // All threads work on the one point of the tile together.
-    if (elements != 1)
-      return emitOpError("a kernel with tileir.fold or tileir.distribute has "
-                         "a tile of one point, got ")
-             << elements << " points";
+    // The threads split into one group per point of the tile.
+    if (threads % elements != 0)
+      return emitOpError("the ")
+             << threads << " threads of a kernel with tileir.fold or "
+             << "tileir.distribute split into one group per point of its "
+             << "tile, which has " << elements << " points";
     for (Operation &op : getBody().front())
       if (isa<LoadOp, StoreOp, MapOp, ForEachPointOp, ContractOp>(op))
         return op.emitOpError("cannot share a cooperative kernel with "
@@ -103,7 +104,7 @@ TileType KernelOp::getTileType(Type elementType) {
 }
 
 //===----------------------------------------------------------------------===//
-// ProgramIdOp / TileOffsetOp
+// ProgramIdOp / TileOffsetOp / PointOp
 //===----------------------------------------------------------------------===//
 
 /// Checks that `op`'s `dim` names a dimension of its kernel's domain.
@@ -119,6 +120,13 @@ static LogicalResult verifyDomainDim(Operation *op, int64_t dim) {
 LogicalResult ProgramIdOp::verify() { return verifyDomainDim(*this, getDim()); }
 
 LogicalResult TileOffsetOp::verify() {
+  return verifyDomainDim(*this, getDim());
+}
+
+LogicalResult PointOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>().isCooperative())
+    return emitOpError("names the point of a thread group, which only a "
+                       "kernel with tileir.fold or tileir.distribute has");
   return verifyDomainDim(*this, getDim());
 }
 

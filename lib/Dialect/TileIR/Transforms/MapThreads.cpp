@@ -46,26 +46,17 @@ int64_t widestElementBits(KernelOp kernel) {
   return bits;
 }
 
-/// The longest row a row program's threads share: its largest fold or
-/// distributed loop.
-int64_t rowLength(KernelOp kernel) {
-  int64_t longest = 1;
-  for (Operation &op : kernel.getBody().front()) {
-    if (auto fold = dyn_cast<FoldOp>(op))
-      longest = std::max(longest, computeProduct(fold.getBounds()));
-    if (auto loop = dyn_cast<DistributeOp>(op))
-      longest = std::max(longest, computeProduct(loop.getBounds()));
-  }
-  return longest;
-}
-
 int64_t defaultThreads(KernelOp kernel) {
   int64_t elements = computeProduct(kernel.getTile());
   switch (kernel.getProgramKind()) {
   case ProgramKind::Row:
-    return std::clamp<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(
-                                   rowLength(kernel), kRowElementsPerThread)),
-                               kWarp, kMaxRowThreads);
+    // Several rows per program instance: a warp each.
+    if (elements > 1)
+      return kWarp * elements;
+    return std::clamp<int64_t>(
+        llvm::PowerOf2Ceil(
+            llvm::divideCeil(getLongestRow(kernel), kRowElementsPerThread)),
+        kWarp, kMaxRowThreads);
   case ProgramKind::Contraction:
     return std::clamp<int64_t>(elements / kContractionElementsPerThread, 1,
                                kMaxContractionThreads);
@@ -81,20 +72,36 @@ int64_t defaultThreads(KernelOp kernel) {
 }
 } // namespace
 
+int64_t strata::tileir::getLongestRow(KernelOp kernel) {
+  int64_t longest = 1;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto fold = dyn_cast<FoldOp>(op))
+      longest = std::max(longest, computeProduct(fold.getBounds()));
+    if (auto loop = dyn_cast<DistributeOp>(op))
+      longest = std::max(longest, computeProduct(loop.getBounds()));
+  }
+  return longest;
+}
+
 FailureOr<int64_t> strata::tileir::chooseThreads(KernelOp kernel,
                                                  int64_t forced) {
   int64_t threads = forced ? forced : defaultThreads(kernel);
   if (threads <= 0 || threads > kMaxThreadsPerBlock)
     return kernel.emitError("threads must be in [1, ")
            << kMaxThreadsPerBlock << "], got " << threads;
+  int64_t elements = computeProduct(kernel.getTile());
   if (kernel.isCooperative()) {
+    if (elements > 1 && threads != kWarp * elements)
+      return kernel.emitError("a row program of ")
+             << elements << " rows per program instance gives each row a "
+             << "warp: it needs " << kWarp * elements << " threads, got "
+             << threads;
     if (threads % kWarp != 0)
       return kernel.emitError("a row program needs a whole number of warps "
                               "(a multiple of 32 up to 1024 threads), got ")
              << threads;
     return threads;
   }
-  int64_t elements = computeProduct(kernel.getTile());
   if (elements % threads != 0)
     return kernel.emitError("a tile of ")
            << elements << " elements cannot be split evenly among " << threads

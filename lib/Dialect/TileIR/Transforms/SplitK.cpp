@@ -282,6 +282,14 @@ void strata::tileir::splitK(OpBuilder &b, KernelOp kernel, int64_t splits) {
   KernelOp sum = buildSum(b, kernel, contract, partials.getResult(0), splits);
   dropUnusedInputs(partials);
   dropUnusedInputs(sum);
+  // The sum is an elementwise kernel: its tile is an elementwise one (the
+  // contraction's would hold `splits` register tiles at once), its threads
+  // are tileir-map-threads' to choose.
+  sum.setThreads(1);
+  FailureOr<SmallVector<int64_t>> tile =
+      chooseTile(sum, {}, kDefaultTileElements);
+  assert(succeeded(tile) && "the default elementwise tile exists");
+  (void)setTile(sum, *tile);
   kernel.replaceAllUsesWith(sum.getResults());
   kernel.erase();
 }

@@ -19,6 +19,26 @@ namespace {
 /// Points per generic tile: one per thread, and a point may run whole
 /// loops, so fewer than an elementwise tile's elements.
 constexpr int64_t kGenericTilePoints = 128;
+/// A row this short (4 elements a lane) takes one warp, and a program
+/// instance takes up to 8 of them: fewer, fuller blocks than one warp
+/// each (a GPU runs a bounded number of blocks per multiprocessor).
+constexpr int64_t kWarpRowLength = 128;
+constexpr int64_t kMaxRowsPerProgram = 8;
+
+/// The rows per program instance of a row program: up to
+/// kMaxRowsPerProgram short rows along the innermost domain dimension, a
+/// power of two that divides it (so every thread group has a row).
+SmallVector<int64_t> rowTile(KernelOp kernel) {
+  ArrayRef<int64_t> domain = kernel.getDomain();
+  SmallVector<int64_t> tile(domain.size(), 1);
+  if (getLongestRow(kernel) > kWarpRowLength)
+    return tile;
+  int64_t rows = kMaxRowsPerProgram;
+  while (domain.back() % rows != 0)
+    rows /= 2;
+  tile.back() = rows;
+  return tile;
+}
 
 /// About `elements` elements, innermost dimensions first (consecutive
 /// threads touch consecutive addresses), powers of two (the threads split
@@ -45,8 +65,13 @@ LogicalResult checkForcedTile(KernelOp kernel, ArrayRef<int64_t> tile) {
       return kernel.emitError("tile sizes must be positive, got ") << t;
   switch (kernel.getProgramKind()) {
   case ProgramKind::Row:
-    return kernel.emitError("a row program runs one row per program "
-                            "instance; tile-sizes do not apply to it");
+    for (auto [d, t] : llvm::zip(kernel.getDomain(), tile))
+      if (d % t != 0)
+        return kernel.emitError("a row program's tile is its rows per "
+                                "program instance, one per thread group, "
+                                "and must divide the domain: ")
+               << t << " does not divide " << d;
+    return success();
   case ProgramKind::Contraction:
     for (int64_t t : tile.drop_back(2))
       if (t != 1)
@@ -71,7 +96,7 @@ strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
   ArrayRef<int64_t> domain = kernel.getDomain();
   switch (kernel.getProgramKind()) {
   case ProgramKind::Row:
-    return SmallVector<int64_t>(domain.size(), 1);
+    return rowTile(kernel);
   case ProgramKind::Contraction: {
     SmallVector<int64_t> tile(domain.size(), 1);
     for (size_t d = domain.size() - 2; d < domain.size(); ++d)
@@ -93,6 +118,14 @@ strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
 
 LogicalResult strata::tileir::setTile(KernelOp kernel, ArrayRef<int64_t> tile) {
   int64_t elements = computeProduct(tile);
+  if (kernel.isCooperative() && kernel.getThreads() % elements != 0)
+    return kernel.emitError("the ")
+           << kernel.getThreads()
+           << " threads chosen before cannot split into one group per row "
+              "of a tile of "
+           << elements
+           << " rows; choose the tile first (tileir-tile, then "
+              "tileir-map-threads)";
   if (!kernel.isCooperative() && elements % kernel.getThreads() != 0)
     return kernel.emitError("a tile of ")
            << elements << " elements cannot be split evenly among the "

@@ -148,6 +148,28 @@ def TileIR_TileOffsetOp : TileIR_Op<"tile_offset", [Pure,
   let hasVerifier = 1;
 }
 
+def TileIR_PointOp : TileIR_Op<"point", [Pure, HasParent<"KernelOp">]> {
+  let summary = "The domain point a thread group of a row program works on.";
+  let description = [{
+    In a cooperative kernel (one with `tileir.fold` or `tileir.distribute`)
+    the threads split into one equal group of consecutive threads per point
+    of the tile, in row-major order; this is the coordinate along `dim` of
+    the point of this thread's group: the tile offset plus the group's
+    position in the tile. With a tile of one point it is the tile offset.
+
+    ```mlir
+    %row = tileir.point 0
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Index:$result);
+  let builders = [OpBuilder<(ins "int64_t":$dim), [{
+    build($_builder, $_state, $_builder.getIndexType(), dim);
+  }]>];
+  let assemblyFormat = "$dim attr-dict";
+  let hasVerifier = 1;
+}
+
 def TileIR_LoadOp : TileIR_Op<"load", []> {
   let summary = "Loads a tile, masked by the kernel's domain.";
   let description = [{

@@ -9,6 +9,10 @@
 
 namespace strata::tileir {
 
+/// The elements of an elementwise tile unless asked otherwise (tileir-tile's
+/// tile-elements): 128 threads of 4 f32.
+constexpr int64_t kDefaultTileElements = 512;
+
 #define GEN_PASS_DECL
 #include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
 
@@ -22,6 +26,10 @@ chooseTile(KernelOp kernel, llvm::ArrayRef<int64_t> forced,
 /// Gives `kernel` the tile `tile` and retypes its tiles; fails (reported on
 /// the kernel) if its threads cannot share the tile evenly.
 mlir::LogicalResult setTile(KernelOp kernel, llvm::ArrayRef<int64_t> tile);
+
+/// The longest row a row program's thread group walks: its largest fold or
+/// distributed loop (1 for other kernels).
+int64_t getLongestRow(KernelOp kernel);
 
 /// The threads tileir-map-threads gives `kernel`: `forced` unless 0, else
 /// chosen by its kind and tile. Reports why on the kernel when the count

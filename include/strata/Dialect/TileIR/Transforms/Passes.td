@@ -16,10 +16,12 @@ def TileIRTilePass : Pass<"tileir-tile"> {
       dimensions 1;
     - generic: like elementwise, 128 points (one per thread, and a point
       may run whole loops);
-    - row: one point (the block shares the row); `tile-sizes` is an error.
+    - row: the rows per program instance, one per thread group: up to 8
+      rows of at most 128 elements (a warp each), a power of two dividing
+      the rows along the innermost domain dimension; longer rows one each.
 
     `tile-sizes` forces the tile (one size per domain dimension, batch
-    dimensions of a contraction 1). A tile the kernel's threads, chosen
+    dimensions of a contraction 1, a row program's dividing the domain). A tile the kernel's threads, chosen
     before, cannot share evenly is an error: run `tileir-map-threads`
     after this pass.
 
@@ -44,7 +46,8 @@ def TileIRTilePass : Pass<"tileir-tile"> {
   let options = [
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile size per domain dimension (default: chosen per kernel)">,
-    Option<"tileElements", "tile-elements", "int64_t", /*default=*/"512",
+    Option<"tileElements", "tile-elements", "int64_t",
+           /*default=*/"::strata::tileir::kDefaultTileElements",
            "Elements per tile of an elementwise kernel (a power of two)">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
@@ -65,9 +68,12 @@ def TileIRSplitKPass : Pass<"tileir-split-k"> {
       tile and stores the partial sums to `workspace[s, ...]`, a tensor it
       returns. Loads indexed by k take the slice into their index map, so
       plain operand rows stay asynchronous copies;
-    - an elementwise kernel over the original domain and tile that loads
-      the S partials of its tile, adds them (in slice order) and runs the
-      original epilogue on the sum.
+    - an elementwise kernel over the original domain that loads the S
+      partials of its tile, adds them (in slice order) and runs the
+      original epilogue on the sum. It gets the tile `tileir-tile` gives an
+      elementwise kernel by default (the contraction's would hold S times
+      its register tile at once) and one thread, for `tileir-map-threads`
+      to choose.
 
     `splits` forces S for every contraction (1: never split); a k it does
     not divide is an error. Run after `tileir-tile` (the tile decides how
@@ -99,8 +105,8 @@ def TileIRSplitKPass : Pass<"tileir-split-k"> {
         ...
       tileir.store %c, %ws[%s, %o1, %o2] : ...
     }
-    %r = tileir.kernel ins(%a, %b, %p : ...) -> tensor<64x64xf32>
-        domain [64, 64] tile [64, 64] threads 1 {
+    %r = tileir.kernel ins(%p : ...) -> tensor<64x64xf32>
+        domain [64, 64] tile [8, 64] threads 1 {
       %p0 = tileir.load %ws[%o0, %o1] map affine_map<(d0, d1) -> (0, d0, d1)> ...
       ... (16 loads)
       %c = tileir.map ins(%p0, ..., %p15 ...) { addf ... }
@@ -129,11 +135,12 @@ def TileIRMapThreadsPass : Pass<"tileir-map-threads"> {
     - contraction: at least 4 result elements each, at most 256 threads;
     - generic: one point each;
     - row: a power of two with about 4 elements of the longest fold or
-      distributed loop each, from one warp to 256 threads.
+      distributed loop each, from one warp to 256 threads; with several
+      rows per program instance, one warp per row.
 
     `threads` forces the count: a row program needs whole warps (its
     combine shuffles across all 32 lanes), the others must split the tile
-    evenly; at most 1024. Either violation is an error.
+    evenly; at most 1024. Any violation is an error.
 
     Before (`convert-loopir-to-tileir` writes one warp for a row program,
     one thread for the others) and after, for softmax on 64 x 4096:
