@@ -27,8 +27,8 @@
 // KERNEL: kernelir.launch @forward_kernel
 // KERNEL: kernelir.launch @forward_bf16_kernel
 // KERNEL: kernelir.func @forward_kernel({{.*}}) attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 32, 1, 1>}
-// KERNEL-DAG: kernelir.shared : memref<2x64x16xf16, #gpu.address_space<workgroup>>
-// KERNEL-DAG: kernelir.async_copy {{.*}} elements 8{{.*}}: memref<512x384xf16>, memref<2x64x16xf16, #gpu.address_space<workgroup>>
+// KERNEL-DAG: kernelir.shared : memref<2x64x24xf16, #gpu.address_space<workgroup>>
+// KERNEL-DAG: kernelir.async_copy {{.*}} elements 8{{.*}}: memref<512x384xf16>, memref<2x64x24xf16, #gpu.address_space<workgroup>>
 // KERNEL-COUNT-4: kernelir.mma {{.*}} : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // KERNEL: kernelir.func @forward_bf16_kernel
 // KERNEL-COUNT-4: kernelir.mma {{.*}} : vector<4x2xbf16>, vector<2x2xbf16> -> vector<2x2xf32>

@@ -13,9 +13,13 @@
 // FMA: gpu.binary @strata_kernels
 // FMA-NOT: mma.sync
 // FMA-SAME: fma.rn.f32
-// KERNEL-DAG: kernelir.shared : memref<2x64x16xf32, #gpu.address_space<workgroup>>
-// KERNEL-DAG: kernelir.shared : memref<2x16x64xf32, #gpu.address_space<workgroup>>
-// KERNEL: kernelir.load %{{.*}} : memref<2x64x16xf32, #gpu.address_space<workgroup>>
+// The chunks' rows are padded against bank conflicts of the fragment
+// loads: A's 16 floats to 20 (lanes 4g + c read word c of row g: a stride
+// of 4 mod 8 words), B's 64 to 72 (lanes 4n + k read word n of row k: 8
+// mod 16).
+// KERNEL-DAG: kernelir.shared : memref<2x64x20xf32, #gpu.address_space<workgroup>>
+// KERNEL-DAG: kernelir.shared : memref<2x16x72xf32, #gpu.address_space<workgroup>>
+// KERNEL: kernelir.load %{{.*}} : memref<2x64x20xf32, #gpu.address_space<workgroup>>
 // KERNEL: %[[A:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4x1xf32>
 // KERNEL: %[[B:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2x1xf32>
 // KERNEL: kernelir.mma %[[A]], %[[B]], %{{.*}} : vector<4x1xf32>, vector<2x1xf32> -> vector<2x2xf32>

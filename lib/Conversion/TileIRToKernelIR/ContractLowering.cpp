@@ -65,7 +65,7 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
 
 std::pair<Value, Value>
 TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
-                                 bool rhsTransposed) {
+                                 bool rhsTransposed, bool fragments) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
   size_t rank = kernel.getTile().size();
@@ -75,8 +75,12 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   // A pipelined contraction has a slot per stage.
   int64_t stages = contract.getStages();
-  auto shared = [&](int64_t r, int64_t c) -> Value {
-    SmallVector<int64_t> shape{r, c};
+  int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  // Tensor-core fragments read the chunks in patterns whose bank conflicts
+  // padding the rows removes; the padding is never read.
+  auto shared = [&](int64_t r, int64_t c, bool rowsOfFour = true) -> Value {
+    SmallVector<int64_t> shape{
+        r, fragments ? conflictFreeRowLength(c, bytes, rowsOfFour) : c};
     if (stages > 1)
       shape.insert(shape.begin(), stages);
     return kernelir::SharedOp::create(
@@ -85,7 +89,8 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
                         workgroup));
   };
   Value lhs = shared(rows, step);
-  return {lhs, rhsTransposed ? shared(cols, step) : shared(step, cols)};
+  return {lhs, rhsTransposed ? shared(cols, step)
+                             : shared(step, cols, /*rowsOfFour=*/false)};
 }
 
 scf::ForOp TileBodyTranslator::stagedLoop(

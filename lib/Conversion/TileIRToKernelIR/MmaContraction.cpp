@@ -130,7 +130,8 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   // k is one 32-bit shared load; a tf32 register is one element either way.
   bool rhsTransposed = narrow;
   Value lhsChunk, rhsChunk;
-  std::tie(lhsChunk, rhsChunk) = createChunks(contract, operand, rhsTransposed);
+  std::tie(lhsChunk, rhsChunk) =
+      createChunks(contract, operand, rhsTransposed, /*fragments=*/true);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };

@@ -157,10 +157,11 @@ private:
 
   /// The shared buffers of a contraction's operand chunks, of `element`:
   /// lhs (tile rows x step) and rhs (step x tile columns, or tile columns x
-  /// step with `rhsTransposed`).
+  /// step with `rhsTransposed`). For tensor-core `fragments` the rows are
+  /// padded so that fragment loads have no bank conflicts.
   std::pair<Value, Value> createChunks(tileir::ContractOp contract,
-                                       Type element,
-                                       bool rhsTransposed = false);
+                                       Type element, bool rhsTransposed = false,
+                                       bool fragments = false);
 
   /// The loop over steps of k of a staged contraction: stage both chunks
   /// (before their widening with `narrow`; the rhs chunk n x k with

@@ -5,6 +5,7 @@
 #ifndef STRATA_DIALECT_UTILS_SCHEDULEMODEL_H
 #define STRATA_DIALECT_UTILS_SCHEDULEMODEL_H
 
+#include <algorithm>
 #include <cstdint>
 
 namespace strata {
@@ -29,6 +30,26 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 /// these too.
 constexpr int64_t kStaticSharedMemoryBytes = 48 * 1024;
 constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
+
+/// Tensor-core operand chunks are staged in shared memory with padded
+/// rows: the stored row length (in elements of `bytes` bytes, at least `cols`)
+/// under which the 32 lanes' 32-bit fragment loads from a chunk hit 32
+/// different banks. The loads of an mma fragment register read, across a
+/// warp, either 8 rows x 4 neighbouring words (`rowsOfFour`: A, and B
+/// stored n x k) or 4 rows x 8 neighbouring words (B of tf32, k x n): with
+/// a row stride of W words, banks (W r + c) mod 32 are all different iff W
+/// is 4 mod 8, respectively 8 mod 16. Rows stay multiples of 16 bytes
+/// (cp.async's runs).
+inline int64_t conflictFreeRowLength(int64_t cols, int64_t bytes,
+                                     bool rowsOfFour) {
+  int64_t elementsPerWord = 4 / std::min<int64_t>(bytes, 4);
+  int64_t modulus = rowsOfFour ? 8 : 16, residue = rowsOfFour ? 4 : 8;
+  int64_t words = (cols * bytes + 3) / 4;
+  words = (words + 3) / 4 * 4;
+  while (words % modulus != residue)
+    words += 4;
+  return words * elementsPerWord;
+}
 
 } // namespace strata
 

@@ -26,7 +26,12 @@ int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget) {
   int64_t step = contract.getStep();
   Type element = contract.getResult().getType().getElementType();
   int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  int64_t perStage = (rows + cols) * step * bytes;
+  // Counted as the tensor-core path stores them, padded against bank
+  // conflicts (B either n x k or k x n): at least what any path takes.
+  int64_t lhs = rows * conflictFreeRowLength(step, bytes, true);
+  int64_t rhs = std::max(cols * conflictFreeRowLength(step, bytes, true),
+                         step * conflictFreeRowLength(cols, bytes, false));
+  int64_t perStage = (lhs + rhs) * bytes;
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   int64_t fit = std::max<int64_t>(1, budget / perStage);
   return std::max<int64_t>(1, std::min({wanted, steps, fit}));

@@ -193,7 +193,8 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     than fit in the `shared-memory` budget of a block (48 KiB unless given:
     what any NVIDIA GPU gives a block statically; larger budgets use
     dynamic shared memory, up to 227 KiB on sm_90; every chunk element is
-    counted at the width of the result's element type); 1 turns pipelining
+    counted at the width of the result's element type, its rows padded as
+    tensor-core chunks are against bank conflicts); 1 turns pipelining
     off.
 
     Before (k = 64 in steps of 16, a 64 x 64 tile):
@@ -202,7 +203,8 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     %c = tileir.contract [%o0, %o1] k 64 step 16 : !tileir.tile<64x64xf32> ...
     ```
 
-    After `tileir-pipeline{stages=3}`: 3 x (64 + 64) x 16 x 4 bytes = 24 KiB.
+    After `tileir-pipeline{stages=3}`: 3 x 64 x (20 + 20) x 4 bytes = 30 KiB
+    (rows of 16 padded to 20).
 
     ```mlir
     %c = tileir.contract [%o0, %o1] k 64 step 16 stages 3 : !tileir.tile<64x64xf32> ...
