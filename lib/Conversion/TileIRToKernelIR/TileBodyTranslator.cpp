@@ -42,6 +42,7 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   entry = &func.getBody().front();
   thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
   programIds = delinearize(b, loc, block, kernel.getGrid());
+  groupThread = thread; // One group unless the kernel is cooperative.
   if (kernel.isCooperative())
     assignThreadGroups();
   if ((mma = chooseMmaLayout())) {
