@@ -97,6 +97,9 @@ Module::Module() {
   // Pass pipelines run on one thread: the extension is called from Python,
   // and one core per compilation keeps timings honest.
   ctx->disableMultithreading();
+  // A diagnostic names its op by location; the op's IR dump (mlir-opt's
+  // "see current operation") is for compiler developers, not users.
+  ctx->printOpOnDiagnostic(false);
 }
 
 Module::~Module() = default;
