@@ -1,7 +1,7 @@
 // A half-precision matmul (512x384 @ 384x256) is one kernel whose warps
 // multiply on tensor cores: mma.sync m16n8k16 with f16 operands and f32
-// accumulators, the chunks staged in shared memory as f16 (32-bit shared
-// loads of fragment pairs), rounded to f16 once at the end. Without
+// accumulators, the chunks staged in shared memory as f16 (fragments
+// loaded with ldmatrix), rounded to f16 once at the end. Without
 // tensor cores (tensor-cores=false) the same kernel uses fused
 // multiply-adds.
 // RUN: strata-opt %s --strata-lower-to-nvvm | FileCheck %s
@@ -16,7 +16,8 @@
 // CHECK-SAME: cp.async.cg.shared.global
 // CHECK-SAME: cp.async.commit_group
 // CHECK-SAME: cp.async.wait_group
-// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-SAME: cvt.rn.f16.f32
 // bf16 takes the same path, through nvvm.mma.sync (nvgpu has no bf16).

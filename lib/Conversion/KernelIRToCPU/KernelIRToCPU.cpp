@@ -145,6 +145,7 @@ struct ConvertKernelIRToCPUPass
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
       expandAsyncCopies(rewriter, kernel);
       expandShuffles(rewriter, kernel);
+      expandFragmentLoads(rewriter, kernel);
       expandMmas(rewriter, kernel);
     }
     ConversionTarget target(getContext());

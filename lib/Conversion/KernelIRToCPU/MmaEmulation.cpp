@@ -118,3 +118,40 @@ void strata::expandMmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
                                                         results);
   }
 }
+
+void strata::expandFragmentLoads(RewriterBase &rewriter,
+                                 kernelir::FuncOp kernel) {
+  SmallVector<kernelir::LdMatrixOp> loads;
+  kernel.walk([&](kernelir::LdMatrixOp op) { loads.push_back(op); });
+  for (kernelir::LdMatrixOp op : loads) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value lane = arith::RemUIOp::create(
+        rewriter, loc, kernelThreadIndex(rewriter, loc, kernel.getBlock()),
+        index(kernelir::kWarpSize));
+    Type element = op.getType().getElementType();
+    kernelir::MmaOperand operand = op.getOperand();
+    AffineMap map =
+        kernelir::getMmaFragmentMap(rewriter.getContext(), operand, element);
+    // Each lane reads its own fragment: A's (row, k) at [i + row, j + k],
+    // B's (k, n) at [i + n, j + k] (stored n-major).
+    SmallVector<Value> elements;
+    for (int64_t v = 0; v < op.getType().getNumElements(); ++v) {
+      SmallVector<Value> rc = *affine::expandAffineMap(
+          rewriter, loc, map, ValueRange{lane, index(v)});
+      Value row = operand == kernelir::MmaOperand::Lhs ? rc[0] : rc[1];
+      Value k = operand == kernelir::MmaOperand::Lhs ? rc[1] : rc[0];
+      SmallVector<Value> at(op.getIndices());
+      size_t rank = at.size();
+      at[rank - 2] = arith::AddIOp::create(rewriter, loc, at[rank - 2], row);
+      at[rank - 1] = arith::AddIOp::create(rewriter, loc, at[rank - 1], k);
+      elements.push_back(
+          kernelir::LoadOp::create(rewriter, loc, op.getMemref(), at));
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, op.getType(),
+                                                        elements);
+  }
+}

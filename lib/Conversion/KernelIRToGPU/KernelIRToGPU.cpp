@@ -146,6 +146,43 @@ struct ShuffleToGpuShuffle : OpConversionPattern<kernelir::ShuffleOp> {
   }
 };
 
+/// kernelir.ldmatrix as nvgpu.ldmatrix: each lane passes the address of
+/// the 8 x 8 matrix row it contributes. x4 (A, 16 x 16): lanes 0-7 rows
+/// 0-7 of k 0-7, 8-15 rows 8-15, 16-31 the same rows at k 8-15 (registers
+/// a0a1, a2a3, a4a5, a6a7); x2 (B, 8 n x 16 k stored n-major): lanes 0-7
+/// rows 0-7 at k 0-7, 8-15 at k 8-15 (b0b1, b2b3; lanes 16-31 are ignored
+/// and repeat them).
+struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::LdMatrixOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    bool isLhs = op.getOperand() == kernelir::MmaOperand::Lhs;
+    Value lane = gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
+    int64_t rowsPerHalf = isLhs ? 16 : 8;
+    Value row = arith::RemUIOp::create(rewriter, loc, lane, index(rowsPerHalf));
+    Value half = arith::RemUIOp::create(
+        rewriter, loc,
+        arith::DivUIOp::create(rewriter, loc, lane, index(rowsPerHalf)),
+        index(2));
+    Value col = arith::MulIOp::create(rewriter, loc, half, index(8));
+    SmallVector<Value> indices(adaptor.getIndices());
+    size_t rank = indices.size();
+    indices[rank - 2] =
+        arith::AddIOp::create(rewriter, loc, indices[rank - 2], row);
+    indices[rank - 1] =
+        arith::AddIOp::create(rewriter, loc, indices[rank - 1], col);
+    rewriter.replaceOpWithNewOp<nvgpu::LdMatrixOp>(
+        op, op.getType(), adaptor.getMemref(), indices, /*transpose=*/false,
+        /*numTiles=*/isLhs ? 4 : 2);
+    return success();
+  }
+};
+
 struct MmaToMmaSync : OpConversionPattern<kernelir::MmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -351,13 +388,14 @@ struct ExternDynamicSharedPass
 
 void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<FuncToGpuFunc, LaunchToLaunchFunc, ShuffleToGpuShuffle,
-               MmaToMmaSync, AsyncCopyToDeviceAsyncCopy, AsyncWaitToWaitGroup,
-               ReplaceWith<kernelir::ReturnOp, gpu::ReturnOp>,
-               ReplaceWith<kernelir::BarrierOp, gpu::BarrierOp>,
-               ReplaceWith<kernelir::AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>,
-               IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
-               IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
+  patterns
+      .add<FuncToGpuFunc, LaunchToLaunchFunc, ShuffleToGpuShuffle, MmaToMmaSync,
+           LdMatrixToNVGPU, AsyncCopyToDeviceAsyncCopy, AsyncWaitToWaitGroup,
+           ReplaceWith<kernelir::ReturnOp, gpu::ReturnOp>,
+           ReplaceWith<kernelir::BarrierOp, gpu::BarrierOp>,
+           ReplaceWith<kernelir::AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>,
+           IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
+           IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
   // Device buffers start at 256-byte boundaries (the runtime checks the
   // tensors it is given), so a vector access may claim its size as its
   // alignment: that is what makes it one 128-bit instruction.

@@ -140,33 +140,29 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   };
   auto accType = kernelir::getMmaFragmentType(MmaOperand::Acc, operand);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
-  // A fragment: register r holds the elements of values c r, ..., c r +
-  // c - 1 (c per register), neighbours in k, one shared load. `base` is
-  // the tile's first row (A) or column (B) in the block tile.
+  // The fragment of `which` whose tile starts at row (A) or column (B)
+  // `base` of the block tile, at k0 of the chunk. Halves: the warp loads
+  // it with one ldmatrix (A's 16 rows, B's 8 columns stored as rows). tf32:
+  // a register is one element, one shared load each (A: (row, k); B: (k,
+  // column), B staged k x n).
   auto fragment = [&](MmaOperand which, Value slot, Value base,
                       Value k0) -> Value {
     bool isLhs = which == MmaOperand::Lhs;
     auto type = kernelir::getMmaFragmentType(which, operand);
-    int64_t perRegister = type.getDimSize(1);
+    Value chunk = isLhs ? lhsChunk : rhsChunk;
+    if (narrow)
+      return kernelir::LdMatrixOp::create(b, loc, type, chunk,
+                                          chunkIndices(slot, base, k0));
     Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
-      auto [first, second] = mmaCoords[(int)which][perRegister * r];
-      // A: (row, k); B: (k, column).
+      auto [first, second] = mmaCoords[(int)which][r];
       Value along = add(base, isLhs ? first : second),
             k = add(k0, isLhs ? second : first);
-      Value chunk = isLhs ? lhsChunk : rhsChunk;
-      SmallVector<Value> at = isLhs || rhsTransposed
-                                  ? chunkIndices(slot, along, k)
-                                  : chunkIndices(slot, k, along);
-      if (perRegister == 1) {
-        Value x = kernelir::LoadOp::create(b, loc, chunk, at);
-        result = vector::InsertOp::create(b, loc, x, result,
-                                          ArrayRef<int64_t>{r, 0});
-        continue;
-      }
-      Value run = kernelir::LoadOp::create(
-          b, loc, VectorType::get({perRegister}, operand), chunk, at, Value());
-      result = vector::InsertOp::create(b, loc, run, result, r);
+      SmallVector<Value> at =
+          isLhs ? chunkIndices(slot, along, k) : chunkIndices(slot, k, along);
+      Value x = kernelir::LoadOp::create(b, loc, chunk, at);
+      result =
+          vector::InsertOp::create(b, loc, x, result, ArrayRef<int64_t>{r, 0});
     }
     return result;
   };

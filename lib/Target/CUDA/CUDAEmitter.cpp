@@ -234,6 +234,7 @@ private:
           return success();
         })
         .Case([&](kernelir::MmaOp mma) { return emitMma(mma); })
+        .Case([&](kernelir::LdMatrixOp load) { return emitLdMatrix(load); })
         .Case([&](kernelir::AsyncCopyOp copy) { return emitAsyncCopy(copy); })
         .Case([&](kernelir::AsyncCommitOp) {
           line() << "asm volatile(\"cp.async.commit_group;\" ::: "
@@ -459,6 +460,41 @@ private:
     for (int i = 0; i < 4; ++i)
       os << ", \"f\"(" << name(mma.getAcc()) << ".v[" << i << "])";
     os << ");\n";
+    return success();
+  }
+
+  /// kernelir.ldmatrix as PTX's ldmatrix: each lane passes the shared
+  /// address of the 8 x 8 matrix row it contributes (x4: row lane mod 16,
+  /// column 8 (lane / 16); x2: row lane mod 8, column 8 ((lane / 8) mod 2)).
+  LogicalResult emitLdMatrix(kernelir::LdMatrixOp load) {
+    std::string type;
+    if (failed(typeName(load, load.getType(), type)))
+      return failure();
+    bool isLhs = load.getOperand() == kernelir::MmaOperand::Lhs;
+    int64_t registers = isLhs ? 4 : 2, rowsPerHalf = isLhs ? 16 : 8;
+    MemRefType buffer = load.getMemref().getType();
+    line() << type << " " << name(load) << ";\n";
+    line() << "{\n";
+    line() << "  unsigned lane;\n";
+    line() << "  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n";
+    line() << "  unsigned *r = reinterpret_cast<unsigned *>(" << name(load)
+           << ".v);\n";
+    line() << "  unsigned at = (unsigned)__cvta_generic_to_shared(&"
+           << name(load.getMemref()) << "["
+           << offset(buffer, load.getIndices()) << " + (lane % "
+           << rowsPerHalf << ") * " << buffer.getShape().back()
+           << "LL + (lane / " << rowsPerHalf << " % 2) * 8]);\n";
+    line() << "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x" << registers
+           << ".shared.b16 {";
+    for (int64_t i = 0; i < registers; ++i)
+      os << (i ? ", " : "") << "%" << i;
+    os << "}, [%" << registers << "];\"\n";
+    line() << "      : ";
+    for (int64_t i = 0; i < registers; ++i)
+      os << (i ? ", " : "") << "\"=r\"(r[" << i << "])";
+    os << "\n";
+    line() << "      : \"r\"(at));\n";
+    line() << "}\n";
     return success();
   }
 

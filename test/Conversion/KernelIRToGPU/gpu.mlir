@@ -82,6 +82,34 @@ kernelir.func @mma(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1
   kernelir.return
 }
 
+// kernelir.ldmatrix is nvgpu.ldmatrix, each lane passing the row it
+// contributes: x4 (A) row lane mod 16 at k + 8 ((lane / 16) mod 2); x2 (B)
+// row lane mod 8 at k + 8 ((lane / 8) mod 2).
+// CHECK: gpu.func @ldmatrix
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: %[[ROW:.*]] = arith.remui %[[LANE]], %c16 : index
+// CHECK: %[[HALF:.*]] = arith.divui %[[LANE]], %c16 : index
+// CHECK: %[[SIDE:.*]] = arith.remui %[[HALF]], %c2 : index
+// CHECK: %[[COL:.*]] = arith.muli %[[SIDE]], %c8 : index
+// CHECK: %[[R:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
+// CHECK: %[[C:.*]] = arith.addi %{{.*}}, %[[COL]] : index
+// CHECK: nvgpu.ldmatrix %{{.*}}[%[[R]], %[[C]]] {numTiles = 4 : i32, transpose = false} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[BROW:.*]] = arith.remui %{{.*}}, %c8 : index
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+kernelir.func @ldmatrix(%out: memref<32xf16>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %chunk = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>
+  %c16 = arith.constant 16 : index
+  %c0 = arith.constant 0 : index
+  %a = kernelir.ldmatrix %chunk[%c16, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+  %b = kernelir.ldmatrix %chunk[%c16, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  %x = vector.extract %a[3, 1] : f16 from vector<4x2xf16>
+  %y = vector.extract %b[1, 0] : f16 from vector<2x2xf16>
+  %z = arith.addf %x, %y : f16
+  %t = kernelir.thread_id x
+  kernelir.store %z, %out[%t] : memref<32xf16>
+  kernelir.return
+}
+
 // bf16: nvgpu.mma.sync takes none, so nvvm.mma.sync on the 32-bit registers
 // (two bf16 each) and the four f32 of the accumulator.
 // CHECK: gpu.func @mma_bf16

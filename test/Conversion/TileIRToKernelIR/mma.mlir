@@ -8,11 +8,11 @@
 // widening; zero past the domain or k: A's rows, plain loads of rows of 40
 // halves, are copied asynchronously 8 halves at a time; B's chunk is n x k
 // of a k x n matrix, a transposition the threads store), so that every
-// fragment register is a pair of neighbours in k: one 32-bit shared load
-// (vector<2xf16>) each, 4 for A, 2 for B. The chunks' rows are padded from
-// 16 to 24 halves (12 words): lanes 4g .. 4g + 3 read words 0..3 of row g,
-// and with a row stride of 12 words rows 0..7 start in banks 0, 12, 24, 4,
-// 16, 28, 8, 20, so a warp's 32 loads hit 32 banks. Each
+// fragment register is a pair of neighbours in k and the warp loads a
+// fragment with one kernelir.ldmatrix (x4 for A's 16 x 16, x2 for B's 8 x
+// 16). The chunks' rows are padded from 16 to 24 halves (12 words): the 8
+// rows of an 8 x 8 matrix start in banks 0, 12, 24, 4, 16, 28, 8, 20, so
+// each phase of the ldmatrix hits 32 banks. Each
 // thread's result elements are its lane's accumulator elements, stored
 // through the epilogue under the domain's guard.
 // CHECK-LABEL: kernelir.func @host_kernel
@@ -29,12 +29,9 @@
 // CHECK: kernelir.async_commit
 // CHECK-NEXT: kernelir.async_wait pending 0
 // CHECK-NEXT: kernelir.barrier
-// CHECK-COUNT-4: kernelir.load %[[LHS]][%{{.*}}, %{{.*}}] : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<2xf16>
-// CHECK: %[[FA0:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
-// CHECK-COUNT-4: kernelir.load %[[LHS]][%{{.*}}, %{{.*}}] : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<2xf16>
-// CHECK: %[[FA1:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
-// CHECK-COUNT-2: kernelir.load %[[RHS]][%{{.*}}, %{{.*}}] : memref<16x24xf16, #gpu.address_space<workgroup>> -> vector<2xf16>
-// CHECK: %[[FB:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK: %[[FA0:.*]] = kernelir.ldmatrix %[[LHS]][%{{.*}}, %c0] : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[FA1:.*]] = kernelir.ldmatrix %[[LHS]][%{{.*}}, %c0] : memref<32x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[FB:.*]] = kernelir.ldmatrix %[[RHS]][%{{.*}}, %c0] : memref<16x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: %[[D0:.*]] = kernelir.mma %[[FA0]], %[[FB]], %[[A0]] : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // CHECK: %[[D1:.*]] = kernelir.mma %[[FA1]], %[[FB]], %[[A1]] : vector<4x2xf16>, vector<2x2xf16> -> vector<2x2xf32>
 // CHECK: kernelir.barrier

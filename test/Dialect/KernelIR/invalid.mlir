@@ -265,3 +265,54 @@ kernelir.func @too_much_shared() attributes {block = array<i64: 32, 1, 1>, grid 
   %a = kernelir.shared : memref<4x128x128xf32, #gpu.address_space<workgroup>>
   kernelir.return
 }
+
+// -----
+
+kernelir.func @ldmatrix_global(%a: memref<64x24xf16>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{loads from a shared (workgroup) buffer}}
+  %f = kernelir.ldmatrix %a[%c0, %c0] : memref<64x24xf16> -> vector<4x2xf16>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @ldmatrix_shape() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{loads an A fragment ('vector<4x2xf16>') or a B fragment ('vector<2x2xf16>')}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<3x2xf16>
+  kernelir.return
+}
+
+// -----
+
+// Every row of an 8 x 8 matrix starts at a 16-byte boundary.
+kernelir.func @ldmatrix_rows() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x20xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{needs rows of a multiple of 8 elements (16 bytes), got 20}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x20xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @ldmatrix_element() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x24xbf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{loads 'f16' fragments from a buffer of 'bf16'}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x24xbf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+  kernelir.return
+}
+
+// -----
+
+// The whole warp loads together.
+kernelir.func @ldmatrix_partial_warp() attributes {block = array<i64: 16, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{needs blocks of whole warps (32 threads), but the kernel has 16 threads per block}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  kernelir.return
+}

@@ -35,6 +35,10 @@ void expandShuffles(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// result elements (half products exact in f32, f32 operands rounded to
 /// tf32 first, summed in f32 over k in order), a barrier.
 void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+
+/// Replaces each kernelir.ldmatrix of `kernel` by the loads of its lane's
+/// fragment elements (what the warp's ldmatrix gives each lane).
+void expandFragmentLoads(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 } // namespace strata
 
 #endif

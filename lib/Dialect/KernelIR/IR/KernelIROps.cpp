@@ -256,6 +256,34 @@ LogicalResult MmaOp::verify() {
   return verifyWholeWarps(*this);
 }
 
+MmaOperand LdMatrixOp::getOperand() {
+  return getType().getDimSize(0) == 4 ? MmaOperand::Lhs : MmaOperand::Rhs;
+}
+
+LogicalResult LdMatrixOp::verify() {
+  MemRefType buffer = getMemref().getType();
+  Type element = getType().getElementType();
+  if (!isWorkgroup(buffer))
+    return emitOpError("loads from a shared (workgroup) buffer");
+  if (buffer.getElementType() != element)
+    return emitOpError("loads ") << element << " fragments from a buffer of "
+                                 << buffer.getElementType();
+  if (buffer.getRank() < 2 || (int64_t)getIndices().size() != buffer.getRank())
+    return emitOpError("takes one index per dimension of a buffer of at "
+                       "least two");
+  if (getType() != getMmaFragmentType(MmaOperand::Lhs, element) &&
+      getType() != getMmaFragmentType(MmaOperand::Rhs, element))
+    return emitOpError("loads an A fragment (")
+           << getMmaFragmentType(MmaOperand::Lhs, element)
+           << ") or a B fragment ("
+           << getMmaFragmentType(MmaOperand::Rhs, element) << ")";
+  if (buffer.getShape().back() % 8 != 0)
+    return emitOpError("needs rows of a multiple of 8 elements (16 bytes), "
+                       "got ")
+           << buffer.getShape().back();
+  return verifyWholeWarps(*this);
+}
+
 int64_t strata::kernelir::getMmaK(Type operandElement) {
   // 256 bits of k per row of A: 16 halves or 8 tf32.
   return 256 / operandElement.getIntOrFloatBitWidth();

@@ -19,6 +19,11 @@
 #include "strata/Dialect/KernelIR/IR/KernelIRDialect.h.inc"
 #include "strata/Dialect/KernelIR/IR/KernelIREnums.h.inc"
 
+namespace strata::kernelir {
+/// The operands of kernelir.mma.
+enum class MmaOperand { Lhs, Rhs, Acc };
+} // namespace strata::kernelir
+
 #define GET_OP_CLASSES
 #include "strata/Dialect/KernelIR/IR/KernelIROps.h.inc"
 
@@ -43,9 +48,6 @@ constexpr int64_t kSharedAlignment = 16;
 /// instruction, each operand register 32 bits.
 constexpr int64_t kMmaM = 16, kMmaN = 8;
 int64_t getMmaK(mlir::Type operandElement);
-
-/// The operands of kernelir.mma.
-enum class MmaOperand { Lhs, Rhs, Acc };
 
 /// A lane's fragment of `operand` for operands of `operandElement`: a
 /// register per row, 32 bits each (A vector<4x2xf16> or vector<4x1xf32>,

@@ -317,6 +317,41 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
   let hasVerifier = 1;
 }
 
+def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
+  let summary = "Loads a warp's f16 or bf16 mma fragment from shared memory.";
+  let description = [{
+    The 32 lanes of a warp together load the `kernelir.mma` fragment of a
+    block of a shared buffer, in the layout `kernelir.mma` documents: with
+    a `vector<4x2xT>` result the A fragment of the 16 x 16 block whose
+    first element is `memref[indices]` (rows along the next-to-innermost
+    dimension, k along the innermost); with `vector<2x2xT>` the B fragment
+    of the 8 x 16 block stored n-major there (B's element (k, n) at
+    `[i + n][j + k]`). PTX's `ldmatrix.sync.aligned.m8n8.x4` (`.x2`) `.b16`:
+    one instruction instead of a 32-bit load per register.
+
+    Every lane of the warp passes the same indices and executes the op
+    together (uniform control flow, whole warps: verified). Rows start at
+    16-byte boundaries: the innermost dimension is a multiple of 8 elements
+    (verified) and the innermost index a multiple of 8.
+
+    ```mlir
+    %a = kernelir.ldmatrix %chunk[%r, %k] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    %b = kernelir.ldmatrix %chunk2[%n, %k] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
+                       Variadic<Index>:$indices);
+  let results = (outs VectorOfRankAndType<[2], [F16, BF16]>:$result);
+  let assemblyFormat = [{
+    $memref `[` $indices `]` attr-dict `:` type($memref) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Which operand's fragment the op loads (Lhs: A, Rhs: B).
+    MmaOperand getOperand();
+  }];
+}
+
 def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy",
     [AttrSizedOperandSegments]> {
   let summary = "Starts a copy of global elements into shared memory.";
