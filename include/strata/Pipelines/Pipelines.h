@@ -3,6 +3,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 namespace strata {
 
@@ -16,7 +17,7 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
   typename Base::template Option<int64_t> tileElements{
       *this, "tile-elements",
       llvm::cl::desc("Elements per tile of an elementwise kernel"),
-      llvm::cl::init(512)};
+      llvm::cl::init(kDefaultTileElements)};
   typename Base::template Option<int64_t> splitK{
       *this, "split-k",
       llvm::cl::desc("Slices of k per contraction (0: chosen per kernel, "
@@ -39,7 +40,7 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       *this, "shared-memory",
       llvm::cl::desc("Bytes of shared memory a contraction's pipelined "
                      "chunks may take (beyond 49152: dynamic shared memory)"),
-      llvm::cl::init(48 * 1024)};
+      llvm::cl::init(kStaticSharedMemoryBytes)};
 };
 
 /// Options of strata-schedule-tile.

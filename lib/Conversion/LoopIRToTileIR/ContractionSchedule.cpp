@@ -11,7 +11,6 @@
 #include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace strata;

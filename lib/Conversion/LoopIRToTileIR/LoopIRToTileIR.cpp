@@ -8,11 +8,9 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
-#include "llvm/ADT/MapVector.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/Support/MathExtras.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace strata {
 #define GEN_PASS_DEF_CONVERTLOOPIRTOTILEIRPASS

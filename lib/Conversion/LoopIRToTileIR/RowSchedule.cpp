@@ -8,11 +8,9 @@
 // every thread runs (and a top-level store is one store per row).
 
 #include "TileKernelBuilder.h"
-#include "strata/Dialect/KernelIR/IR/KernelIR.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace strata;

@@ -6,6 +6,7 @@
 #include "strata/Conversion/LoopIRToTileIR/LoopIRToTileIR.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -17,7 +18,7 @@ namespace strata {
 /// (tileir-tile, tileir-map-threads, tileir-k-tile, tileir-pipeline) choose
 /// the real one.
 constexpr int64_t kUnscheduledThreads = 1;
-constexpr int64_t kUnscheduledRowThreads = 32;
+constexpr int64_t kUnscheduledRowThreads = kWarpSize;
 constexpr int64_t kUnscheduledStep = 1;
 
 /// Builds the tile kernel's skeleton in place of `op`, over `domain` with

@@ -76,17 +76,15 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
 void TileBodyTranslator::assignThreadGroups() {
   Location loc = kernel.getLoc();
   ArrayRef<int64_t> tile = kernel.getTile();
-  int64_t points = computeProduct(tile);
-  groupThreads = kernel.getThreads() / points;
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  if (points == 1) {
-    group = index(0);
-    groupThread = thread;
+  groups = computeProduct(tile);
+  groupThreads = kernel.getThreads() / groups;
+  if (groups == 1) {
     groupPoint = programIds;
     return;
   }
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
   group = arith::DivUIOp::create(b, loc, thread, index(groupThreads));
   groupThread = arith::RemUIOp::create(b, loc, thread, index(groupThreads));
   SmallVector<Value> inTile = delinearize(b, loc, group, tile);

@@ -277,8 +277,8 @@ private:
   /// the tile: the group's point (domain coordinates), this thread's group
   /// and index in it, and the threads of a group.
   SmallVector<Value> groupPoint;
-  Value group, groupThread;
-  int64_t groupThreads = 0;
+  Value group, groupThread; // group: null with one group.
+  int64_t groups = 1, groupThreads = 0;
   SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
   std::optional<MmaLayout> mma; // Set in a tensor-core contraction kernel.
   /// This lane's fragment coordinates (row, column) per value, by operand,

@@ -117,15 +117,13 @@ void TileBodyTranslator::planRowCaches() {
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   for (Reads &r : reads) {
     Type element = cast<MemRefType>(r.key.memref.getType()).getElementType();
-    int64_t size = computeProduct(r.key.bounds) *
-                   computeProduct(kernel.getTile()) *
+    int64_t size = computeProduct(r.key.bounds) * groups *
                    llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
     if (r.loops < 2 || bytes + size > kMaxRowCacheBytes)
       continue;
     bytes += size;
     // With several rows per program instance, one cache per thread group.
     SmallVector<int64_t> shape(r.key.bounds);
-    int64_t groups = computeProduct(kernel.getTile());
     if (groups > 1)
       shape.insert(shape.begin(), groups);
     Value buffer = kernelir::SharedOp::create(
@@ -200,7 +198,7 @@ TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
             planned == rowCacheOf.end() ? nullptr : &rowCaches[planned->second];
         Value run;
         SmallVector<Value> cached(first);
-        if (computeProduct(kernel.getTile()) > 1)
+        if (group)
           cached.insert(cached.begin(), group);
         if (cache && cache->filled) { // This thread stored it there.
           run = kernelir::LoadOp::create(b, loc, vectorType(buffer),

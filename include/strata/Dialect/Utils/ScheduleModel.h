@@ -23,6 +23,18 @@ constexpr int64_t kMinContractionRowsAndColumns = 8;
 /// Threads per block: CUDA's limit on every NVIDIA GPU since sm_20.
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 
+/// Threads per warp: the unit a row program's combine shuffles across (and
+/// kernelir.shuffle's and kernelir.mma's span).
+constexpr int64_t kWarpSize = 32;
+
+/// The elements of an elementwise tile unless asked otherwise (tileir-tile's
+/// tile-elements): 128 threads of 4 f32.
+constexpr int64_t kDefaultTileElements = 512;
+
+/// A row program gives each thread about this many elements of its longest
+/// row, so a row of up to kWarpSize times as many takes one warp.
+constexpr int64_t kRowElementsPerThread = 4;
+
 /// Shared memory per block: what a block may declare statically on every
 /// NVIDIA GPU since sm_20 (the default budget of pipelined operand
 /// chunks), and the most any target gives a block (sm_90, dynamically;

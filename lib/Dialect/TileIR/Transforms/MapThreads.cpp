@@ -16,8 +16,6 @@ using namespace strata;
 using namespace strata::tileir;
 
 namespace {
-/// A warp: the threads a row program's combine shuffles across.
-constexpr int64_t kWarp = 32;
 /// Elementwise: each thread covers 128 bits (one vector access per buffer
 /// where the accesses allow), at most 128 threads.
 constexpr int64_t kBitsPerThread = 128;
@@ -26,8 +24,7 @@ constexpr int64_t kMaxElementwiseThreads = 128;
 /// 256 threads.
 constexpr int64_t kContractionElementsPerThread = 4;
 constexpr int64_t kMaxContractionThreads = 256;
-/// Row: about 4 elements of the row each, one warp to 256 threads.
-constexpr int64_t kRowElementsPerThread = 4;
+/// Row: kRowElementsPerThread of the row each, one warp to 256 threads.
 constexpr int64_t kMaxRowThreads = 256;
 
 /// The widest element (in bits) the kernel's tile accesses move.
@@ -52,11 +49,11 @@ int64_t defaultThreads(KernelOp kernel) {
   case ProgramKind::Row:
     // Several rows per program instance: a warp each.
     if (elements > 1)
-      return kWarp * elements;
+      return kWarpSize * elements;
     return std::clamp<int64_t>(
         llvm::PowerOf2Ceil(
             llvm::divideCeil(getLongestRow(kernel), kRowElementsPerThread)),
-        kWarp, kMaxRowThreads);
+        kWarpSize, kMaxRowThreads);
   case ProgramKind::Contraction:
     return std::clamp<int64_t>(elements / kContractionElementsPerThread, 1,
                                kMaxContractionThreads);
@@ -91,12 +88,12 @@ FailureOr<int64_t> strata::tileir::chooseThreads(KernelOp kernel,
            << kMaxThreadsPerBlock << "], got " << threads;
   int64_t elements = computeProduct(kernel.getTile());
   if (kernel.isCooperative()) {
-    if (elements > 1 && threads != kWarp * elements)
+    if (elements > 1 && threads != kWarpSize * elements)
       return kernel.emitError("a row program of ")
              << elements << " rows per program instance gives each row a "
-             << "warp: it needs " << kWarp * elements << " threads, got "
+             << "warp: it needs " << kWarpSize * elements << " threads, got "
              << threads;
-    if (threads % kWarp != 0)
+    if (threads % kWarpSize != 0)
       return kernel.emitError("a row program needs a whole number of warps "
                               "(a multiple of 32 up to 1024 threads), got ")
              << threads;

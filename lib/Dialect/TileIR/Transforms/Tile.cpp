@@ -19,10 +19,10 @@ namespace {
 /// Points per generic tile: one per thread, and a point may run whole
 /// loops, so fewer than an elementwise tile's elements.
 constexpr int64_t kGenericTilePoints = 128;
-/// A row this short (4 elements a lane) takes one warp, and a program
+/// A row this short takes one warp (tileir-map-threads), and a program
 /// instance takes up to 8 of them: fewer, fuller blocks than one warp
 /// each (a GPU runs a bounded number of blocks per multiprocessor).
-constexpr int64_t kWarpRowLength = 128;
+constexpr int64_t kWarpRowLength = kWarpSize * kRowElementsPerThread;
 constexpr int64_t kMaxRowsPerProgram = 8;
 
 /// The rows per program instance of a row program: up to

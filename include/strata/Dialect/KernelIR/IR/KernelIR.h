@@ -30,7 +30,7 @@ enum class MmaOperand { Lhs, Rhs, Acc };
 namespace strata::kernelir {
 /// Threads per warp: a kernelir.shuffle spans one warp, so schedules that
 /// shuffle give blocks a whole number of warps.
-constexpr int64_t kWarpSize = 32;
+constexpr int64_t kWarpSize = strata::kWarpSize;
 
 /// The shared memory a block may declare statically (__shared__ arrays);
 /// a kernel that needs more gets dynamic shared memory at its launch (up to

@@ -58,7 +58,9 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
     - `tile`: the part of the domain one program instance handles; the grid
       is `ceil(domain / tile)` in every dimension;
     - `threads`: the threads of one program instance. They divide the tile's
-      elements evenly.
+      elements evenly; in a cooperative kernel (`tileir.fold`,
+      `tileir.distribute`) they split into one equal group per point of
+      the tile instead (`tileir.point`).
 
     ```mlir
     %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32>

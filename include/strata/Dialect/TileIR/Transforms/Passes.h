@@ -9,10 +9,6 @@
 
 namespace strata::tileir {
 
-/// The elements of an elementwise tile unless asked otherwise (tileir-tile's
-/// tile-elements): 128 threads of 4 f32.
-constexpr int64_t kDefaultTileElements = 512;
-
 #define GEN_PASS_DECL
 #include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
 

@@ -47,7 +47,7 @@ def TileIRTilePass : Pass<"tileir-tile"> {
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile size per domain dimension (default: chosen per kernel)">,
     Option<"tileElements", "tile-elements", "int64_t",
-           /*default=*/"::strata::tileir::kDefaultTileElements",
+           /*default=*/"::strata::kDefaultTileElements",
            "Elements per tile of an elementwise kernel (a power of two)">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
