@@ -55,6 +55,11 @@ PROGRAMS = {
                    lambda: (randn(333, 20), randn(20), randn(20, 333))),
     "half_residual": (lambda x, y: (x + y * 0.5).to(torch.float16),
                       lambda: (randn(65, 36), randn(65, 36).to(torch.float16))),
+    # pow by the exponents PyTorch computes without pow (x*x, sqrt, ...),
+    # and one it does not; the fractional ones on positive inputs.
+    "pow_constants": (lambda x, p: (x ** 2, x ** 3, x ** -1, x ** -2, x ** 0,
+                                    p ** 0.5, p ** -0.5, p ** 2.5),
+                      lambda: (randn(7, 33), torch.rand(7, 33) + 0.25)),
     # Row programs over rows of a multiple of 4: folds and write-backs in
     # runs of 4, as vectors.
     "softmax_rows": (lambda x: F.softmax(x, -1), lambda: (randn(13, 1028),)),

@@ -150,3 +150,73 @@ func.func @split_flattened_index(%a: tensor<2x17x96xf32>) -> tensor<2x17x8xf32> 
   }
   return %0 : tensor<2x17x8xf32>
 }
+
+// -----
+
+// pow by the exponents PyTorch computes without pow becomes its arithmetic
+// (CSE later merges the repeated x*x); other exponents,
+// and exponents that are not constants, stay pow. Any float type.
+// CHECK-LABEL: func.func @pow_by_constant
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f16
+// CHECK-DAG: %[[E4:.*]] = arith.constant 4.000000e+00 : f16
+// CHECK: %[[X:.*]] = loopir.load %{{.*}}[%{{.*}}] : memref<4xf16>
+// CHECK-NEXT: %[[Y:.*]] = loopir.load %{{.*}}[%{{.*}}] : memref<4xf16>
+// CHECK-NEXT: loopir.store %[[ONE]], %{{.*}} map
+// CHECK-NEXT: loopir.store %[[X]], %{{.*}} map
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f16
+// CHECK-NEXT: loopir.store %[[SQ]], %{{.*}} map
+// CHECK-NEXT: %[[CUBE:.*]] = arith.mulf %[[X]], %[[X]] : f16
+// CHECK-NEXT: %[[CUBE2:.*]] = arith.mulf %[[CUBE]], %[[X]] : f16
+// CHECK-NEXT: loopir.store %[[CUBE2]], %{{.*}} map
+// CHECK-NEXT: %[[SQRT:.*]] = math.sqrt %[[X]] : f16
+// CHECK-NEXT: loopir.store %[[SQRT]], %{{.*}} map
+// CHECK-NEXT: %[[RSQRT:.*]] = math.rsqrt %[[X]] : f16
+// CHECK-NEXT: loopir.store %[[RSQRT]], %{{.*}} map
+// CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[X]] : f16
+// CHECK-NEXT: loopir.store %[[RCP]], %{{.*}} map
+// CHECK-NEXT: %[[SQ2:.*]] = arith.mulf %[[X]], %[[X]] : f16
+// CHECK-NEXT: %[[RSQ:.*]] = arith.divf %[[ONE]], %[[SQ2]] : f16
+// CHECK-NEXT: loopir.store %[[RSQ]], %{{.*}} map
+// CHECK-NEXT: %[[P4:.*]] = math.powf %[[X]], %[[E4]] : f16
+// CHECK-NEXT: loopir.store %[[P4]], %{{.*}} map
+// CHECK-NEXT: %[[PY:.*]] = math.powf %[[X]], %[[Y]] : f16
+// CHECK-NEXT: loopir.store %[[PY]], %{{.*}} map
+func.func @pow_by_constant(%a: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<11x4xf16> {
+  %0 = loopir.kernel ins(%a, %b : tensor<4xf16>, tensor<4xf16>) -> tensor<11x4xf16> {
+  ^bb0(%in: memref<4xf16>, %exp: memref<4xf16>, %out: memref<11x4xf16>):
+    %c0 = arith.constant 0.0 : f16
+    %c1 = arith.constant 1.0 : f16
+    %c2 = arith.constant 2.0 : f16
+    %c3 = arith.constant 3.0 : f16
+    %ch = arith.constant 0.5 : f16
+    %cmh = arith.constant -0.5 : f16
+    %cm1 = arith.constant -1.0 : f16
+    %cm2 = arith.constant -2.0 : f16
+    %c4 = arith.constant 4.0 : f16
+    loopir.parallel (%i) in [4] {
+      %x = loopir.load %in[%i] : memref<4xf16>
+      %y = loopir.load %exp[%i] : memref<4xf16>
+      %p0 = math.powf %x, %c0 : f16
+      loopir.store %p0, %out[%i] map affine_map<(d0) -> (0, d0)> : memref<11x4xf16>
+      %p1 = math.powf %x, %c1 : f16
+      loopir.store %p1, %out[%i] map affine_map<(d0) -> (1, d0)> : memref<11x4xf16>
+      %p2 = math.powf %x, %c2 : f16
+      loopir.store %p2, %out[%i] map affine_map<(d0) -> (2, d0)> : memref<11x4xf16>
+      %p3 = math.powf %x, %c3 : f16
+      loopir.store %p3, %out[%i] map affine_map<(d0) -> (3, d0)> : memref<11x4xf16>
+      %ph = math.powf %x, %ch : f16
+      loopir.store %ph, %out[%i] map affine_map<(d0) -> (4, d0)> : memref<11x4xf16>
+      %pmh = math.powf %x, %cmh : f16
+      loopir.store %pmh, %out[%i] map affine_map<(d0) -> (5, d0)> : memref<11x4xf16>
+      %pm1 = math.powf %x, %cm1 : f16
+      loopir.store %pm1, %out[%i] map affine_map<(d0) -> (6, d0)> : memref<11x4xf16>
+      %pm2 = math.powf %x, %cm2 : f16
+      loopir.store %pm2, %out[%i] map affine_map<(d0) -> (7, d0)> : memref<11x4xf16>
+      %p4 = math.powf %x, %c4 : f16
+      loopir.store %p4, %out[%i] map affine_map<(d0) -> (8, d0)> : memref<11x4xf16>
+      %py = math.powf %x, %y : f16
+      loopir.store %py, %out[%i] map affine_map<(d0) -> (9, d0)> : memref<11x4xf16>
+    }
+  }
+  return %0 : tensor<11x4xf16>
+}

@@ -1,7 +1,8 @@
 // loopir-normalize: one canonical form for the same loop math. Invariant
 // computation is hoisted (out of reductions, and out of the inner dimensions
 // of parallel nests), identical reductions are merged, and divisions by
-// invariants become multiplications by reciprocals.
+// invariants become multiplications by reciprocals. pow by a constant
+// becomes PyTorch's arithmetic for it (PowByConstant.cpp).
 
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
@@ -570,4 +571,5 @@ void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
                DivisionByInvariant, DropUnusedIndices<LoadOp>,
                DropUnusedIndices<StoreOp>, SimplifyWithLoopBounds<LoadOp>,
                SimplifyWithLoopBounds<StoreOp>>(patterns.getContext());
+  populatePowByConstantPatterns(patterns);
 }

@@ -18,6 +18,11 @@ void populateFusePatterns(mlir::RewritePatternSet &patterns,
 /// Hoists invariants, merges duplicates (see loopir-normalize).
 void populateNormalizePatterns(mlir::RewritePatternSet &patterns);
 
+/// pow by the constant exponents PyTorch computes without pow (0, 1, 2, 3,
+/// 0.5, -0.5, -1, -2) becomes the same arithmetic (part of
+/// populateNormalizePatterns).
+void populatePowByConstantPatterns(mlir::RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "strata/Dialect/LoopIR/Transforms/Passes.h.inc"
 

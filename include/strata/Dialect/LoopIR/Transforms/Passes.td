@@ -42,9 +42,14 @@ def LoopIRNormalizePass : Pass<"loopir-normalize"> {
     moves before it. Identical side-effect-free computations in one block
     (including reductions) are merged, and a division by a value invariant
     in the enclosing loop becomes a multiplication by its reciprocal.
+    `math.powf` by a constant exponent that PyTorch computes without pow
+    becomes the same arithmetic: 0 -> 1, 1 -> x, 2 -> x*x, 3 -> x*x*x,
+    0.5 -> sqrt, -0.5 -> rsqrt, -1 -> 1/x, -2 -> 1/(x*x); other exponents
+    stay pow.
   }];
   let dependentDialects = ["::strata::loopir::LoopIRDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 def LoopIRExposeKernelResultsPass
