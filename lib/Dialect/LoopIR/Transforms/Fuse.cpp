@@ -9,6 +9,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <set>
+
 namespace strata::loopir {
 #define GEN_PASS_DEF_LOOPIRFUSEPASS
 #include "strata/Dialect/LoopIR/Transforms/Passes.h.inc"
@@ -66,9 +68,9 @@ double blockCost(Block &block) {
   return cost;
 }
 
-double hoistedWork(ParallelOp nest);
+double hoistedWork(ParallelOp nest, FusionMemo &memo);
 
-FailureOr<Producer> analyzeProducer(KernelOp kernel) {
+FailureOr<Producer> analyzeProducer(KernelOp kernel, FusionMemo &memo) {
   Producer p;
   p.kernel = kernel;
   if (kernel->getNumResults() != 1)
@@ -108,18 +110,25 @@ FailureOr<Producer> analyzeProducer(KernelOp kernel) {
   if (nestedStore)
     return failure();
   p.elements = product(shape);
-  p.work = hoistedWork(p.nest);
+  p.work = hoistedWork(p.nest, memo);
   return p;
+}
+
+/// The indices a load's map reads.
+SmallVector<Value> readIndices(LoadOp load, FusionMemo &memo) {
+  const llvm::SmallBitVector &used = memo.readDims(load.getIndexMap());
+  SmallVector<Value> read;
+  for (auto [d, index] : llvm::enumerate(load.getIndices()))
+    if (used.test(d))
+      read.push_back(index);
+  return read;
 }
 
 /// The loop indices a load's address depends on; a computed (data-dependent)
 /// index counts as depending on every index in `all`.
 void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
-                    llvm::SmallDenseSet<Value> &used) {
-  AffineMap map = load.getIndexMap();
-  for (auto [d, index] : llvm::enumerate(load.getIndices())) {
-    if (!map.isFunctionOfDim(d))
-      continue;
+                    llvm::SmallDenseSet<Value> &used, FusionMemo &memo) {
+  for (Value index : readIndices(load, memo)) {
     if (isa<BlockArgument>(index) &&
         isa<ParallelOp, ReduceOp>(
             cast<BlockArgument>(index).getOwner()->getParentOp()))
@@ -155,7 +164,13 @@ bool isStagedContraction(Operation *unit, ParallelOp nest) {
 /// In a staged contraction, an operand element of scalar code (`scalar`: no
 /// reduction, so the contraction schedule can stage it) is computed once
 /// per block tile, not once per row (or column) of the output that reads it.
-double loadWork(LoadOp load, bool scalar) {
+/// The nest indices a unit's loads and operands depend on, per unit: one
+/// consumer's loads share few units, and walking a unit per load made
+/// fusion quadratic in the consumer's size.
+using UnitDependences = DenseMap<Operation *, llvm::SmallDenseSet<Value>>;
+
+double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
+                FusionMemo &memo) {
   ParallelOp nest;
   Operation *unit = load;
   for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
@@ -167,16 +182,18 @@ double loadWork(LoadOp load, bool scalar) {
   while (unit->getParentOp() != nest)
     unit = unit->getParentOp();
   SmallVector<BlockArgument> nestIvs(nest.getInductionVars());
-  llvm::SmallDenseSet<Value> unitDeps;
-  unit->walk([&](Operation *op) {
-    if (auto l = dyn_cast<LoadOp>(op))
-      return addressIndices(l, nestIvs, unitDeps);
-    for (Value v : op->getOperands())
-      if (llvm::is_contained(nestIvs, v))
-        unitDeps.insert(v);
-  });
+  auto [it, inserted] = unitDependences.try_emplace(unit);
+  llvm::SmallDenseSet<Value> &unitDeps = it->second;
+  if (inserted)
+    unit->walk([&](Operation *op) {
+      if (auto l = dyn_cast<LoadOp>(op))
+        return addressIndices(l, nestIvs, unitDeps, memo);
+      for (Value v : op->getOperands())
+        if (llvm::is_contained(nestIvs, v))
+          unitDeps.insert(v);
+    });
   llvm::SmallDenseSet<Value> loadNestDeps;
-  addressIndices(load, nestIvs, loadNestDeps);
+  addressIndices(load, nestIvs, loadNestDeps, memo);
   bool staged = scalar && isStagedContraction(unit, nest);
   double work = 1;
   for (auto [d, iv, bound] : llvm::enumerate(nestIvs, nest.getBounds())) {
@@ -192,7 +209,7 @@ double loadWork(LoadOp load, bool scalar) {
   for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp())
     llvm::append_range(inner, p->getRegion(0).front().getArguments());
   llvm::SmallDenseSet<Value> loadDeps;
-  addressIndices(load, inner, loadDeps);
+  addressIndices(load, inner, loadDeps, memo);
   for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp()) {
     ArrayRef<int64_t> bounds = isa<ReduceOp>(p)
                                    ? cast<ReduceOp>(p).getBounds()
@@ -209,9 +226,10 @@ double loadWork(LoadOp load, bool scalar) {
 /// and values computed in the nest body.
 llvm::SmallDenseSet<Value>
 nestDependence(Operation *op, ParallelOp nest,
-               DenseMap<Operation *, llvm::SmallDenseSet<Value>> &memo) {
-  auto it = memo.find(op);
-  if (it != memo.end())
+               DenseMap<Operation *, llvm::SmallDenseSet<Value>> &dependences,
+               FusionMemo &memo) {
+  auto it = dependences.find(op);
+  if (it != dependences.end())
     return it->second;
   SmallVector<BlockArgument> ivs(nest.getInductionVars());
   llvm::SmallDenseSet<Value> deps;
@@ -219,7 +237,7 @@ nestDependence(Operation *op, ParallelOp nest,
   op->walk([&](Operation *inner) {
     if (auto load = dyn_cast<LoadOp>(inner)) {
       llvm::SmallDenseSet<Value> address;
-      addressIndices(load, ivs, address);
+      addressIndices(load, ivs, address, memo);
       for (Value v : address)
         if (llvm::is_contained(ivs, v))
           deps.insert(v);
@@ -229,19 +247,19 @@ nestDependence(Operation *op, ParallelOp nest,
         deps.insert(v);
       Operation *def = v.getDefiningOp();
       if (def && def->getBlock() == &body && def != op)
-        for (Value d : nestDependence(def, nest, memo))
+        for (Value d : nestDependence(def, nest, dependences, memo))
           deps.insert(d);
     }
   });
-  memo[op] = deps;
+  dependences[op] = deps;
   return deps;
 }
 
 /// The arithmetic of a parallel nest once loop-invariant work is hoisted:
 /// each top-level op costs its arithmetic once per value of the indices it
 /// depends on.
-double hoistedWork(ParallelOp nest) {
-  DenseMap<Operation *, llvm::SmallDenseSet<Value>> memo;
+double hoistedWork(ParallelOp nest, FusionMemo &memo) {
+  DenseMap<Operation *, llvm::SmallDenseSet<Value>> dependences;
   double work = 0;
   for (Operation &op : nest.getBody().front().without_terminator()) {
     double cost = 0;
@@ -253,7 +271,8 @@ double hoistedWork(ParallelOp nest) {
     if (cost == 0)
       continue;
     double iterations = 1;
-    llvm::SmallDenseSet<Value> deps = nestDependence(&op, nest, memo);
+    llvm::SmallDenseSet<Value> deps =
+        nestDependence(&op, nest, dependences, memo);
     for (auto [iv, bound] :
          llvm::zip(nest.getInductionVars(), nest.getBounds()))
       if (deps.contains(iv))
@@ -322,19 +341,24 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
 }
 
 struct FuseProducer : OpRewritePattern<KernelOp> {
-  FuseProducer(MLIRContext *ctx, double maxRecompute, double roundTripCost)
+  FuseProducer(MLIRContext *ctx, double maxRecompute, double roundTripCost,
+               FusionMemo *memo)
       : OpRewritePattern(ctx), maxRecompute(maxRecompute),
-        roundTripCost(roundTripCost) {}
+        roundTripCost(roundTripCost), memo(memo) {}
 
   LogicalResult matchAndRewrite(KernelOp consumer,
                                 PatternRewriter &rewriter) const override {
+    FusionMemo local; // Without the driver's memo: for this match only.
+    FusionMemo &m = memo ? *memo : local;
     for (auto [pos, input] : llvm::enumerate(consumer.getInputs())) {
       auto kernel = input.getDefiningOp<KernelOp>();
-      if (!kernel)
+      if (!kernel || m.isRejected(kernel))
         continue;
-      FailureOr<Producer> producer = analyzeProducer(kernel);
-      if (failed(producer) || !worthFusing(*producer))
+      FailureOr<Producer> producer = analyzeProducer(kernel, m);
+      if (failed(producer) || !worthFusing(*producer, m)) {
+        m.reject(kernel);
         continue;
+      }
       fuse(rewriter, consumer, pos, *producer);
       return success();
     }
@@ -347,28 +371,26 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
   /// element: `demand` counts the elements needed over all consumers, per
   /// element of the result. Fusion must cost at most maxRecompute times the
   /// producer as a kernel: its work plus a round trip of every element.
-  bool worthFusing(Producer p) const {
+  bool worthFusing(Producer p, FusionMemo &m) const {
     if (p.work == 0)
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
     bool scalar = true;
     p.nest.walk([&](ReduceOp) { scalar = false; });
     double demand = uses.producerStays ? p.elements : 0;
+    UnitDependences unitDependences;
     for (auto [consumer, pos] : uses.consumers) {
       // Loads of one element in one consumer (same address once unused
       // indices are dropped) become one computation after normalization.
-      SmallVector<std::pair<SmallVector<Value>, AffineMap>> seen;
+      std::set<SmallVector<const void *>> seen; // map, then read indices
       for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos])) {
-        AffineMap map = load.getIndexMap();
-        SmallVector<Value> read;
-        for (auto [d, index] : llvm::enumerate(load.getIndices()))
-          if (map.isFunctionOfDim(d))
-            read.push_back(index);
-        auto key = std::make_pair(read, compressUnusedDims(map));
-        if (llvm::is_contained(seen, key))
+        SmallVector<const void *> key = {
+            m.compressed(load.getIndexMap()).getAsOpaquePointer()};
+        for (Value index : readIndices(load, m))
+          key.push_back(index.getAsOpaquePointer());
+        if (!seen.insert(key).second)
           continue;
-        seen.push_back(key);
-        demand += loadWork(load, scalar);
+        demand += loadWork(load, scalar, unitDependences, m);
       }
     }
     double fused = demand / p.elements * p.work;
@@ -458,23 +480,63 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
   }
 
   double maxRecompute, roundTripCost;
+  FusionMemo *memo;
 };
 
 struct LoopIRFusePass
     : strata::loopir::impl::LoopIRFusePassBase<LoopIRFusePass> {
   using LoopIRFusePassBase::LoopIRFusePassBase;
   void runOnOperation() override {
+    FusionMemo memo;
     RewritePatternSet patterns(&getContext());
-    populateFusePatterns(patterns, maxRecompute, roundTripCost);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    populateFusePatterns(patterns, maxRecompute, roundTripCost, &memo);
+    GreedyRewriteConfig config;
+    config.setListener(&memo);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };
 } // namespace
 
+const llvm::SmallBitVector &FusionMemo::readDims(AffineMap map) {
+  auto [it, inserted] = dimsRead.try_emplace(map, map.getNumDims());
+  llvm::SmallBitVector &read = it->second;
+  if (inserted) // One walk, not one per dim as isFunctionOfDim would.
+    for (AffineExpr e : map.getResults())
+      e.walk([&](AffineExpr x) {
+        if (auto d = dyn_cast<AffineDimExpr>(x))
+          read.set(d.getPosition());
+      });
+  return read;
+}
+
+AffineMap FusionMemo::compressed(AffineMap map) {
+  auto it = compressedMaps.find(map);
+  if (it == compressedMaps.end())
+    it = compressedMaps.try_emplace(map, compressDims(map, ~readDims(map)))
+             .first;
+  return it->second;
+}
+
+void FusionMemo::forget(Operation *op) {
+  if (rejected.empty())
+    return;
+  auto kernel = dyn_cast<KernelOp>(op);
+  if (!kernel)
+    kernel = op->getParentOfType<KernelOp>();
+  if (!kernel)
+    return;
+  rejected.erase(kernel);
+  for (Value input : kernel.getInputs())
+    if (auto producer = input.getDefiningOp<KernelOp>())
+      rejected.erase(producer);
+}
+
 void strata::loopir::populateFusePatterns(RewritePatternSet &patterns,
                                           double maxRecompute,
-                                          double roundTripCost) {
-  patterns.add<FuseProducer>(patterns.getContext(), maxRecompute,
-                             roundTripCost);
+                                          double roundTripCost,
+                                          FusionMemo *memo) {
+  patterns.add<FuseProducer>(patterns.getContext(), maxRecompute, roundTripCost,
+                             memo);
 }
