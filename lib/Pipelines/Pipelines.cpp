@@ -88,14 +88,6 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // Index arithmetic of thread and block ids is non-negative and bounded
-  // (the launch bounds are known): floordiv and mod lose their sign fixups
-  // and comparisons their always-true or always-false cases. A third less
-  // IR for LLVM and simpler code for ptxas; the loops are still scf, whose
-  // bounds the range analysis uses.
-  kernels.addPass(arith::createIntRangeOptimizationsPass());
-  kernels.addPass(arith::createArithUnsignedWhenEquivalentPass());
-  kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertNVGPUToNVVMPass()); // Tensor-core mma.
   ConvertGpuOpsToNVVMOpsOptions nvvm;
