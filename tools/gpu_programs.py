@@ -6,7 +6,6 @@ nothing of Strata. Each program: a callable (a function or an nn.Module made
 with a fixed seed), example inputs, and the minimum bytes and flops one run
 must move and do, for the achieved GB/s and TFLOP/s.
 """
-import math
 
 import torch
 import torch.nn as nn
@@ -56,13 +55,19 @@ def swiglu():
     return (lambda g, u: F.silu(g) * u), (g, u), _bytes(g, u, g), 0
 
 
-def decoder():
+def decoder_example():
+    """examples/decoder.py, loaded as a module (model, inputs, DecoderBlock)."""
     import importlib.util
     import os
     path = os.path.join(os.path.dirname(__file__), "..", "examples", "decoder.py")
     spec = importlib.util.spec_from_file_location("decoder_example", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def decoder():
+    module = decoder_example()
     return module.model, module.inputs, _bytes(*module.inputs) * 2, 0
 
 
