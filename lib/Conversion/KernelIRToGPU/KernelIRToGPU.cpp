@@ -18,6 +18,11 @@ using namespace mlir;
 using namespace strata;
 
 namespace {
+/// On a gpu.func whose kernel needs dynamic shared memory: how many bytes
+/// (its launches request them, whichever of the two converts first).
+constexpr llvm::StringLiteral kDynamicSharedBytes =
+    "strata.dynamic_shared_bytes";
+
 gpu::Dimension toGpu(kernelir::Dim dim) {
   switch (dim) {
   case kernelir::Dim::x:
@@ -57,6 +62,8 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
     };
     gpuFunc.setKnownBlockSizeAttr(toI32(op.getBlock()));
     gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
+    if (dynamic)
+      gpuFunc->setAttr(kDynamicSharedBytes, rewriter.getI64IntegerAttr(bytes));
     // The kernel's body joins the entry block, after the attributions.
     Block &entry = gpuFunc.getBody().front();
     rewriter.mergeBlocks(&op.getBody().front(), &entry,
@@ -297,17 +304,52 @@ struct AsyncWaitToWaitGroup : OpConversionPattern<kernelir::AsyncWaitOp> {
   }
 };
 
+/// What a launch needs of its kernel: grid, block and dynamic shared bytes
+/// (0: none).
+struct LaunchShape {
+  SmallVector<int64_t, 3> grid, block;
+  int64_t dynamicSharedBytes = 0;
+};
+
+/// The launch shape of kernel `name` in `kernels`, from its kernelir.func or,
+/// once that converted, its gpu.func (the conversion may visit either
+/// first).
+std::optional<LaunchShape> launchShape(gpu::GPUModuleOp kernels,
+                                       StringRef name) {
+  for (Operation &op : kernels.getBody()->getOperations()) {
+    if (auto func = dyn_cast<kernelir::FuncOp>(op)) {
+      if (func.getName() != name || func.getBody().empty())
+        continue; // Empty: its body already moved into the gpu.func.
+      int64_t bytes = func.getSharedLayout().second;
+      return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
+                         SmallVector<int64_t, 3>(func.getBlock()),
+                         bytes > kernelir::kMaxStaticSharedBytes ? bytes : 0};
+    }
+    auto func = dyn_cast<gpu::GPUFuncOp>(op);
+    if (!func || func.getName() != name || !func.getKnownGridSizeAttr() ||
+        !func.getKnownBlockSizeAttr())
+      continue;
+    auto dynamic = func->getAttrOfType<IntegerAttr>(kDynamicSharedBytes);
+    return LaunchShape{llvm::to_vector_of<int64_t, 3>(
+                           func.getKnownGridSizeAttr().asArrayRef()),
+                       llvm::to_vector_of<int64_t, 3>(
+                           func.getKnownBlockSizeAttr().asArrayRef()),
+                       dynamic ? dynamic.getInt() : 0};
+  }
+  return std::nullopt;
+}
+
 struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(kernelir::LaunchOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
+    auto kernels = SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
         op, StringAttr::get(getContext(), kGpuModuleName));
-    auto func = kernel ? kernel.lookupSymbol<kernelir::FuncOp>(op.getKernel())
-                       : kernelir::FuncOp();
-    if (!func)
+    std::optional<LaunchShape> shape =
+        kernels ? launchShape(kernels, op.getKernel()) : std::nullopt;
+    if (!shape)
       return op.emitError("launches '")
              << op.getKernel() << "', which is not a kernel of this module";
     Location loc = op.getLoc();
@@ -321,17 +363,12 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
         getContext(), kGpuModuleName,
         {FlatSymbolRefAttr::get(getContext(), op.getKernel())});
     // A kernel beyond static shared memory asks for dynamic shared memory.
-    // Its body tells how much: launches convert before kernels (host code
-    // precedes the gpu.module the kernels moved into), so it is still there.
-    if (func.getBody().empty())
-      return op.emitError("launches '")
-             << op.getKernel() << "', whose body is gone";
     Value dynamicShared;
-    int64_t bytes = func.getSharedLayout().second;
-    if (bytes > kernelir::kMaxStaticSharedBytes)
-      dynamicShared = arith::ConstantIntOp::create(rewriter, loc, bytes, 32);
-    gpu::LaunchFuncOp::create(rewriter, loc, symbol, dim3(func.getGrid()),
-                              dim3(func.getBlock()), dynamicShared,
+    if (shape->dynamicSharedBytes)
+      dynamicShared = arith::ConstantIntOp::create(
+          rewriter, loc, shape->dynamicSharedBytes, 32);
+    gpu::LaunchFuncOp::create(rewriter, loc, symbol, dim3(shape->grid),
+                              dim3(shape->block), dynamicShared,
                               adaptor.getArgs());
     rewriter.eraseOp(op);
     return success();

@@ -6,7 +6,9 @@
 // CHECK-LABEL: func.func @launch_big
 // CHECK: %[[BYTES:.*]] = arith.constant 49216 : i32
 // CHECK: gpu.launch_func @strata_kernels::@big {{.*}} dynamic_shared_memory_size %[[BYTES]] args
+// The gpu.func keeps the size for launches that convert after it.
 // CHECK: gpu.func @big(%{{.*}}: memref<64xf32>) kernel
+// CHECK-SAME: strata.dynamic_shared_bytes = 49216 : i64
 // CHECK: %[[ALL:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: memref.view %[[ALL]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x64x64xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[AT:.*]] = arith.constant 49184 : index
