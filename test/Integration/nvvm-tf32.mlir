@@ -1,13 +1,16 @@
 // f32 contractions multiply with fused multiply-adds unless tf32 is asked
 // for; then on tensor cores: each operand rounded with cvt.rna.tf32.f32,
 // mma.sync m16n8k8 with f32 accumulators; both operands copied with 16-byte
-// cp.async (rows of 64 and 72 floats).
+// cp.async (rows of 64 and 72 floats); A's fragments loaded with ldmatrix
+// (its 8 x 8 matrices of halves are 8 x 4 of floats, A's tf32 layout), B's
+// one float per register (ldmatrix cannot transpose 32-bit elements).
 // RUN: strata-opt %s '--strata-lower-to-nvvm=tf32=true' | FileCheck %s
 // RUN: strata-opt %s --strata-lower-to-nvvm | FileCheck %s --check-prefix=FMA
 // RUN: strata-opt %s '--strata-lower-to-kernel=tf32=true' | FileCheck %s --check-prefix=KERNEL
 
 // CHECK: gpu.binary @strata_kernels
 // CHECK-SAME: cp.async.cg.shared.global
+// CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: cvt.rna.tf32.f32
 // CHECK-SAME: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // FMA: gpu.binary @strata_kernels
@@ -19,8 +22,8 @@
 // mod 16).
 // KERNEL-DAG: kernelir.shared : memref<2x64x20xf32, #gpu.address_space<workgroup>>
 // KERNEL-DAG: kernelir.shared : memref<2x16x72xf32, #gpu.address_space<workgroup>>
-// KERNEL: kernelir.load %{{.*}} : memref<2x64x20xf32, #gpu.address_space<workgroup>>
-// KERNEL: %[[A:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4x1xf32>
+// KERNEL: %[[A:.*]] = kernelir.ldmatrix %{{.*}} : memref<2x64x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// KERNEL: kernelir.load %{{.*}} : memref<2x16x72xf32, #gpu.address_space<workgroup>>
 // KERNEL: %[[B:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2x1xf32>
 // KERNEL: kernelir.mma %[[A]], %[[B]], %{{.*}} : vector<4x1xf32>, vector<2x1xf32> -> vector<2x2xf32>
 

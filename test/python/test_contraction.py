@@ -193,6 +193,8 @@ def test_tf32_matmul_only_when_asked_for(shape):
     module.run(strata.pipeline("kernel", "tf32=true"))
     text = str(module)
     assert "kernelir.mma" in text and "vector<4x1xf32>" in text, text
+    # A's fragments with ldmatrix (8 x 4 floats per matrix), B's by element.
+    assert "kernelir.ldmatrix" in text and "-> vector<4x1xf32>" in text, text
     exact = a.double() @ b.double()
     bound = (a.double().abs() @ b.double().abs()) * (2.0 ** -10 * 1.01 + k * 2.0 ** -23)
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:

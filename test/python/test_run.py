@@ -208,7 +208,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "tf32_matmul":  # Rounded operands, pipelined async copies.
         for construct in ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
                           "cvt.rna.tf32.f32", "cp.async.cg.shared.global",
-                          "cp.async.wait_group %0;\" :: \"n\"(1)"]:
+                          "cp.async.wait_group %0;\" :: \"n\"(1)",
+                          "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                          "(lane / 16 % 2) * 4]"]:
             assert construct in text, construct
     r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)

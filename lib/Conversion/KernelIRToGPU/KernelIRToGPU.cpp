@@ -154,11 +154,12 @@ struct ShuffleToGpuShuffle : OpConversionPattern<kernelir::ShuffleOp> {
 };
 
 /// kernelir.ldmatrix as nvgpu.ldmatrix: each lane passes the address of
-/// the 8 x 8 matrix row it contributes. x4 (A, 16 x 16): lanes 0-7 rows
-/// 0-7 of k 0-7, 8-15 rows 8-15, 16-31 the same rows at k 8-15 (registers
-/// a0a1, a2a3, a4a5, a6a7); x2 (B, 8 n x 16 k stored n-major): lanes 0-7
-/// rows 0-7 at k 0-7, 8-15 at k 8-15 (b0b1, b2b3; lanes 16-31 are ignored
-/// and repeat them).
+/// the 8 x 8 matrix row it contributes (a row of 16 bytes: 8 halves or 4
+/// floats, `w` elements). x4 (A, 16 x 16 halves or 16 x 8 floats): lanes
+/// 0-7 rows 0-7 of k 0 to w-1, 8-15 rows 8-15, 16-31 the same rows at k w
+/// to 2w-1 (registers a0a1, a2a3, a4a5, a6a7; tf32: a0, a1, a2, a3); x2
+/// (B, 8 n x 16 k stored n-major): lanes 0-7 rows 0-7 at k 0-7, 8-15 at k
+/// 8-15 (b0b1, b2b3; lanes 16-31 are ignored and repeat them).
 struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -176,7 +177,9 @@ struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
         rewriter, loc,
         arith::DivUIOp::create(rewriter, loc, lane, index(rowsPerHalf)),
         index(2));
-    Value col = arith::MulIOp::create(rewriter, loc, half, index(8));
+    Value col = arith::MulIOp::create(
+        rewriter, loc, half,
+        index(kernelir::getLdMatrixRowElements(op.getType().getElementType())));
     SmallVector<Value> indices(adaptor.getIndices());
     size_t rank = indices.size();
     indices[rank - 2] =

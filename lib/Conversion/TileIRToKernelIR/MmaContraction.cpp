@@ -89,8 +89,11 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
   warpCol0 = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, warp, index(layout.warpCols)),
       index(layout.tilesN * kMmaN));
-  for (MmaOperand operand :
-       {MmaOperand::Lhs, MmaOperand::Rhs, MmaOperand::Acc}) {
+  // The coordinates of the lane's accumulator elements, and of its tf32 B
+  // elements (loaded one by one; everything else loads with ldmatrix).
+  for (MmaOperand operand : {MmaOperand::Rhs, MmaOperand::Acc}) {
+    if (operand == MmaOperand::Rhs && !layout.operand.isF32())
+      continue;
     AffineMap map =
         kernelir::getMmaFragmentMap(b.getContext(), operand, layout.operand);
     int64_t size =
@@ -141,26 +144,23 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   auto accType = kernelir::getMmaFragmentType(MmaOperand::Acc, operand);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
   // The fragment of `which` whose tile starts at row (A) or column (B)
-  // `base` of the block tile, at k0 of the chunk. Halves: the warp loads
-  // it with one ldmatrix (A's 16 rows, B's 8 columns stored as rows). tf32:
-  // a register is one element, one shared load each (A: (row, k); B: (k,
-  // column), B staged k x n).
+  // `base` of the block tile, at k0 of the chunk. The warp loads A's 16
+  // rows with one ldmatrix, and halves' B (8 columns stored as rows) too.
+  // tf32's B (staged k x n; ldmatrix cannot transpose 32-bit elements):
+  // a register is one element, one shared load each at (k, column).
   auto fragment = [&](MmaOperand which, Value slot, Value base,
                       Value k0) -> Value {
     bool isLhs = which == MmaOperand::Lhs;
     auto type = kernelir::getMmaFragmentType(which, operand);
     Value chunk = isLhs ? lhsChunk : rhsChunk;
-    if (narrow)
+    if (narrow || isLhs)
       return kernelir::LdMatrixOp::create(b, loc, type, chunk,
                                           chunkIndices(slot, base, k0));
     Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
-      auto [first, second] = mmaCoords[(int)which][r];
-      Value along = add(base, isLhs ? first : second),
-            k = add(k0, isLhs ? second : first);
-      SmallVector<Value> at =
-          isLhs ? chunkIndices(slot, along, k) : chunkIndices(slot, k, along);
-      Value x = kernelir::LoadOp::create(b, loc, chunk, at);
+      auto [k, column] = mmaCoords[(int)which][r];
+      Value x = kernelir::LoadOp::create(
+          b, loc, chunk, chunkIndices(slot, add(k0, k), add(base, column)));
       result =
           vector::InsertOp::create(b, loc, x, result, ArrayRef<int64_t>{r, 0});
     }

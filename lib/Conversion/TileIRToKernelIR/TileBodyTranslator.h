@@ -281,7 +281,8 @@ private:
   int64_t groups = 1, groupThreads = 0;
   SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
   std::optional<MmaLayout> mma; // Set in a tensor-core contraction kernel.
-  /// This lane's fragment coordinates (row, column) per value, by operand,
+  /// This lane's fragment coordinates (row, column) per value, by operand
+  /// (the accumulator's, and tf32 B's, which loads element by element),
   /// and the origin (row, column) of its warp's tiles in the block tile.
   SmallVector<std::pair<Value, Value>> mmaCoords[3];
   Value warpRow0, warpCol0;

@@ -96,15 +96,24 @@ kernelir.func @mma(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1
 // CHECK: nvgpu.ldmatrix %{{.*}}[%[[R]], %[[C]]] {numTiles = 4 : i32, transpose = false} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: %[[BROW:.*]] = arith.remui %{{.*}}, %c8 : index
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// tf32 A: a 16-byte row is 4 floats, so lanes 16-31 read at k + 4.
+// CHECK: %[[TCOL:.*]] = arith.muli %{{.*}}, %c4 : index
+// CHECK: %[[TC:.*]] = arith.addi %{{.*}}, %[[TCOL]] : index
+// CHECK: nvgpu.ldmatrix %{{.*}}[%{{.*}}, %[[TC]]] {numTiles = 4 : i32, transpose = false} : memref<16x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
 kernelir.func @ldmatrix(%out: memref<32xf16>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %chunk = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>
   %c16 = arith.constant 16 : index
   %c0 = arith.constant 0 : index
   %a = kernelir.ldmatrix %chunk[%c16, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
   %b = kernelir.ldmatrix %chunk[%c16, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+  %chunk32 = kernelir.shared : memref<16x20xf32, #gpu.address_space<workgroup>>
+  %t32 = kernelir.ldmatrix %chunk32[%c0, %c0] : memref<16x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
   %x = vector.extract %a[3, 1] : f16 from vector<4x2xf16>
   %y = vector.extract %b[1, 0] : f16 from vector<2x2xf16>
-  %z = arith.addf %x, %y : f16
+  %w32 = vector.extract %t32[2, 0] : f32 from vector<4x1xf32>
+  %w = arith.truncf %w32 : f32 to f16
+  %z0 = arith.addf %x, %y : f16
+  %z = arith.addf %z0, %w : f16
   %t = kernelir.thread_id x
   kernelir.store %z, %out[%t] : memref<32xf16>
   kernelir.return

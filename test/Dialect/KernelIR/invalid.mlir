@@ -308,6 +308,27 @@ kernelir.func @ldmatrix_element() attributes {block = array<i64: 32, 1, 1>, grid
 
 // -----
 
+// tf32: A fragments only; rows of 4 floats make 16 bytes.
+kernelir.func @ldmatrix_f32_b() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x20xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{loads only A fragments of f32 (tf32): 16-bit matrices cannot transpose 32-bit elements}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x20xf32, #gpu.address_space<workgroup>> -> vector<2x1xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @ldmatrix_f32_rows() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x18xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{needs rows of a multiple of 4 elements (16 bytes), got 18}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x18xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+  kernelir.return
+}
+
+// -----
+
 // The whole warp loads together.
 kernelir.func @ldmatrix_partial_warp() attributes {block = array<i64: 16, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>

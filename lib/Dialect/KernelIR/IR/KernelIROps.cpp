@@ -277,11 +277,19 @@ LogicalResult LdMatrixOp::verify() {
            << getMmaFragmentType(MmaOperand::Lhs, element)
            << ") or a B fragment ("
            << getMmaFragmentType(MmaOperand::Rhs, element) << ")";
-  if (buffer.getShape().back() % 8 != 0)
-    return emitOpError("needs rows of a multiple of 8 elements (16 bytes), "
-                       "got ")
+  if (element.isF32() && getOperand() != MmaOperand::Lhs)
+    return emitOpError("loads only A fragments of f32 (tf32): 16-bit "
+                       "matrices cannot transpose 32-bit elements");
+  int64_t rowElements = getLdMatrixRowElements(element);
+  if (buffer.getShape().back() % rowElements != 0)
+    return emitOpError("needs rows of a multiple of ")
+           << rowElements << " elements (16 bytes), got "
            << buffer.getShape().back();
   return verifyWholeWarps(*this);
+}
+
+int64_t strata::kernelir::getLdMatrixRowElements(Type element) {
+  return 128 / element.getIntOrFloatBitWidth();
 }
 
 int64_t strata::kernelir::getMmaK(Type operandElement) {

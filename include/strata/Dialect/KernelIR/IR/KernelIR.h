@@ -55,6 +55,11 @@ int64_t getMmaK(mlir::Type operandElement);
 mlir::VectorType getMmaFragmentType(MmaOperand operand,
                                     mlir::Type operandElement);
 
+/// kernelir.ldmatrix's 8 x 8 matrices are 8 rows of 16 bytes: the elements
+/// of `element` in one row of one (8 for f16 and bf16, 4 for f32), and the
+/// column at which an A fragment's second pair of matrices starts.
+int64_t getLdMatrixRowElements(mlir::Type element);
+
 /// The fragment layout of a kernelir.mma operand: a map (lane, value) ->
 /// (row, column) of the operand's matrix (A: m x k, B: k x n, C: m x n),
 /// where `value` counts the lane's elements register by register (element

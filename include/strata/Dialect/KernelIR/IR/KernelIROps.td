@@ -318,30 +318,36 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
 }
 
 def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
-  let summary = "Loads a warp's f16 or bf16 mma fragment from shared memory.";
+  let summary = "Loads a warp's mma fragment from shared memory.";
   let description = [{
     The 32 lanes of a warp together load the `kernelir.mma` fragment of a
     block of a shared buffer, in the layout `kernelir.mma` documents: with
-    a `vector<4x2xT>` result the A fragment of the 16 x 16 block whose
-    first element is `memref[indices]` (rows along the next-to-innermost
-    dimension, k along the innermost); with `vector<2x2xT>` the B fragment
-    of the 8 x 16 block stored n-major there (B's element (k, n) at
-    `[i + n][j + k]`). PTX's `ldmatrix.sync.aligned.m8n8.x4` (`.x2`) `.b16`:
-    one instruction instead of a 32-bit load per register.
+    a `vector<4x2xT>` result (f16, bf16) the A fragment of the 16 x 16
+    block whose first element is `memref[indices]` (rows along the
+    next-to-innermost dimension, k along the innermost), with
+    `vector<4x1xf32>` (tf32) the A fragment of the 16 x 8 block there; with
+    `vector<2x2xT>` the B fragment of the 8 x 16 block stored n-major there
+    (B's element (k, n) at `[i + n][j + k]`). PTX's
+    `ldmatrix.sync.aligned.m8n8.x4` (`.x2`) `.b16`: one instruction instead
+    of a 32-bit load per register. Its 8 x 8 matrices of 16-bit elements
+    are 8 x 4 matrices of 32-bit ones, which is A's tf32 layout; B's tf32
+    fragment would need them transposed, which ldmatrix does only for
+    16-bit elements, so f32 loads A fragments only (verified).
 
     Every lane of the warp passes the same indices and executes the op
     together (uniform control flow, whole warps: verified). Rows start at
-    16-byte boundaries: the innermost dimension is a multiple of 8 elements
-    (verified) and the innermost index a multiple of 8.
+    16-byte boundaries: the innermost dimension is a multiple of 16 bytes
+    (verified) and so is the innermost index.
 
     ```mlir
     %a = kernelir.ldmatrix %chunk[%r, %k] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     %b = kernelir.ldmatrix %chunk2[%n, %k] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %t = kernelir.ldmatrix %chunk3[%r, %k] : memref<64x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
                        Variadic<Index>:$indices);
-  let results = (outs VectorOfRankAndType<[2], [F16, BF16]>:$result);
+  let results = (outs VectorOfRankAndType<[2], [F16, BF16, F32]>:$result);
   let assemblyFormat = [{
     $memref `[` $indices `]` attr-dict `:` type($memref) `->` type($result)
   }];
