@@ -94,8 +94,11 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   nvvm.useBarePtrCallConv = true; // Kernels take plain pointers.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   kernels.addPass(createExternDynamicSharedPass());
-  kernels.addPass(createCanonicalizerPass());
-  kernels.addPass(createCSEPass());
+  // Kernel by kernel: over the whole gpu.module, canonicalization also
+  // weighs every libdevice declaration's uses against all kernels.
+  OpPassManager &kernel = kernels.nest<LLVM::LLVMFuncOp>();
+  kernel.addPass(createCanonicalizerPass());
+  kernel.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
