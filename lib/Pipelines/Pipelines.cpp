@@ -68,8 +68,12 @@ static void buildKernelStages(OpPassManager &pm, const Options &options) {
   kernel.tensorCores = options.tensorCores;
   kernel.tf32 = options.tf32;
   pm.addPass(createConvertTileIRToKernelIRPass(kernel));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // Function by function (kernels and host code): the same rewrites as
+  // over the module, without weighing each symbol against all of it, and
+  // in parallel where there are cores.
+  OpPassManager &each = pm.nestAny();
+  each.addPass(createCanonicalizerPass());
+  each.addPass(createCSEPass());
 }
 
 void buildLowerToTilePipeline(OpPassManager &pm,
@@ -85,8 +89,12 @@ void buildLowerToKernelPipeline(OpPassManager &pm,
 void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   buildKernelStages(pm, options);
   pm.addPass(createConvertKernelIRToGPUPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  for (OpPassManager *each :
+       {&pm.nest<func::FuncOp>(),
+        &pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>()}) {
+    each->addPass(createCanonicalizerPass());
+    each->addPass(createCSEPass());
+  }
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertNVGPUToNVVMPass()); // Tensor-core mma.
