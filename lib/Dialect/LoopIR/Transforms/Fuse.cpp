@@ -156,6 +156,11 @@ bool isStagedContraction(Operation *unit, ParallelOp nest) {
   return yielded && isa<arith::MulFOp>(yielded);
 }
 
+/// The nest indices each unit's loads and operands depend on, found once
+/// per unit while one producer is weighed (several loads of a consumer
+/// often sit in one unit).
+using UnitDependences = DenseMap<Operation *, llvm::SmallDenseSet<Value>>;
+
 /// How often the element a load reads gets computed once fused and hoisted
 /// by loopir-normalize. Let U be the load's ancestor directly inside the
 /// kernel's outer parallel nest: normalization runs U once per value of the
@@ -164,11 +169,6 @@ bool isStagedContraction(Operation *unit, ParallelOp nest) {
 /// In a staged contraction, an operand element of scalar code (`scalar`: no
 /// reduction, so the contraction schedule can stage it) is computed once
 /// per block tile, not once per row (or column) of the output that reads it.
-/// The nest indices a unit's loads and operands depend on, per unit: one
-/// consumer's loads share few units, and walking a unit per load made
-/// fusion quadratic in the consumer's size.
-using UnitDependences = DenseMap<Operation *, llvm::SmallDenseSet<Value>>;
-
 double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
                 FusionMemo &memo) {
   ParallelOp nest;
