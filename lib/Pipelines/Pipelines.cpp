@@ -86,7 +86,8 @@ void buildLowerToKernelPipeline(OpPassManager &pm,
   buildKernelStages(pm, options);
 }
 
-void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
+template <typename Options>
+static void buildGPUStages(OpPassManager &pm, const Options &options) {
   buildKernelStages(pm, options);
   pm.addPass(createConvertKernelIRToGPUPass());
   // Host functions and gpu.func kernels one by one, as above.
@@ -96,6 +97,15 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
     each->addPass(createCanonicalizerPass());
     each->addPass(createCSEPass());
   }
+}
+
+void buildLowerToGPUPipeline(OpPassManager &pm,
+                             const ScheduleOptions &options) {
+  buildGPUStages(pm, options);
+}
+
+void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
+  buildGPUStages(pm, options);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertNVGPUToNVVMPass()); // Tensor-core mma.
@@ -176,6 +186,11 @@ void registerPipelines() {
       "strata-lower-to-kernel",
       "Lower tensorir programs to kernelir kernels and launches.",
       buildLowerToKernelPipeline);
+  PassPipelineRegistration<ScheduleOptions>(
+      "strata-lower-to-gpu",
+      "Lower tensorir programs to gpu.launch_func and gpu.func kernels in a "
+      "gpu.module (upstream gpu, nvgpu and nvvm ops; no binary yet).",
+      buildLowerToGPUPipeline);
   PassPipelineRegistration<NVVMOptions>(
       "strata-lower-to-nvvm",
       "Lower tensorir programs to gpu.launch_func and a gpu.binary of PTX or "

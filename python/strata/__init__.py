@@ -20,6 +20,7 @@ PIPELINES = {
     "loop": "strata-lower-to-loop",
     "tile": "strata-lower-to-tile",
     "kernel": "strata-lower-to-kernel",
+    "gpu": "strata-lower-to-gpu",
     "nvvm": "strata-lower-to-nvvm",
     "cpu": "strata-lower-to-cpu",
 }

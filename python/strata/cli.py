@@ -98,7 +98,7 @@ def cmd_ptx(args):
     return 0
 
 
-EMITS = ["tensor", "loop", "tile", "kernel", "cuda", "ptx"]
+EMITS = ["tensor", "loop", "tile", "kernel", "gpu", "cuda", "ptx"]
 
 
 def _ptxas(ptx, chip, verbose):
@@ -294,7 +294,7 @@ def build_parser():
     sub.required = True
 
     def add_target(p):
-        p.add_argument("--chip", default="sm_90",
+        p.add_argument("--chip", "--target", dest="chip", default="sm_90",
                        help="target GPU (default: sm_90)")
         p.add_argument("--ptx", default="80",
                        help="PTX ISA version, e.g. 80 for 8.0 (default: 80)")

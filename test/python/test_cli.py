@@ -92,6 +92,25 @@ def test_ptx_of_the_example(tmp_path):
 PTXAS = "/usr/local/cuda/bin/ptxas"
 
 
+def test_compile_emits_every_stage_down_to_gpu_and_ptx(tmp_path):
+    # kernel (kernelir), gpu (upstream gpu ops in a gpu.module, launches as
+    # gpu.launch_func) and ptx for the chip asked for (--target or --chip).
+    expr = "F.softmax(torch.randn(33, 70), -1)"
+    r = run("compile", "-c", expr, "--emit", "kernel")
+    assert r.returncode == 0, r.stderr
+    assert "kernelir.func" in r.stdout and "kernelir.launch" in r.stdout
+    r = run("compile", "-c", expr, "--emit", "gpu")
+    assert r.returncode == 0, r.stderr
+    for construct in ("gpu.module @strata_kernels", "gpu.func @forward_kernel",
+                      "gpu.launch_func", "gpu.shuffle  xor"):
+        assert construct in r.stdout, construct
+    assert "kernelir." not in r.stdout
+    for flag in ("--target", "--chip"):
+        r = run("compile", "-c", expr, "--emit", "ptx", flag, "sm_80")
+        assert r.returncode == 0, r.stderr
+        assert ".target sm_80" in r.stdout
+
+
 def test_compile_timing_lists_passes_and_stages():
     r = run("compile", "-c", "F.softmax(torch.randn(33, 2049), -1)", "--emit",
             "loop", "--timing")

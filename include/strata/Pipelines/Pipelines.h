@@ -121,6 +121,8 @@ void buildLowerToTilePipeline(mlir::OpPassManager &pm,
                               const ScheduleOptions &options);
 void buildLowerToKernelPipeline(mlir::OpPassManager &pm,
                                 const ScheduleOptions &options);
+void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
+                             const ScheduleOptions &options);
 void buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
                               const NVVMOptions &options);
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
