@@ -203,6 +203,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
         assert "strata_vec<float, 4>" in text, text
     if name == "half_matmul":  # Tensor cores, as inline PTX.
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in text, text
+        # Lanes and warps from the linear thread index.
+        linear = "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))"
+        assert linear + " % 32" in text and linear + " / 32" in text, text
     if name == "bf16_matmul":
         assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in text, text
     if name == "tf32_matmul":  # Rounded operands, pipelined async copies.

@@ -144,6 +144,7 @@ struct ConvertKernelIRToCPUPass
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
       expandAsyncCopies(rewriter, kernel);
+      expandWarpIndices(rewriter, kernel);
       expandShuffles(rewriter, kernel);
       expandFragmentLoads(rewriter, kernel);
       expandMmas(rewriter, kernel);

@@ -45,6 +45,26 @@ Value strata::kernelThreadIndex(OpBuilder &b, Location loc,
   return linearThreadIndex(b, loc, ids, block);
 }
 
+void strata::expandWarpIndices(RewriterBase &rewriter,
+                               kernelir::FuncOp kernel) {
+  SmallVector<Operation *> indices;
+  kernel.walk([&](Operation *op) {
+    if (isa<kernelir::LaneIdOp, kernelir::WarpIdOp>(op))
+      indices.push_back(op);
+  });
+  for (Operation *op : indices) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    Value self = kernelThreadIndex(rewriter, loc, kernel.getBlock());
+    Value warpSize =
+        arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize);
+    if (isa<kernelir::LaneIdOp>(op))
+      rewriter.replaceOpWithNewOp<arith::RemUIOp>(op, self, warpSize);
+    else
+      rewriter.replaceOpWithNewOp<arith::DivUIOp>(op, self, warpSize);
+  }
+}
+
 Value strata::createSharedScratch(OpBuilder &b, kernelir::FuncOp kernel,
                                   ArrayRef<int64_t> shape, Type element) {
   OpBuilder::InsertionGuard guard(b);

@@ -22,6 +22,11 @@ mlir::Value linearThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value kernelThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<int64_t> block);
 
+/// Replaces kernelir.lane_id and kernelir.warp_id in `kernel` by this
+/// thread's linear index modulo and over 32 (thread ids, which the thread
+/// loops then replace).
+void expandWarpIndices(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+
 /// A shared buffer of `shape` x `element` at the start of `kernel`.
 mlir::Value createSharedScratch(mlir::OpBuilder &b, kernelir::FuncOp kernel,
                                 llvm::ArrayRef<int64_t> shape,

@@ -124,6 +124,46 @@ struct IdToGpuId : OpConversionPattern<FromOp> {
   }
 };
 
+/// kernelir.lane_id is PTX's %laneid; kernelir.warp_id the linear thread
+/// index over 32 (PTX's %warpid is a hardware slot, not this).
+struct LaneIdToGpu : OpConversionPattern<kernelir::LaneIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::LaneIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::LaneIdOp>(op, /*upper_bound=*/nullptr);
+    return success();
+  }
+};
+
+struct WarpIdToGpu : OpConversionPattern<kernelir::WarpIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::WarpIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto id = [&](gpu::Dimension d) -> Value {
+      return gpu::ThreadIdOp::create(rewriter, loc, d);
+    };
+    auto size = [&](gpu::Dimension d) -> Value {
+      return gpu::BlockDimOp::create(rewriter, loc, d);
+    };
+    // x + X * (y + Y * z)
+    Value linear = arith::AddIOp::create(
+        rewriter, loc, id(gpu::Dimension::x),
+        arith::MulIOp::create(
+            rewriter, loc, size(gpu::Dimension::x),
+            arith::AddIOp::create(
+                rewriter, loc, id(gpu::Dimension::y),
+                arith::MulIOp::create(rewriter, loc, size(gpu::Dimension::y),
+                                      id(gpu::Dimension::z)))));
+    rewriter.replaceOpWithNewOp<arith::DivUIOp>(
+        op, linear,
+        arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize));
+    return success();
+  }
+};
+
 gpu::ShuffleMode toGpu(kernelir::ShuffleMode mode) {
   switch (mode) {
   case kernelir::ShuffleMode::XOR:
@@ -435,7 +475,8 @@ void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
            ReplaceWith<kernelir::BarrierOp, gpu::BarrierOp>,
            ReplaceWith<kernelir::AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>,
            IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
-           IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>>(ctx);
+           IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>, LaneIdToGpu,
+           WarpIdToGpu>(ctx);
   // Device buffers start at 256-byte boundaries (the runtime checks the
   // tensors it is given), so a vector access may claim its size as its
   // alignment: that is what makes it one 128-bit instruction.

@@ -80,9 +80,8 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value warpSize = index(kernelir::kWarpSize);
-  Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
-  Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
+  Value warp = kernelir::WarpIdOp::create(b, loc);
+  Value lane = kernelir::LaneIdOp::create(b, loc);
   warpRow0 = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, warp, index(layout.warpCols)),
       index(layout.tilesM * kMmaM));

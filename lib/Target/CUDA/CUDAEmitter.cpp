@@ -171,6 +171,15 @@ private:
           os << "threadIdx." << kernelir::stringifyDim(id.getDim()) << ";\n";
           return success();
         })
+        .Case<kernelir::LaneIdOp, kernelir::WarpIdOp>([&](auto id) {
+          if (failed(declare(&op, id)))
+            return failure();
+          os << "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                "threadIdx.z)) "
+             << (isa<kernelir::LaneIdOp>(op) ? "% " : "/ ")
+             << kernelir::kWarpSize << ";\n";
+          return success();
+        })
         .Case([&](kernelir::LoadOp load) -> LogicalResult {
           std::string type;
           if (failed(typeName(&op, load.getType(), type)) ||

@@ -82,6 +82,31 @@ kernelir.func @mma(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1
   kernelir.return
 }
 
+// A lane is %laneid; a warp the linear thread index over 32 (PTX's
+// %warpid is a hardware slot, not this).
+// CHECK: gpu.func @warp_ids
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK-DAG: %[[X:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[Y:.*]] = gpu.thread_id y
+// CHECK-DAG: %[[Z:.*]] = gpu.thread_id z
+// CHECK-DAG: %[[BX:.*]] = gpu.block_dim x
+// CHECK-DAG: %[[BY:.*]] = gpu.block_dim y
+// CHECK: %[[YZ:.*]] = arith.muli %[[BY]], %[[Z]] : index
+// CHECK: %[[ROW:.*]] = arith.addi %[[Y]], %[[YZ]] : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[BX]], %[[ROW]] : index
+// CHECK: %[[LIN:.*]] = arith.addi %[[X]], %[[OFF]] : index
+// CHECK: %[[WARP:.*]] = arith.divui %[[LIN]], %c32 : index
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[LANE]]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[WARP]]]
+kernelir.func @warp_ids(%out: memref<64xf32>) attributes {block = array<i64: 16, 2, 2>, grid = array<i64: 1, 1, 1>} {
+  %lane = kernelir.lane_id
+  %warp = kernelir.warp_id
+  %one = arith.constant 1.0 : f32
+  kernelir.store %one, %out[%lane] : memref<64xf32>
+  kernelir.store %one, %out[%warp] : memref<64xf32>
+  kernelir.return
+}
+
 // kernelir.ldmatrix is nvgpu.ldmatrix, each lane passing the row it
 // contributes: x4 (A) row lane mod 16 at k + 8 ((lane / 16) mod 2); x2 (B)
 // row lane mod 8 at k + 8 ((lane / 8) mod 2).

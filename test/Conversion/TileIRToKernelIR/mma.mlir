@@ -19,9 +19,8 @@
 // CHECK-DAG: %[[RHS:.*]] = kernelir.shared : memref<16x24xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[LHS:.*]] = kernelir.shared : memref<32x24xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<0.000000e+00> : vector<2x2xf32>
-// CHECK-DAG: %[[T:.*]] = kernelir.thread_id x
-// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32 : index
-// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32 : index
+// CHECK: %[[WARP:.*]] = kernelir.warp_id
+// CHECK: %[[LANE:.*]] = kernelir.lane_id
 // CHECK: %[[ACC:.*]]:2 = scf.for %{{.*}} = %c0 to %c3 step %c1 iter_args(%[[A0:.*]] = %[[ACC0]], %[[A1:.*]] = %[[ACC0]]) -> (vector<2x2xf32>, vector<2x2xf32>) {
 // CHECK: kernelir.async_copy %{{.*}}, %[[LHS]][%{{.*}}, %{{.*}}] elements 8 if %{{.*}} : memref<17x40xf16>
 // CHECK: kernelir.load %{{.*}} : memref<40x19xf16>

@@ -25,6 +25,10 @@ kernelir.func @exp_kernel(%in: memref<1000xf32>, %out: memref<1000xf32>)
   %z = kernelir.load %in[%t] : memref<1000xf32>
   // CHECK: kernelir.store %{{.*}}, %[[OUT]][%{{.*}}] : memref<1000xf32>
   kernelir.store %z, %out[%t] : memref<1000xf32>
+  // CHECK: kernelir.lane_id
+  // CHECK: kernelir.warp_id
+  %lane = kernelir.lane_id
+  %warp = kernelir.warp_id
   // CHECK: kernelir.thread_id y
   // CHECK: kernelir.block_id z
   %ty = kernelir.thread_id y

@@ -134,6 +134,24 @@ def KernelIR_BlockIdOp : KernelIR_IdOp<"block_id", "index of this block">;
 def KernelIR_ThreadIdOp : KernelIR_IdOp<"thread_id",
     "index of this thread within its block">;
 
+class KernelIR_WarpIndexOp<string mnemonic, string what>
+    : KernelIR_Op<mnemonic, [Pure]> {
+  let summary = "This thread's " # what # ".";
+  let description = "Warps are 32 threads of consecutive linear indices in "
+    # "the block (x fastest, then y, then z: `x + X * (y + Y * z)`); a "
+    # "thread's lane is its linear index modulo 32, its warp the quotient."
+    # "\n\n```mlir\n%i = kernelir." # mnemonic # "\n```";
+  let results = (outs Index:$result);
+  let builders = [OpBuilder<(ins), [{
+    build($_builder, $_state, $_builder.getIndexType());
+  }]>];
+  let assemblyFormat = "attr-dict";
+}
+
+def KernelIR_LaneIdOp : KernelIR_WarpIndexOp<"lane_id", "lane in its warp">;
+def KernelIR_WarpIdOp : KernelIR_WarpIndexOp<"warp_id",
+    "warp's index in its block">;
+
 def KernelIR_LoadOp : KernelIR_Op<"load", [AttrSizedOperandSegments]> {
   let summary = "Reads an element or a vector of a buffer, optionally guarded.";
   let description = [{
