@@ -30,6 +30,7 @@ STAGE_MARKS = [
     ("loop", "loopir.parallel", "tensorir."),
     ("tile", "tileir.map", "loopir."),
     ("kernel", "kernelir.launch", "tileir."),
+    ("gpu", "gpu.module @strata_kernels", "kernelir."),
     ("nvvm", "gpu.binary @strata_kernels", "kernelir."),
     ("cpu", "llvm.func @{fn}", "kernelir."),
 ]
