@@ -144,10 +144,10 @@ struct ConvertKernelIRToCPUPass
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
       expandAsyncCopies(rewriter, kernel);
-      expandWarpIndices(rewriter, kernel);
       expandShuffles(rewriter, kernel);
-      expandFragmentLoads(rewriter, kernel);
+      expandFragmentLoads(rewriter, kernel); // Reads kernelir.lane_id.
       expandMmas(rewriter, kernel);
+      expandWarpIndices(rewriter, kernel);
     }
     ConversionTarget target(getContext());
     target.addIllegalDialect<kernelir::KernelIRDialect>();

@@ -129,9 +129,7 @@ void strata::expandFragmentLoads(RewriterBase &rewriter,
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    Value lane = arith::RemUIOp::create(
-        rewriter, loc, kernelThreadIndex(rewriter, loc, kernel.getBlock()),
-        index(kernelir::kWarpSize));
+    Value lane = kernelir::LaneIdOp::create(rewriter, loc);
     Type element = op.getType().getElementType();
     kernelir::MmaOperand operand = op.getOperand();
     AffineMap map =

@@ -25,18 +25,6 @@ bool synchronizes(Operation *op) {
 
 } // namespace
 
-/// The row-major index of the thread at `ids` (x, y, z) in a block of
-/// `block` threads: x + X * (y + Y * z).
-Value strata::linearThreadIndex(OpBuilder &b, Location loc, ArrayRef<Value> ids,
-                                ArrayRef<int64_t> block) {
-  Value sizeY = arith::ConstantIndexOp::create(b, loc, block[1]);
-  Value sizeX = arith::ConstantIndexOp::create(b, loc, block[0]);
-  Value yz = arith::AddIOp::create(
-      b, loc, ids[1], arith::MulIOp::create(b, loc, sizeY, ids[2]));
-  return arith::AddIOp::create(b, loc, ids[0],
-                               arith::MulIOp::create(b, loc, sizeX, yz));
-}
-
 namespace {
 
 /// The code between two barriers at one level of the kernel: every thread

@@ -3,6 +3,7 @@
 #ifndef STRATA_LIB_CONVERSION_KERNELIRTOCPU_THREADLOOPS_H
 #define STRATA_LIB_CONVERSION_KERNELIRTOCPU_THREADLOOPS_H
 
+#include "strata/Conversion/KernelIRCommon/ThreadIndex.h"
 #include "strata/Conversion/KernelIRToCPU/KernelIRToCPU.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
@@ -11,21 +12,10 @@
 
 namespace strata {
 
-/// The row-major index in its block of the thread at `ids` (x, y, z), for
-/// blocks of `block` threads: x + X * (y + Y * z).
-mlir::Value linearThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
-                              llvm::ArrayRef<mlir::Value> ids,
-                              llvm::ArrayRef<int64_t> block);
-
 /// This thread's row-major index in its block of `block` threads, in
 /// kernelir (from kernelir.thread_id x, y, z).
 mlir::Value kernelThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<int64_t> block);
-
-/// Replaces kernelir.lane_id and kernelir.warp_id in `kernel` by this
-/// thread's linear index modulo and over 32 (thread ids, which the thread
-/// loops then replace).
-void expandWarpIndices(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 
 /// A shared buffer of `shape` x `element` at the start of `kernel`.
 mlir::Value createSharedScratch(mlir::OpBuilder &b, kernelir::FuncOp kernel,

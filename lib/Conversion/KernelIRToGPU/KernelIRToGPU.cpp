@@ -2,6 +2,7 @@
 // kernels in one gpu.module, launches become gpu.launch_func.
 
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
+#include "strata/Conversion/KernelIRCommon/ThreadIndex.h"
 #include "strata/Conversion/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -22,6 +23,36 @@ namespace {
 /// (its launches request them, whichever of the two converts first).
 constexpr llvm::StringLiteral kDynamicSharedBytes =
     "strata.dynamic_shared_bytes";
+
+/// What a launch needs of its kernel: grid, block and dynamic shared bytes
+/// (0: none).
+struct LaunchShape {
+  SmallVector<int64_t, 3> grid, block;
+  int64_t dynamicSharedBytes = 0;
+};
+
+/// The launch shape of `kernel`, a kernelir.func or, once that converted,
+/// its gpu.func (the conversion may visit kernels before or after their
+/// launches and ops); none for other ops and for a kernelir.func whose body
+/// already moved into its gpu.func.
+std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
+  if (auto func = dyn_cast<kernelir::FuncOp>(kernel)) {
+    if (func.getBody().empty())
+      return std::nullopt;
+    int64_t bytes = func.getSharedLayout().second;
+    return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
+                       SmallVector<int64_t, 3>(func.getBlock()),
+                       bytes > kernelir::kMaxStaticSharedBytes ? bytes : 0};
+  }
+  auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
+  if (!func || !func.getKnownGridSizeAttr() || !func.getKnownBlockSizeAttr())
+    return std::nullopt;
+  auto dynamic = func->getAttrOfType<IntegerAttr>(kDynamicSharedBytes);
+  return LaunchShape{
+      llvm::to_vector_of<int64_t, 3>(func.getKnownGridSizeAttr().asArrayRef()),
+      llvm::to_vector_of<int64_t, 3>(func.getKnownBlockSizeAttr().asArrayRef()),
+      dynamic ? dynamic.getInt() : 0};
+}
 
 gpu::Dimension toGpu(kernelir::Dim dim) {
   switch (dim) {
@@ -141,24 +172,20 @@ struct WarpIdToGpu : OpConversionPattern<kernelir::WarpIdOp> {
   LogicalResult
   matchAndRewrite(kernelir::WarpIdOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    Operation *kernel = op->getParentOp();
+    while (kernel && !isa<kernelir::FuncOp, gpu::GPUFuncOp>(kernel))
+      kernel = kernel->getParentOp();
+    std::optional<LaunchShape> shape =
+        kernel ? launchShapeOf(kernel) : std::nullopt;
+    if (!shape)
+      return op.emitError("is not inside a kernel with a known block size");
     Location loc = op.getLoc();
-    auto id = [&](gpu::Dimension d) -> Value {
-      return gpu::ThreadIdOp::create(rewriter, loc, d);
-    };
-    auto size = [&](gpu::Dimension d) -> Value {
-      return gpu::BlockDimOp::create(rewriter, loc, d);
-    };
-    // x + X * (y + Y * z)
-    Value linear = arith::AddIOp::create(
-        rewriter, loc, id(gpu::Dimension::x),
-        arith::MulIOp::create(
-            rewriter, loc, size(gpu::Dimension::x),
-            arith::AddIOp::create(
-                rewriter, loc, id(gpu::Dimension::y),
-                arith::MulIOp::create(rewriter, loc, size(gpu::Dimension::y),
-                                      id(gpu::Dimension::z)))));
+    SmallVector<Value> ids;
+    for (gpu::Dimension d :
+         {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+      ids.push_back(gpu::ThreadIdOp::create(rewriter, loc, d));
     rewriter.replaceOpWithNewOp<arith::DivUIOp>(
-        op, linear,
+        op, linearThreadIndex(rewriter, loc, ids, shape->block),
         arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize));
     return success();
   }
@@ -209,9 +236,8 @@ struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    bool isLhs = op.getOperand() == kernelir::MmaOperand::Lhs;
     Value lane = gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
-    int64_t rowsPerHalf = isLhs ? 16 : 8;
+    int64_t rowsPerHalf = op.getAddressRows();
     Value row = arith::RemUIOp::create(rewriter, loc, lane, index(rowsPerHalf));
     Value half = arith::RemUIOp::create(
         rewriter, loc,
@@ -228,7 +254,7 @@ struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
         arith::AddIOp::create(rewriter, loc, indices[rank - 1], col);
     rewriter.replaceOpWithNewOp<nvgpu::LdMatrixOp>(
         op, op.getType(), adaptor.getMemref(), indices, /*transpose=*/false,
-        /*numTiles=*/isLhs ? 4 : 2);
+        op.getNumMatrices());
     return success();
   }
 };
@@ -347,41 +373,6 @@ struct AsyncWaitToWaitGroup : OpConversionPattern<kernelir::AsyncWaitOp> {
   }
 };
 
-/// What a launch needs of its kernel: grid, block and dynamic shared bytes
-/// (0: none).
-struct LaunchShape {
-  SmallVector<int64_t, 3> grid, block;
-  int64_t dynamicSharedBytes = 0;
-};
-
-/// The launch shape of kernel `name` in `kernels`, from its kernelir.func or,
-/// once that converted, its gpu.func (the conversion may visit either
-/// first).
-std::optional<LaunchShape> launchShape(gpu::GPUModuleOp kernels,
-                                       StringRef name) {
-  for (Operation &op : kernels.getBody()->getOperations()) {
-    if (auto func = dyn_cast<kernelir::FuncOp>(op)) {
-      if (func.getName() != name || func.getBody().empty())
-        continue; // Empty: its body already moved into the gpu.func.
-      int64_t bytes = func.getSharedLayout().second;
-      return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
-                         SmallVector<int64_t, 3>(func.getBlock()),
-                         bytes > kernelir::kMaxStaticSharedBytes ? bytes : 0};
-    }
-    auto func = dyn_cast<gpu::GPUFuncOp>(op);
-    if (!func || func.getName() != name || !func.getKnownGridSizeAttr() ||
-        !func.getKnownBlockSizeAttr())
-      continue;
-    auto dynamic = func->getAttrOfType<IntegerAttr>(kDynamicSharedBytes);
-    return LaunchShape{llvm::to_vector_of<int64_t, 3>(
-                           func.getKnownGridSizeAttr().asArrayRef()),
-                       llvm::to_vector_of<int64_t, 3>(
-                           func.getKnownBlockSizeAttr().asArrayRef()),
-                       dynamic ? dynamic.getInt() : 0};
-  }
-  return std::nullopt;
-}
-
 struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -390,8 +381,13 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto kernels = SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
         op, StringAttr::get(getContext(), kGpuModuleName));
-    std::optional<LaunchShape> shape =
-        kernels ? launchShape(kernels, op.getKernel()) : std::nullopt;
+    // The kernelir.func of that name, or its gpu.func once it converted.
+    std::optional<LaunchShape> shape;
+    if (kernels)
+      for (Operation &kernel : kernels.getBody()->getOperations())
+        if (SymbolTable::getSymbolName(&kernel) == op.getKernel() &&
+            (shape = launchShapeOf(&kernel)))
+          break;
     if (!shape)
       return op.emitError("launches '")
              << op.getKernel() << "', which is not a kernel of this module";

@@ -480,8 +480,8 @@ private:
     std::string type;
     if (failed(typeName(load, load.getType(), type)))
       return failure();
-    bool isLhs = load.getOperand() == kernelir::MmaOperand::Lhs;
-    int64_t registers = isLhs ? 4 : 2, rowsPerHalf = isLhs ? 16 : 8;
+    int64_t registers = load.getNumMatrices(),
+            rowsPerHalf = load.getAddressRows();
     MemRefType buffer = load.getMemref().getType();
     line() << type << " " << name(load) << ";\n";
     line() << "{\n";

@@ -83,14 +83,15 @@ kernelir.func @mma(%out: memref<32xf32>) attributes {block = array<i64: 32, 1, 1
 }
 
 // A lane is %laneid; a warp the linear thread index over 32 (PTX's
-// %warpid is a hardware slot, not this).
+// %warpid is a hardware slot, not this), with the kernel's block sizes as
+// constants (16 x 2 x 2).
 // CHECK: gpu.func @warp_ids
 // CHECK: %[[LANE:.*]] = gpu.lane_id
 // CHECK-DAG: %[[X:.*]] = gpu.thread_id x
 // CHECK-DAG: %[[Y:.*]] = gpu.thread_id y
 // CHECK-DAG: %[[Z:.*]] = gpu.thread_id z
-// CHECK-DAG: %[[BX:.*]] = gpu.block_dim x
-// CHECK-DAG: %[[BY:.*]] = gpu.block_dim y
+// CHECK-DAG: %[[BX:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[BY:.*]] = arith.constant 2 : index
 // CHECK: %[[YZ:.*]] = arith.muli %[[BY]], %[[Z]] : index
 // CHECK: %[[ROW:.*]] = arith.addi %[[Y]], %[[YZ]] : index
 // CHECK: %[[OFF:.*]] = arith.muli %[[BX]], %[[ROW]] : index

@@ -37,8 +37,14 @@ void expandShuffles(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 
 /// Replaces each kernelir.ldmatrix of `kernel` by the loads of its lane's
-/// fragment elements (what the warp's ldmatrix gives each lane).
+/// fragment elements (what the warp's ldmatrix gives each lane), at the
+/// lane kernelir.lane_id names (expandWarpIndices then expands it).
 void expandFragmentLoads(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+
+/// Replaces kernelir.lane_id and kernelir.warp_id in `kernel` by this
+/// thread's linear index modulo and over 32 (from thread ids, which the
+/// thread loops then replace).
+void expandWarpIndices(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 } // namespace strata
 
 #endif

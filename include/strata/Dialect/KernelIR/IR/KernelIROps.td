@@ -373,6 +373,14 @@ def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
   let extraClassDeclaration = [{
     /// Which operand's fragment the op loads (Lhs: A, Rhs: B).
     MmaOperand getOperand();
+    /// The 8 x 8 matrices loaded, one per register of each lane (x4 or x2).
+    int64_t getNumMatrices() { return getType().getDimSize(0); }
+    /// How many rows lanes 0, 1, ... address before the next matrices'
+    /// rows start one 16-byte row further along: lane l addresses row
+    /// l mod getAddressRows() at column w ((l / getAddressRows()) mod 2),
+    /// w = getLdMatrixRowElements (A: 16 rows, then k + w; B: 8, then
+    /// k + w).
+    int64_t getAddressRows() { return 4 * getNumMatrices(); }
   }];
 }
 
