@@ -32,12 +32,26 @@ def main():
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--no-torch-compile", action="store_true")
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--only", default="",
+                        help="comma-separated program names (default: all)")
+    parser.add_argument("--no-timing", action="store_true",
+                        help="check results only (e.g. under compute-sanitizer)")
     args = parser.parse_args()
 
-    rows, failed = [], False
+    failed = False
+    row_format = "%-20s %7d %9.2g %5s %10.3f %10.3f %10.3f %7.2fx %8.0f %8.1f"
     if not args.dry_run:
         print("device:", rt.describe_device())
+        print("%-20s %7s %9s %5s %10s %10s %10s %8s %8s %8s" % (
+            "program", "kernels", "max err", "check", "strata ms", "eager ms",
+            "compile ms", "vs eager", "GB/s", "TFLOP/s"))
+    only = set(filter(None, args.only.split(",")))
+    unknown = only - set(gpu_programs.PROGRAMS)
+    if unknown:
+        parser.error("unknown programs: " + ", ".join(sorted(unknown)))
     for name, make in gpu_programs.PROGRAMS.items():
+        if only and name not in only:
+            continue
         torch.manual_seed(0)
         fn, inputs, min_bytes, flops = make()
         data, artifact = load(args.artifacts, name)
@@ -81,6 +95,10 @@ def main():
                 name, gpu_programs.TOLERANCE.get(want.dtype, 1e-4))
             ok &= e <= tolerance * scale
         failed |= not ok
+        if args.no_timing:
+            print(row_format % ((name, len(artifact.launches), error, "PASS" if ok else "FAIL")
+                                + (float("nan"),) * 6))
+            continue
 
         # Rotate over input sets together larger than L2.
         strata_sets = rotating_sets(tensors)
@@ -101,15 +119,11 @@ def main():
                     print("torch.compile failed on %s: %s" % (name, e), file=sys.stderr)
         gbps = min_bytes / (t_strata * 1e-3) / 1e9
         tflops = flops / (t_strata * 1e-3) / 1e12 if flops else float("nan")
-        rows.append((name, len(artifact.launches), error, "PASS" if ok else "FAIL",
-                     t_strata, t_eager, t_compiled, t_eager / t_strata, gbps, tflops))
+        # One row as each program finishes, so a run cut short keeps its rows.
+        print(row_format % (name, len(artifact.launches), error, "PASS" if ok else "FAIL",
+                            t_strata, t_eager, t_compiled, t_eager / t_strata, gbps, tflops))
 
-    if rows:
-        print("%-20s %7s %9s %5s %10s %10s %10s %8s %8s %8s" % (
-            "program", "kernels", "max err", "check", "strata ms", "eager ms",
-            "compile ms", "vs eager", "GB/s", "TFLOP/s"))
-        for r in rows:
-            print("%-20s %7d %9.2g %5s %10.3f %10.3f %10.3f %7.2fx %8.0f %8.1f" % r)
+    if not args.dry_run:
         print("peaks (H200 data sheet): %.0f GB/s, %.0f TFLOP/s fp32" % (H200_GBPS, H200_TFLOPS_F32))
     return 1 if failed else 0
 

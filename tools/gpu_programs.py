@@ -7,6 +7,8 @@ with a fixed seed), example inputs, and the minimum bytes and flops one run
 must move and do, for the achieved GB/s and TFLOP/s.
 """
 
+import functools
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -24,29 +26,33 @@ def elementwise_chain():
     return fn, (a, b, c), _bytes(a, a), 0
 
 
-def rmsnorm():
-    x, w = torch.randn(N, N), torch.randn(N)
+def rmsnorm(m=N, n=N):
+    x, w = torch.randn(m, n), torch.randn(n)
     fn = lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
     return fn, (x, w), _bytes(x, x), 0
 
 
-def softmax():
-    x = torch.randn(N, N)
+def softmax(m=N, n=N):
+    x = torch.randn(m, n)
     return (lambda x: F.softmax(x, -1)), (x,), _bytes(x, x), 0
 
 
-def layer_norm():
+def layer_norm(m=N, n=N, random_affine=False):
     torch.manual_seed(0)
-    ln = nn.LayerNorm(N)
-    x = torch.randn(N, N)
+    ln = nn.LayerNorm(n)
+    if random_affine:
+        with torch.no_grad():
+            ln.weight.normal_()
+            ln.bias.normal_()
+    x = torch.randn(m, n)
     return ln, (x,), _bytes(x, x), 0
 
 
-def matmul(dtype):
+def matmul(dtype, m=N, k=N, n=N):
     def make():
-        a = torch.randn(N, N).to(dtype)
-        b = torch.randn(N, N).to(dtype)
-        return torch.matmul, (a, b), _bytes(a, b, a), 2 * N ** 3
+        a = torch.randn(m, k).to(dtype)
+        b = torch.randn(k, n).to(dtype)
+        return torch.matmul, (a, b), _bytes(a, b) + m * n * a.element_size(), 2 * m * k * n
     return make
 
 
@@ -81,6 +87,24 @@ PROGRAMS = {
     "matmul_tf32_4096": matmul(torch.float32),
     "swiglu_4096": swiglu,
     "decoder_block": decoder,
+    # Ragged sizes, multiples of no tile size: the bounds checks, the k
+    # tails, split-K, one-warp rows and misaligned rows on the hardware.
+    "matmul_f16_issue": matmul(torch.float16, 512, 384, 256),
+    "matmul_f16_ragged": matmul(torch.float16, 1000, 333, 517),
+    "matmul_bf16_ragged": matmul(torch.bfloat16, 1000, 333, 517),
+    "matmul_f32_ragged": matmul(torch.float32, 1000, 333, 517),
+    "matmul_tf32_ragged": matmul(torch.float32, 1000, 333, 517),
+    "matmul_split_k": matmul(torch.float32, 37, 3000, 45),
+    "softmax_warp_rows": functools.partial(softmax, 1000, 37),
+    "softmax_ragged": functools.partial(softmax, 333, 2049),
+    "rmsnorm_ragged": functools.partial(rmsnorm, 513, 1023),
+    "layer_norm_ragged": functools.partial(layer_norm, 777, 1025, True),
+    # The 4096^3 matmuls with larger block tiles (SCHEDULE below).
+    "matmul_f16_4096_t128": matmul(torch.float16),
+    "matmul_f16_4096_t128_k32": matmul(torch.float16),
+    "matmul_f16_4096_t128x256": matmul(torch.float16),
+    "matmul_f32_4096_t128": matmul(torch.float32),
+    "matmul_tf32_4096_t128": matmul(torch.float32),
 }
 
 # Tolerance relative to max(1, max|ref|), per dtype.
@@ -89,8 +113,17 @@ TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}
 # Schedule options a program is compiled with, and the tolerance it gets
 # instead of its dtype's: the f32 matmul once more on tensor cores, its
 # operands rounded to tf32 (10 mantissa bits) against eager's full f32.
-SCHEDULE = {"matmul_tf32_4096": "tf32=true"}
-PROGRAM_TOLERANCE = {"matmul_tf32_4096": 2e-3}
+SCHEDULE = {
+    "matmul_tf32_4096": "tf32=true",
+    "matmul_tf32_ragged": "tf32=true",
+    "matmul_f16_4096_t128": "tile-sizes=128,128",
+    "matmul_f16_4096_t128_k32": "tile-sizes=128,128 k-tile=32 stages=3",
+    "matmul_f16_4096_t128x256": "tile-sizes=128,256 k-tile=32 stages=3",
+    "matmul_f32_4096_t128": "tile-sizes=128,128",
+    "matmul_tf32_4096_t128": "tf32=true tile-sizes=128,128",
+}
+PROGRAM_TOLERANCE = {"matmul_tf32_4096": 2e-3, "matmul_tf32_ragged": 2e-3,
+                     "matmul_tf32_4096_t128": 2e-3}
 
 
 def argument_tensors(program_fn, inputs, names):

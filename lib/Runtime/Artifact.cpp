@@ -1,6 +1,8 @@
 #include "strata/Runtime/Artifact.h"
 
-#include <sstream>
+#include <charconv>
+#include <string_view>
+#include <type_traits>
 
 namespace strata::runtime {
 
@@ -49,63 +51,94 @@ const char *kindName(Buffer::Kind kind) {
 //   ptx <n>\n<bytes>
 //   cubin <n>\n<bytes>
 //   end
+//
+// Neither direction uses iostreams: on a GPU host, once PyTorch 2.11 was
+// imported, istringstream extraction in this (pybind11) module segfaulted;
+// plain string appends and std::from_chars depend on no locale machinery.
 std::string Artifact::serialize() const {
-  std::ostringstream os;
-  os << "strata-artifact 1\ntarget " << target << "\n";
+  std::string os = "strata-artifact 1\ntarget " + target + "\n";
+  auto number = [&](auto value) { os += " " + std::to_string(value); };
   for (const Buffer &b : buffers) {
-    os << "buffer " << kindName(b.kind) << " " << b.argument << " "
-       << (b.name.empty() ? "-" : b.name) << " " << b.dtype << " "
-       << b.shape.size();
+    os += std::string("buffer ") + kindName(b.kind);
+    number(b.argument);
+    os += " " + (b.name.empty() ? std::string("-") : b.name) + " " + b.dtype;
+    number(b.shape.size());
     for (int64_t d : b.shape)
-      os << " " << d;
-    if (b.kind == Buffer::Kind::Constant)
-      os << " " << b.data.size() << "\n" << b.data;
-    os << "\n";
+      number(d);
+    if (b.kind == Buffer::Kind::Constant) {
+      number(b.data.size());
+      os += "\n" + b.data;
+    }
+    os += "\n";
   }
   for (const Launch &l : launches) {
-    os << "launch " << l.kernel;
+    os += "launch " + l.kernel;
     for (unsigned g : l.grid)
-      os << " " << g;
+      number(g);
     for (unsigned t : l.block)
-      os << " " << t;
-    os << " " << l.sharedBytes << " " << l.args.size();
+      number(t);
+    number(l.sharedBytes);
+    number(l.args.size());
     for (int a : l.args)
-      os << " " << a;
-    os << "\n";
+      number(a);
+    os += "\n";
   }
-  os << "outputs " << outputs.size();
+  os += "outputs";
+  number(outputs.size());
   for (int o : outputs)
-    os << " " << o;
-  os << "\nptx " << ptx.size() << "\n" << ptx << "\ncubin " << cubin.size()
-     << "\n" << cubin << "\nend\n";
-  return os.str();
+    number(o);
+  os += "\nptx";
+  number(ptx.size());
+  os += "\n" + ptx + "\ncubin";
+  number(cubin.size());
+  os += "\n" + cubin + "\nend\n";
+  return os;
 }
 
 namespace {
 /// Reads records of an artifact, failing with the record that is wrong.
 class Reader {
 public:
-  explicit Reader(const std::string &text) : in(text) {}
+  explicit Reader(const std::string &text) : rest(text) {}
 
+  /// The next whitespace-separated token, as a string or a number.
   template <typename T>
   T read(const char *what) {
-    T value;
-    if (!(in >> value))
-      throw ArtifactError(std::string("malformed artifact: expected ") + what);
-    return value;
+    size_t start = rest.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos)
+      fail(what);
+    rest.remove_prefix(start);
+    std::string_view token = rest.substr(0, rest.find_first_of(" \t\r\n"));
+    rest.remove_prefix(token.size());
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::string(token);
+    } else {
+      T value{};
+      auto [end, error] =
+          std::from_chars(token.data(), token.data() + token.size(), value);
+      if (error != std::errc() || end != token.data() + token.size())
+        fail(what);
+      return value;
+    }
   }
 
+  /// A length-prefixed binary section: "<n>\n<n bytes>".
   std::string bytes(const char *what) {
     auto n = read<size_t>(what);
-    in.get(); // The newline before the bytes.
-    std::string data(n, '\0');
-    if (!in.read(data.data(), n))
+    if (rest.empty() || rest.front() != '\n' || rest.size() - 1 < n)
       throw ArtifactError(std::string("malformed artifact: truncated ") +
                           what);
+    std::string data(rest.substr(1, n));
+    rest.remove_prefix(1 + n);
     return data;
   }
 
-  std::istringstream in;
+private:
+  [[noreturn]] static void fail(const char *what) {
+    throw ArtifactError(std::string("malformed artifact: expected ") + what);
+  }
+
+  std::string_view rest;
 };
 } // namespace
 
@@ -136,8 +169,11 @@ Artifact Artifact::parse(const std::string &text) {
       b.dtype = r.read<std::string>("dtype");
       elementBytes(b.dtype); // Validates it.
       auto rank = r.read<size_t>("rank");
-      for (size_t i = 0; i < rank; ++i)
+      for (size_t i = 0; i < rank; ++i) {
         b.shape.push_back(r.read<int64_t>("dimension"));
+        if (b.shape.back() < 0)
+          throw ArtifactError("malformed artifact: negative dimension");
+      }
       if (b.kind == Buffer::Kind::Constant) {
         b.data = r.bytes("constant data");
         if ((int64_t)b.data.size() != b.bytes())
