@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # On a build machine: compile the GPU check's programs (tools/gpu_programs.py)
-# into artifacts for tools/gpu-check.sh. Usage: tools/gpu-artifacts.sh [DIR]
+# into artifacts for tools/gpu-check.sh. Usage: tools/gpu-artifacts.sh [DIR [SET]]
+# (SET: check, the default, or sweep; see gpu_programs.SETS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-gpu-artifacts}
 mkdir -p "$out"
 PYTHONPATH="python:build/python:tools${PYTHONPATH:+:$PYTHONPATH}" \
-  /usr/bin/python3 - "$out" <<'PY'
+  /usr/bin/python3 - "$out" "${2:-check}" <<'PY'
 import os, sys, time
 import torch
 import gpu_programs
@@ -14,7 +15,7 @@ from strata.api import build_artifact
 from strata.frontend import capture, import_program
 
 out = sys.argv[1]
-for name, make in gpu_programs.PROGRAMS.items():
+for name, make in gpu_programs.SETS[sys.argv[2]].items():
     torch.manual_seed(0)
     fn, inputs, _, _ = make()
     start = time.perf_counter()

@@ -32,7 +32,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
 step build 120 bash tools/gpu-check.sh "$artifacts" --dry-run
 ragged=matmul_f16_issue,matmul_f16_ragged,matmul_bf16_ragged,matmul_f32_ragged
 ragged+=,matmul_tf32_ragged,matmul_split_k,softmax_warp_rows,softmax_ragged
-ragged+=,rmsnorm_ragged,layer_norm_ragged
+ragged+=,rmsnorm_ragged,layer_norm_ragged,bmm_f16_large_tiles
 step check 120 $check --no-torch-compile
 step memcheck 100 compute-sanitizer --tool memcheck --print-limit 10 \
   $check --no-timing --only "$ragged"

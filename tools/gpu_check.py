@@ -32,6 +32,8 @@ def main():
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--no-torch-compile", action="store_true")
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--set", default="check", choices=sorted(gpu_programs.SETS),
+                        help="the programs to check (gpu_programs.SETS)")
     parser.add_argument("--only", default="",
                         help="comma-separated program names (default: all)")
     parser.add_argument("--no-timing", action="store_true",
@@ -46,10 +48,11 @@ def main():
             "program", "kernels", "max err", "check", "strata ms", "eager ms",
             "compile ms", "vs eager", "GB/s", "TFLOP/s"))
     only = set(filter(None, args.only.split(",")))
-    unknown = only - set(gpu_programs.PROGRAMS)
+    programs = gpu_programs.SETS[args.set]
+    unknown = only - set(programs)
     if unknown:
         parser.error("unknown programs: " + ", ".join(sorted(unknown)))
-    for name, make in gpu_programs.PROGRAMS.items():
+    for name, make in programs.items():
         if only and name not in only:
             continue
         torch.manual_seed(0)

@@ -8,6 +8,7 @@ must move and do, for the achieved GB/s and TFLOP/s.
 """
 
 import functools
+import math
 
 import torch
 import torch.nn as nn
@@ -48,11 +49,13 @@ def layer_norm(m=N, n=N, random_affine=False):
     return ln, (x,), _bytes(x, x), 0
 
 
-def matmul(dtype, m=N, k=N, n=N):
+def matmul(dtype, m=N, k=N, n=N, batch=()):
     def make():
-        a = torch.randn(m, k).to(dtype)
-        b = torch.randn(k, n).to(dtype)
-        return torch.matmul, (a, b), _bytes(a, b) + m * n * a.element_size(), 2 * m * k * n
+        a = torch.randn(*batch, m, k).to(dtype)
+        b = torch.randn(*batch, k, n).to(dtype)
+        outputs = math.prod(batch) * m * n
+        return (torch.matmul, (a, b), _bytes(a, b) + outputs * a.element_size(),
+                2 * outputs * k)
     return make
 
 
@@ -95,6 +98,8 @@ PROGRAMS = {
     "matmul_f32_ragged": matmul(torch.float32, 1000, 333, 517),
     "matmul_tf32_ragged": matmul(torch.float32, 1000, 333, 517),
     "matmul_split_k": matmul(torch.float32, 37, 3000, 45),
+    # 128 batches: 128 x 128 tensor-core tiles, mostly out of bounds.
+    "bmm_f16_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
     "softmax_warp_rows": functools.partial(softmax, 1000, 37),
     "softmax_ragged": functools.partial(softmax, 333, 2049),
     "rmsnorm_ragged": functools.partial(rmsnorm, 513, 1023),
@@ -106,6 +111,30 @@ PROGRAMS = {
     "matmul_f32_4096_t128": matmul(torch.float32),
     "matmul_tf32_4096_t128": matmul(torch.float32),
 }
+
+# The block-tile sweep (`--set sweep`): square matmuls around the size where
+# 128 x 128 block tiles start to pay, each with 64 x 64 and 128 x 128 tiles.
+SWEEP = {}
+SWEEP_SCHEDULE = {}
+for _n in (1024, 1536, 2048, 3072):
+    for _dtype, _name, _options in ((torch.float16, "f16", ""),
+                                     (torch.float32, "f32", ""),
+                                     (torch.float32, "tf32", "tf32=true ")):
+        for _t in (64, 128):
+            _key = "sweep_%s_%d_t%d" % (_name, _n, _t)
+            SWEEP[_key] = matmul(_dtype, _n, _n, _n)
+            SWEEP_SCHEDULE[_key] = _options + "tile-sizes=%d,%d" % (_t, _t)
+# Steps of k and pipeline depth for the 128 x 128 tensor-core tiles (shared
+# memory beyond 48 KiB is dynamic).
+for _n in (2048, 4096):
+    for _dtype, _name, _options in ((torch.float16, "f16", ""),
+                                     (torch.float32, "tf32", "tf32=true ")):
+        for _k, _stages in ((16, 2), (32, 2), (32, 3), (32, 4), (64, 3)):
+            _key = "sweep_%s_%d_k%ds%d" % (_name, _n, _k, _stages)
+            SWEEP[_key] = matmul(_dtype, _n, _n, _n)
+            SWEEP_SCHEDULE[_key] = _options + (
+                "tile-sizes=128,128 k-tile=%d stages=%d shared-memory=200000" % (_k, _stages))
+SETS = {"check": PROGRAMS, "sweep": SWEEP}
 
 # Tolerance relative to max(1, max|ref|), per dtype.
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}
@@ -122,8 +151,9 @@ SCHEDULE = {
     "matmul_f32_4096_t128": "tile-sizes=128,128",
     "matmul_tf32_4096_t128": "tf32=true tile-sizes=128,128",
 }
-PROGRAM_TOLERANCE = {"matmul_tf32_4096": 2e-3, "matmul_tf32_ragged": 2e-3,
-                     "matmul_tf32_4096_t128": 2e-3}
+SCHEDULE.update(SWEEP_SCHEDULE)
+PROGRAM_TOLERANCE = {name: 2e-3 for name, options in SCHEDULE.items()
+                     if "tf32=true" in options}
 
 
 def argument_tensors(program_fn, inputs, names):

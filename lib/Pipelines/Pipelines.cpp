@@ -32,6 +32,8 @@ static void addSchedulePasses(OpPassManager &pm, const Options &options) {
   tileir::TileIRTilePassOptions tile;
   tile.tileSizes.assign(options.tileSizes.begin(), options.tileSizes.end());
   tile.tileElements = options.tileElements;
+  tile.tensorCores = options.tensorCores;
+  tile.tf32 = options.tf32;
   pm.addPass(tileir::createTileIRTilePass(tile));
   tileir::TileIRSplitKPassOptions split;
   split.splits = options.splitK;

@@ -223,3 +223,59 @@ def test_pipeline_beyond_static_shared_memory():
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(torch.matmul, (x, w), via=via, options=options)
         assert report.passed, (via, report)
+
+
+@pytest.mark.parametrize("dtype, options", [(torch.float16, ""), (torch.bfloat16, ""),
+                                            (torch.float32, "tf32=true")])
+def test_large_block_tiles_on_tensor_cores(dtype, options):
+    # A tensor-core contraction with at least 128 programs of 128 x 128
+    # (here 128 batches) takes 128 x 128 block tiles (tileir-tile); rows of
+    # 100 and columns of 90 leave most of each tile out of bounds.
+    from strata.runner import host_view, poisoned, via_pipeline
+    torch.manual_seed(11)
+    a, b = randn(128, 100, 40).to(dtype), randn(128, 40, 90).to(dtype)
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline("tile", options))
+    assert "tile [1, 128, 128] threads 256" in str(module)
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline("kernel", options))
+    assert "kernelir.mma" in str(module)
+    exact = a.double() @ b.double()
+    bound = (a.double().abs() @ b.double().abs()) * (2.0 ** -10 * 1.01 + 40 * 2.0 ** -23)
+    if dtype != torch.float32:  # and the result's rounding to f16 / bf16
+        bound += exact.abs() * 2.0 ** -(11 if dtype == torch.float16 else 8) * 1.01
+    for via in ["kernel", "kernel-shuffled"]:
+        module = import_program(capture(torch.matmul, (a, b)))
+        out = poisoned((128, 100, 90), dtype)
+        module.run_on_cpu("forward", via_pipeline(via, options),
+                          [host_view(a), host_view(b)], [host_view(out)])
+        error = (out.double() - exact).abs()
+        assert bool((error <= bound).all()), (via, (error - bound).max())
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("shape", [(100, 333, 70), (45, 77, 29)])
+def test_half_matmul_without_tensor_cores_stages_halves(shape, dtype):
+    # With tensor-cores=false the threads multiply with fused multiply-adds,
+    # but the chunks are still staged as halves (copied as they are, half the
+    # shared memory), widened to f32 as they are read.
+    from strata.runner import host_view, poisoned, via_pipeline
+    torch.manual_seed(sum(shape))
+    m, k, n = shape
+    a, b = randn(m, k).to(dtype), randn(k, n).to(dtype)
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline("kernel", "tensor-cores=false"))
+    text = str(module)
+    assert "kernelir.mma" not in text, text
+    half = "bf16" if dtype == torch.bfloat16 else "f16"
+    assert "memref<2x64x16x%s, #gpu.address_space<workgroup>>" % half in text, text
+    want = a.float() @ b.float()
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        module = import_program(capture(torch.matmul, (a, b)))
+        out = poisoned((m, n), dtype)
+        module.run_on_cpu("forward", via_pipeline(via, "tensor-cores=false"),
+                          [host_view(a), host_view(b)], [host_view(out)])
+        error = (out.float() - want).abs()
+        bits = 11 if dtype == torch.float16 else 8
+        bound = want.abs() * 2.0 ** -bits * 1.01 + 1e-6 * k
+        assert bool((error <= bound).all()), (via, (error - bound).max())

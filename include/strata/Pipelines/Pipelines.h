@@ -29,8 +29,9 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::init(0)};
   typename Base::template Option<int64_t> kTile{
       *this, "k-tile",
-      llvm::cl::desc("How many k a contraction stages per step"),
-      llvm::cl::init(16)};
+      llvm::cl::desc("How many k a contraction stages per step (0: chosen "
+                     "per contraction)"),
+      llvm::cl::init(0)};
   typename Base::template Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("Pipeline depth of contractions: steps of k whose "
@@ -41,22 +42,7 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Bytes of shared memory a contraction's pipelined "
                      "chunks may take (beyond 49152: dynamic shared memory)"),
       llvm::cl::init(kStaticSharedMemoryBytes)};
-};
-
-/// Options of strata-schedule-tile.
-struct TileScheduleOptions
-    : public TileScheduleOptionsBase<TileScheduleOptions> {};
-
-/// The options shared by every pipeline that schedules kernels: the kind of
-/// each program, its schedule, and how kernelir multiplies.
-template <typename Derived>
-struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
-  using Base = mlir::PassPipelineOptions<Derived>;
-  typename Base::template Option<std::string> schedule{
-      *this, "schedule",
-      llvm::cl::desc("auto (per kernel), elementwise, row, contraction or "
-                     "generic"),
-      llvm::cl::init("auto")};
+  // Where contractions multiply: kernelir's choice, which tiles follow.
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Multiply f16 and bf16 contractions on tensor cores "
@@ -67,6 +53,22 @@ struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
       llvm::cl::desc("Multiply f32 contractions on tensor cores as tf32 "
                      "(with tensor-cores)"),
       llvm::cl::init(false)};
+};
+
+/// Options of strata-schedule-tile.
+struct TileScheduleOptions
+    : public TileScheduleOptionsBase<TileScheduleOptions> {};
+
+/// The options shared by every pipeline that schedules kernels: the kind of
+/// each program and its schedule (with how kernelir multiplies).
+template <typename Derived>
+struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
+  using Base = mlir::PassPipelineOptions<Derived>;
+  typename Base::template Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("auto (per kernel), elementwise, row, contraction or "
+                     "generic"),
+      llvm::cl::init("auto")};
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.

@@ -23,9 +23,20 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
                                 "tile size 1");
   int64_t step = contract.getStep();
   Type element = contract.getResult().getType().getElementType();
+  // Operands that both widen the same half type are staged as halves (half
+  // the shared memory and copies; tileir-pipeline counts them so) and
+  // widened as they are read.
+  Type half = contract.getTensorCoreOperandType(/*tf32=*/false);
+  bool narrow = static_cast<bool>(half);
+  Type staged = narrow ? half : element;
   Value lhsChunk, rhsChunk;
-  std::tie(lhsChunk, rhsChunk) = createChunks(contract, element);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  std::tie(lhsChunk, rhsChunk) = createChunks(contract, staged);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(staged));
+  Value accZero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  auto read = [&](Value chunk, SmallVector<Value> indices) -> Value {
+    Value x = kernelir::LoadOp::create(b, loc, chunk, indices);
+    return narrow ? arith::ExtFOp::create(b, loc, element, x) : x;
+  };
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -39,19 +50,17 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
       Value row = coords[rank - 2], col = coords[rank - 1];
       Value &a = lhsLoads[row];
       if (!a)
-        a = kernelir::LoadOp::create(b, loc, lhsChunk,
-                                     chunkIndices(slot, row, kk));
+        a = read(lhsChunk, chunkIndices(slot, row, kk));
       Value &bv = rhsLoads[col];
       if (!bv)
-        bv = kernelir::LoadOp::create(b, loc, rhsChunk,
-                                      chunkIndices(slot, kk, col));
+        bv = read(rhsChunk, chunkIndices(slot, kk, col));
       next.push_back(math::FmaOp::create(b, loc, a, bv, partial[m]));
     }
     return next;
   };
-  SmallVector<Value> init(elementsPerThread, zero);
+  SmallVector<Value> init(elementsPerThread, accZero);
   auto kLoop = stagedLoop(
-      contract, lhsChunk, rhsChunk, zero, /*narrow=*/false,
+      contract, lhsChunk, rhsChunk, zero, narrow,
       /*rhsTransposed=*/false, init, [&](ValueRange acc, Value slot) {
         auto inner = buildLoop(loc, index(0), index(step), index(1), acc,
                                [&](Value kk, ValueRange partial) {

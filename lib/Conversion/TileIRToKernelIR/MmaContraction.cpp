@@ -18,35 +18,13 @@ using kernelir::kMmaM;
 using kernelir::kMmaN;
 using kernelir::MmaOperand;
 
-/// The type (f16 or bf16) of the value `region` (a contract operand) widens
-/// to f32 and yields; none otherwise.
-static Type widenedHalfType(Region &region) {
-  auto widen = region.front()
-                   .getTerminator()
-                   ->getOperand(0)
-                   .getDefiningOp<arith::ExtFOp>();
-  if (!widen || widen->getBlock() != &region.front() ||
-      !widen.getType().isF32())
-    return Type();
-  Type narrow = widen.getIn().getType();
-  return narrow.isF16() || narrow.isBF16() ? narrow : Type();
-}
-
 std::optional<TileBodyTranslator::MmaLayout>
 TileBodyTranslator::chooseMmaLayout() {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
   if (!tensorCores || !llvm::hasSingleElement(contracts))
     return std::nullopt;
   tileir::ContractOp contract = *contracts.begin();
-  if (!contract.getResult().getType().getElementType().isF32())
-    return std::nullopt;
-  // Halves widened to f32 multiply as halves; f32 operands as tf32 only
-  // where asked for.
-  Type operand = widenedHalfType(contract.getLhs());
-  if (operand && widenedHalfType(contract.getRhs()) != operand)
-    return std::nullopt;
-  if (!operand && tf32)
-    operand = b.getF32Type();
+  Type operand = contract.getTensorCoreOperandType(tf32);
   if (!operand || contract.getStep() % kernelir::getMmaK(operand) != 0)
     return std::nullopt;
   ArrayRef<int64_t> tile = kernel.getTile();

@@ -38,11 +38,17 @@
 // CHECK: %[[E:.*]] = vector.extract %[[ACC]]#0[0, 0] : f32 from vector<2x2xf32>
 // CHECK: %[[Y:.*]] = arith.truncf %[[E]] : f32 to f16
 // CHECK: kernelir.store %[[Y]], %{{.*}} if %{{.*}} : memref<17x19xf16>
-// Without tensor cores: f32 chunks, fused multiply-adds.
+// Without tensor cores: chunks of halves (as with them), widened as they
+// are read, fused multiply-adds.
 // FMA-LABEL: kernelir.func @host_kernel
-// FMA: kernelir.shared : memref<16x16xf32, #gpu.address_space<workgroup>>
+// FMA: %[[A:.*]] = kernelir.shared : memref<32x16xf16, #gpu.address_space<workgroup>>
+// FMA: %[[B:.*]] = kernelir.shared : memref<16x16xf16, #gpu.address_space<workgroup>>
 // FMA-NOT: kernelir.mma
-// FMA: math.fma
+// FMA: %[[X:.*]] = kernelir.load %[[A]]
+// FMA: %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// FMA: %[[W:.*]] = kernelir.load %[[B]]
+// FMA: %[[WW:.*]] = arith.extf %[[W]] : f16 to f32
+// FMA: math.fma %[[XW]], %[[WW]]
 func.func @host(%a: tensor<17x40xf16>, %b: tensor<40x19xf16>) -> tensor<17x19xf16> {
   %r = tileir.kernel ins(%a, %b : tensor<17x40xf16>, tensor<40x19xf16>) -> tensor<17x19xf16> domain [17, 19] tile [32, 16] threads 64 {
   ^bb0(%ab: memref<17x40xf16>, %bb: memref<40x19xf16>, %out: memref<17x19xf16>):

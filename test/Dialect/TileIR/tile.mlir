@@ -3,6 +3,8 @@
 // RUN: strata-opt %s -split-input-file --tileir-tile | FileCheck %s
 // RUN: strata-opt %s -split-input-file '--tileir-tile=tile-elements=64' | FileCheck %s --check-prefix=SMALL
 // RUN: strata-opt %s -split-input-file --tileir-tile --tileir-tile | FileCheck %s
+// RUN: strata-opt %s -split-input-file '--tileir-tile=tf32=true' | FileCheck %s --check-prefix=TF32
+// RUN: strata-opt %s -split-input-file '--tileir-tile=tensor-cores=false' | FileCheck %s --check-prefix=NOTC
 
 // Elementwise: innermost dimension first, powers of two, 512 elements.
 // CHECK-LABEL: func.func @elementwise
@@ -117,4 +119,87 @@ func.func @row_sums(%a: tensor<33x70xf32>, %b: tensor<1000x37xf32>, %c: tensor<1
     loopir.store %s, %out[%row] : memref<1000xf32>
   }
   return %r, %q, %l : tensor<33xf32>, tensor<1000xf32>, tensor<1000xf32>
+}
+
+// -----
+
+// A contraction that will multiply on tensor cores (f16 operands widened to
+// f32) takes 128 x 128 tiles while they still make 128 program instances
+// (12 x 12 here); without tensor cores, 64 x 64.
+// CHECK-LABEL: func.func @half_matmul
+// CHECK: domain [1536, 1536] tile [128, 128] threads 1 {
+// CHECK: tileir.contract {{.*}} : <128x128xf32>
+// NOTC-LABEL: func.func @half_matmul
+// NOTC: domain [1536, 1536] tile [64, 64] threads 1 {
+func.func @half_matmul(%a: tensor<1536x32xf16>, %b: tensor<32x1536xf16>) -> tensor<1536x1536xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<1536x32xf16>, tensor<32x1536xf16>) -> tensor<1536x1536xf32> domain [1536, 1536] tile [1, 1] threads 1 {
+  ^bb0(%ab: memref<1536x32xf16>, %bb: memref<32x1536xf16>, %out: memref<1536x1536xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %c = tileir.contract [%o0, %o1] k 32 step 1 : !tileir.tile<1x1xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<1536x32xf16>
+      %w = arith.extf %x : f16 to f32
+      tileir.yield %w : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %y = loopir.load %bb[%k, %j] : memref<32x1536xf16>
+      %w = arith.extf %y : f16 to f32
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<1x1xf32>, memref<1536x1536xf32>
+  }
+  return %r : tensor<1536x1536xf32>
+}
+
+// -----
+
+// The same with too few 128 x 128 tiles (8 x 8 < 128): 64 x 64.
+// CHECK-LABEL: func.func @small_half_matmul
+// CHECK: domain [1000, 1000] tile [64, 64] threads 1 {
+func.func @small_half_matmul(%a: tensor<1000x32xf16>, %b: tensor<32x1000xf16>) -> tensor<1000x1000xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<1000x32xf16>, tensor<32x1000xf16>) -> tensor<1000x1000xf32> domain [1000, 1000] tile [1, 1] threads 1 {
+  ^bb0(%ab: memref<1000x32xf16>, %bb: memref<32x1000xf16>, %out: memref<1000x1000xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %c = tileir.contract [%o0, %o1] k 32 step 1 : !tileir.tile<1x1xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<1000x32xf16>
+      %w = arith.extf %x : f16 to f32
+      tileir.yield %w : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %y = loopir.load %bb[%k, %j] : memref<32x1000xf16>
+      %w = arith.extf %y : f16 to f32
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<1x1xf32>, memref<1000x1000xf32>
+  }
+  return %r : tensor<1000x1000xf32>
+}
+
+// -----
+
+// f32 operands multiply on FMAs (64 x 64 tiles) unless tf32 is asked for.
+// CHECK-LABEL: func.func @float_matmul
+// CHECK: domain [1536, 1536] tile [64, 64] threads 1 {
+// TF32-LABEL: func.func @float_matmul
+// TF32: domain [1536, 1536] tile [128, 128] threads 1 {
+func.func @float_matmul(%a: tensor<1536x32xf32>, %b: tensor<32x1536xf32>) -> tensor<1536x1536xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<1536x32xf32>, tensor<32x1536xf32>) -> tensor<1536x1536xf32> domain [1536, 1536] tile [1, 1] threads 1 {
+  ^bb0(%ab: memref<1536x32xf32>, %bb: memref<32x1536xf32>, %out: memref<1536x1536xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %c = tileir.contract [%o0, %o1] k 32 step 1 : !tileir.tile<1x1xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<1536x32xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %y = loopir.load %bb[%k, %j] : memref<32x1536xf32>
+      tileir.yield %y : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<1x1xf32>, memref<1536x1536xf32>
+  }
+  return %r : tensor<1536x1536xf32>
 }

@@ -11,10 +11,31 @@
 namespace strata {
 
 /// A sum of products over rows x columns (a contraction) is computed in
-/// block tiles of up to kContractionBlockTile rows and columns whose operand
-/// chunks are staged in shared memory: an operand element is computed once
-/// per block tile that reads it, not once per output element.
+/// block tiles of up to kContractionBlockTile rows and columns (larger on
+/// tensor cores, below) whose operand chunks are staged in shared memory:
+/// an operand element is computed once per block tile that reads it, not
+/// once per output element.
 constexpr int64_t kContractionBlockTile = 64;
+
+/// A contraction on tensor cores takes block tiles of up to
+/// kLargeContractionBlockTile rows and columns where such tiles still make
+/// kMinLargeTilePrograms program instances: each staged operand element
+/// then serves twice the products. Measured on an H200 (docs/runtime.md),
+/// square matmuls from 1536 to 4096: f16 1.2-1.7x and tf32 1.2-1.4x faster
+/// than with 64 x 64 tiles; f32 on FMAs was not faster (1536: 0.67x), so it
+/// keeps 64 x 64. The fusion model (loopir-fuse) counts operand recompute
+/// with kContractionBlockTile, an upper bound for larger tiles.
+constexpr int64_t kLargeContractionBlockTile = 128;
+constexpr int64_t kMinLargeTilePrograms = 128;
+
+/// The k a contraction stages per step (tileir-k-tile): kContractionStep,
+/// or kLargeHalfTileStep where halves are staged in block tiles of
+/// kLargeContractionBlockTile rows and columns: two steps of such chunks
+/// take 40 KiB, within a block's static 48 KiB. Measured on an H200
+/// (docs/runtime.md), f16 on tensor cores: 2048^3 8% and 4096^3 15%
+/// faster than steps of 16. (tf32's chunks of 32 would not fit twice.)
+constexpr int64_t kContractionStep = 16;
+constexpr int64_t kLargeHalfTileStep = 32;
 
 /// Fewer rows or columns than this make a matrix-vector product, which the
 /// row schedule reduces instead.

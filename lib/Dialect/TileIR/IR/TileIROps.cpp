@@ -416,6 +416,33 @@ LogicalResult DistributeOp::verify() {
 // ContractOp
 //===----------------------------------------------------------------------===//
 
+/// The type (f16 or bf16) of the value `region` (a contract operand) widens
+/// to f32 and yields; none otherwise.
+static Type widenedHalfType(Region &region) {
+  auto widen = region.front()
+                   .getTerminator()
+                   ->getOperand(0)
+                   .getDefiningOp<arith::ExtFOp>();
+  if (!widen || widen->getBlock() != &region.front() ||
+      !widen.getType().isF32())
+    return Type();
+  Type narrow = widen.getIn().getType();
+  return narrow.isF16() || narrow.isBF16() ? narrow : Type();
+}
+
+Type ContractOp::getTensorCoreOperandType(bool tf32) {
+  if (!getResult().getType().getElementType().isF32())
+    return Type();
+  // Halves widened to f32 multiply as halves; f32 operands (a widened half
+  // among them is exact in tf32) as tf32 only where asked for.
+  Type lhs = widenedHalfType(getLhs());
+  if (lhs && widenedHalfType(getRhs()) == lhs)
+    return lhs;
+  if (lhs || !tf32)
+    return Type();
+  return Float32Type::get(getContext());
+}
+
 LogicalResult ContractOp::verify() {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   size_t rank = kernel.getDomain().size();

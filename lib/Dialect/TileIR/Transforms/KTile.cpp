@@ -14,20 +14,31 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::tileir;
 
+int64_t strata::tileir::chooseKTile(ContractOp contract, int64_t forced) {
+  if (forced > 0)
+    return forced;
+  ArrayRef<int64_t> tile = contract->getParentOfType<KernelOp>().getTile();
+  bool largeTile = tile[tile.size() - 2] >= kLargeContractionBlockTile &&
+                   tile[tile.size() - 1] >= kLargeContractionBlockTile;
+  Type staged = contract.getTensorCoreOperandType(/*tf32=*/false);
+  return largeTile && staged ? kLargeHalfTileStep : kContractionStep;
+}
+
 namespace {
 struct SetContractionStep : OpRewritePattern<ContractOp> {
-  SetContractionStep(MLIRContext *ctx, int64_t step)
-      : OpRewritePattern(ctx), step(step) {}
+  SetContractionStep(MLIRContext *ctx, int64_t forced)
+      : OpRewritePattern(ctx), forced(forced) {}
 
   LogicalResult matchAndRewrite(ContractOp contract,
                                 PatternRewriter &rewriter) const override {
+    int64_t step = chooseKTile(contract, forced);
     if ((int64_t)contract.getStep() == step)
       return failure();
     rewriter.modifyOpInPlace(contract, [&] { contract.setStep(step); });
     return success();
   }
 
-  int64_t step;
+  int64_t forced;
 };
 
 struct TileIRKTilePass
@@ -35,9 +46,10 @@ struct TileIRKTilePass
   using TileIRKTilePassBase::TileIRKTilePassBase;
 
   void runOnOperation() override {
-    if (kTile < 1) {
+    if (kTile < 0) {
       mlir::emitError(getOperation()->getLoc(),
-                      "tileir-k-tile: k-tile must be positive, got ")
+                      "tileir-k-tile: k-tile must be positive (or 0: "
+                      "chosen per contraction), got ")
           << kTile.getValue();
       return signalPassFailure();
     }

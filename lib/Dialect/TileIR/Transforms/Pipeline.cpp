@@ -16,6 +16,21 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::tileir;
 
+int64_t strata::tileir::getStagedChunkBytes(ContractOp contract, int64_t rows,
+                                            int64_t cols, int64_t step) {
+  // Operands that widen halves are staged as halves on every path.
+  Type staged = contract.getTensorCoreOperandType(/*tf32=*/false);
+  if (!staged)
+    staged = contract.getResult().getType().getElementType();
+  int64_t bytes = llvm::divideCeil(staged.getIntOrFloatBitWidth(), 8);
+  // Counted as the tensor-core path stores them, padded against bank
+  // conflicts (B either n x k or k x n): at least what any path takes.
+  int64_t lhs = rows * conflictFreeRowLength(step, bytes, true);
+  int64_t rhs = std::max(cols * conflictFreeRowLength(step, bytes, true),
+                         step * conflictFreeRowLength(cols, bytes, false));
+  return (lhs + rhs) * bytes;
+}
+
 namespace {
 /// The depth of one contraction: `wanted`, but at most its steps of k and
 /// what fits in `budget` bytes of shared memory.
@@ -24,14 +39,7 @@ int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget) {
   ArrayRef<int64_t> tile = kernel.getTile();
   int64_t rows = tile[tile.size() - 2], cols = tile[tile.size() - 1];
   int64_t step = contract.getStep();
-  Type element = contract.getResult().getType().getElementType();
-  int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  // Counted as the tensor-core path stores them, padded against bank
-  // conflicts (B either n x k or k x n): at least what any path takes.
-  int64_t lhs = rows * conflictFreeRowLength(step, bytes, true);
-  int64_t rhs = std::max(cols * conflictFreeRowLength(step, bytes, true),
-                         step * conflictFreeRowLength(cols, bytes, false));
-  int64_t perStage = (lhs + rhs) * bytes;
+  int64_t perStage = getStagedChunkBytes(contract, rows, cols, step);
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   int64_t fit = std::max<int64_t>(1, budget / perStage);
   return std::max<int64_t>(1, std::min({wanted, steps, fit}));

@@ -287,7 +287,8 @@ void strata::tileir::splitK(OpBuilder &b, KernelOp kernel, int64_t splits) {
   // are tileir-map-threads' to choose.
   sum.setThreads(1);
   FailureOr<SmallVector<int64_t>> tile =
-      chooseTile(sum, {}, kDefaultTileElements);
+      chooseTile(sum, {}, kDefaultTileElements,
+                 /*tensorCores=*/false, /*tf32=*/false);
   assert(succeeded(tile) && "the default elementwise tile exists");
   (void)setTile(sum, *tile);
   kernel.replaceAllUsesWith(sum.getResults());

@@ -53,6 +53,24 @@ SmallVector<int64_t> innermostFirst(ArrayRef<int64_t> domain,
   return tile;
 }
 
+/// Whether the contraction kernel `kernel` takes kLargeContractionBlockTile
+/// tiles: it multiplies on tensor cores (the same test as
+/// convert-tileir-to-kernelir's) and such tiles still make
+/// kMinLargeTilePrograms program instances.
+bool usesLargeBlockTiles(KernelOp kernel, bool tensorCores, bool tf32) {
+  auto contracts = kernel.getBody().getOps<ContractOp>();
+  if (!tensorCores || !llvm::hasSingleElement(contracts) ||
+      !(*contracts.begin()).getTensorCoreOperandType(tf32))
+    return false;
+  ArrayRef<int64_t> domain = kernel.getDomain();
+  int64_t programs = 1;
+  for (auto [d, size] : llvm::enumerate(domain))
+    programs *= d + 2 >= domain.size()
+                    ? llvm::divideCeil(size, kLargeContractionBlockTile)
+                    : size;
+  return programs >= kMinLargeTilePrograms;
+}
+
 /// Checks a forced tile against the kernel's kind.
 LogicalResult checkForcedTile(KernelOp kernel, ArrayRef<int64_t> tile) {
   size_t rank = kernel.getDomain().size();
@@ -87,7 +105,7 @@ LogicalResult checkForcedTile(KernelOp kernel, ArrayRef<int64_t> tile) {
 
 FailureOr<SmallVector<int64_t>>
 strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
-                           int64_t tileElements) {
+                           int64_t tileElements, bool tensorCores, bool tf32) {
   if (!forced.empty()) {
     if (failed(checkForcedTile(kernel, forced)))
       return failure();
@@ -98,10 +116,12 @@ strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
   case ProgramKind::Row:
     return rowTile(kernel);
   case ProgramKind::Contraction: {
+    int64_t block = usesLargeBlockTiles(kernel, tensorCores, tf32)
+                        ? kLargeContractionBlockTile
+                        : kContractionBlockTile;
     SmallVector<int64_t> tile(domain.size(), 1);
     for (size_t d = domain.size() - 2; d < domain.size(); ++d)
-      tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]),
-                                  kContractionBlockTile);
+      tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]), block);
     return tile;
   }
   case ProgramKind::Generic:
@@ -151,7 +171,7 @@ struct TileIRTilePass
     SmallVector<int64_t> forced(tileSizes.begin(), tileSizes.end());
     WalkResult result = getOperation()->walk([&](KernelOp kernel) {
       FailureOr<SmallVector<int64_t>> tile =
-          chooseTile(kernel, forced, tileElements);
+          chooseTile(kernel, forced, tileElements, tensorCores, tf32);
       if (failed(tile) || failed(setTile(kernel, *tile)))
         return WalkResult::interrupt();
       return WalkResult::advance();

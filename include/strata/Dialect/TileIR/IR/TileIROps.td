@@ -409,6 +409,13 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
     `lhs` $lhs `rhs` $rhs
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The type tensor cores multiply this contraction's operands as: f16
+    /// or bf16 where both operands widen the same half type to f32, f32
+    /// (as tf32) where `tf32` is asked for and neither does; a null type
+    /// where it has no tensor-core form (its result is not f32).
+    ::mlir::Type getTensorCoreOperandType(bool tf32);
+  }];
 }
 
 def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,

@@ -14,10 +14,12 @@ namespace strata::tileir {
 
 /// The tile tileir-tile gives `kernel`: `forced` (checked against the
 /// kernel's kind) unless empty, else chosen by its kind; elementwise
-/// kernels aim for `tileElements` elements. Reports why on the kernel.
+/// kernels aim for `tileElements` elements, contractions that will multiply
+/// on tensor cores (`tensorCores`, f32 ones as tf32 where `tf32`) may take
+/// larger tiles. Reports why on the kernel.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 chooseTile(KernelOp kernel, llvm::ArrayRef<int64_t> forced,
-           int64_t tileElements);
+           int64_t tileElements, bool tensorCores, bool tf32);
 
 /// Gives `kernel` the tile `tile` and retypes its tiles; fails (reported on
 /// the kernel) if its threads cannot share the tile evenly.
@@ -44,8 +46,20 @@ mlir::FailureOr<int64_t> chooseSplits(KernelOp kernel, int64_t forced,
 /// the original epilogue.
 void splitK(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
 
-/// Sets the step of each contraction to `kTile` (tileir-k-tile).
+/// The k step tileir-k-tile gives `contract`: `forced` unless 0, else
+/// chosen by its tile and staged type (see kLargeHalfTileStep).
+int64_t chooseKTile(ContractOp contract, int64_t forced);
+
+/// Sets the step of each contraction (chooseKTile with `kTile` forced
+/// unless 0; tileir-k-tile).
 void populateKTilePatterns(mlir::RewritePatternSet &patterns, int64_t kTile);
+
+/// The shared memory one step of `contract`'s operand chunks takes in a
+/// `rows` x `cols` tile with `step` k: elements as staged (halves where the
+/// operands widen halves, else the result's type), rows padded as the
+/// tensor-core path pads them (at least what any path takes).
+int64_t getStagedChunkBytes(ContractOp contract, int64_t rows, int64_t cols,
+                            int64_t step);
 
 /// Sets each contraction's pipeline depth (see tileir-pipeline): `stages`
 /// (at least 1) where its chunks fit in `sharedMemory` bytes.

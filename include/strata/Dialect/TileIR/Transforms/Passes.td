@@ -13,7 +13,10 @@ def TileIRTilePass : Pass<"tileir-tile"> {
       `tile-elements` (512) elements, so consecutive threads touch
       consecutive addresses;
     - contraction: up to 64 x 64 rows and columns (powers of two), batch
-      dimensions 1;
+      dimensions 1; up to 128 x 128 for one that will multiply on tensor
+      cores (f16 or bf16 operands widened to f32 with `tensor-cores`, f32
+      ones with `tf32` too) while such tiles still make 128 program
+      instances (measured: docs/runtime.md);
     - generic: like elementwise, 128 points (one per thread, and a point
       may run whole loops);
     - row: the rows per program instance, one per thread group: up to 8
@@ -48,7 +51,12 @@ def TileIRTilePass : Pass<"tileir-tile"> {
                "Tile size per domain dimension (default: chosen per kernel)">,
     Option<"tileElements", "tile-elements", "int64_t",
            /*default=*/"::strata::kDefaultTileElements",
-           "Elements per tile of an elementwise kernel (a power of two)">
+           "Elements per tile of an elementwise kernel (a power of two)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Contractions of f16 and bf16 will multiply on tensor cores "
+           "(as convert-tileir-to-kernelir's option)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 contractions will multiply on tensor cores as tf32">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
@@ -162,11 +170,14 @@ def TileIRMapThreadsPass : Pass<"tileir-map-threads"> {
 def TileIRKTilePass : Pass<"tileir-k-tile"> {
   let summary = "Choose how many k each contraction stages per step.";
   let description = [{
-    Sets the `step` of every `tileir.contract` to `k-tile` (16 unless
-    given): each step stages an operand chunk of the tile's rows (or
-    columns) by `step` in shared memory. Tensor cores need a multiple of
-    their k (16 for f16 and bf16, 8 for tf32); another step multiplies with
-    fused multiply-adds.
+    Sets the `step` of every `tileir.contract` to `k-tile`, or where that
+    is 0 (the default) chooses it: 32 for operands staged as halves in
+    block tiles of 128 x 128 or more (two steps' chunks, 40 KiB, stay within
+    a block's static shared memory; measured 8-15% faster on an H200), else
+    16. Each step stages an operand chunk of the tile's rows (or columns)
+    by `step` in shared memory. Tensor cores need a multiple of their k (16
+    for f16 and bf16, 8 for tf32); another step multiplies with fused
+    multiply-adds.
 
     Before and after:
 
@@ -176,8 +187,9 @@ def TileIRKTilePass : Pass<"tileir-k-tile"> {
     ```
   }];
   let options = [
-    Option<"kTile", "k-tile", "int64_t", /*default=*/"16",
-           "How many k a contraction stages in shared memory per step">
+    Option<"kTile", "k-tile", "int64_t", /*default=*/"0",
+           "How many k a contraction stages in shared memory per step "
+           "(0: chosen per contraction)">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
@@ -193,7 +205,8 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     than fit in the `shared-memory` budget of a block (48 KiB unless given:
     what any NVIDIA GPU gives a block statically; larger budgets use
     dynamic shared memory, up to 227 KiB on sm_90; every chunk element is
-    counted at the width of the result's element type, its rows padded as
+    counted at the width it is staged at (halves where the operands widen
+    halves, else the result's element type), its rows padded as
     tensor-core chunks are against bank conflicts); 1 turns pipelining
     off.
 
