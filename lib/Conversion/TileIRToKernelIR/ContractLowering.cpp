@@ -26,7 +26,7 @@ TileBodyTranslator::translateContract(tileir::ContractOp contract) {
   // Operands that both widen the same half type are staged as halves (half
   // the shared memory and copies; tileir-pipeline counts them so) and
   // widened as they are read.
-  Type half = contract.getTensorCoreOperandType(/*tf32=*/false);
+  Type half = contract.getWidenedHalfType();
   bool narrow = static_cast<bool>(half);
   Type staged = narrow ? half : element;
   Value lhsChunk, rhsChunk;

@@ -430,15 +430,19 @@ static Type widenedHalfType(Region &region) {
   return narrow.isF16() || narrow.isBF16() ? narrow : Type();
 }
 
+Type ContractOp::getWidenedHalfType() {
+  Type lhs = widenedHalfType(getLhs());
+  return lhs && widenedHalfType(getRhs()) == lhs ? lhs : Type();
+}
+
 Type ContractOp::getTensorCoreOperandType(bool tf32) {
   if (!getResult().getType().getElementType().isF32())
     return Type();
   // Halves widened to f32 multiply as halves; f32 operands (a widened half
   // among them is exact in tf32) as tf32 only where asked for.
-  Type lhs = widenedHalfType(getLhs());
-  if (lhs && widenedHalfType(getRhs()) == lhs)
-    return lhs;
-  if (lhs || !tf32)
+  if (Type half = getWidenedHalfType())
+    return half;
+  if (widenedHalfType(getLhs()) || !tf32)
     return Type();
   return Float32Type::get(getContext());
 }

@@ -20,8 +20,8 @@ int64_t strata::tileir::chooseKTile(ContractOp contract, int64_t forced) {
   ArrayRef<int64_t> tile = contract->getParentOfType<KernelOp>().getTile();
   bool largeTile = tile[tile.size() - 2] >= kLargeContractionBlockTile &&
                    tile[tile.size() - 1] >= kLargeContractionBlockTile;
-  Type staged = contract.getTensorCoreOperandType(/*tf32=*/false);
-  return largeTile && staged ? kLargeHalfTileStep : kContractionStep;
+  return largeTile && contract.getWidenedHalfType() ? kLargeHalfTileStep
+                                                    : kContractionStep;
 }
 
 namespace {

@@ -19,7 +19,7 @@ using namespace strata::tileir;
 int64_t strata::tileir::getStagedChunkBytes(ContractOp contract, int64_t rows,
                                             int64_t cols, int64_t step) {
   // Operands that widen halves are staged as halves on every path.
-  Type staged = contract.getTensorCoreOperandType(/*tf32=*/false);
+  Type staged = contract.getWidenedHalfType();
   if (!staged)
     staged = contract.getResult().getType().getElementType();
   int64_t bytes = llvm::divideCeil(staged.getIntOrFloatBitWidth(), 8);

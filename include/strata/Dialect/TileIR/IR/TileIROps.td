@@ -410,6 +410,9 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// The half type (f16 or bf16) both operands yield widened to f32, so
+    /// their chunks can be staged as halves; null otherwise.
+    ::mlir::Type getWidenedHalfType();
     /// The type tensor cores multiply this contraction's operands as: f16
     /// or bf16 where both operands widen the same half type to f32, f32
     /// (as tf32) where `tf32` is asked for and neither does; a null type
