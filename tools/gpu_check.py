@@ -1,11 +1,13 @@
 """Checks Strata's artifacts on a GPU against PyTorch eager and times them.
 
-For each program of gpu_programs.PROGRAMS: load its artifact, run it on fresh
+For each program of a set of gpu_programs.SETS (`--set`, default the check's
+programs; `--only` picks some): load its artifact, run it on fresh
 random inputs, compare with eager (tolerance per dtype), then time it with
 CUDA events (warm-up, many repetitions, median, inputs rotated over sets
 larger than L2) next to eager and, with torch >= 2, torch.compile. Prints a
-table of time, speedup and achieved GB/s and TFLOP/s. --dry-run only checks
-that every artifact loads and binds (no GPU needed).
+row of time, speedup and achieved GB/s and TFLOP/s as each program finishes
+(`--no-timing`: the check alone, e.g. under compute-sanitizer). --dry-run
+only checks that every artifact loads and binds (no GPU needed).
 """
 import argparse
 import os
