@@ -46,12 +46,20 @@ private:
     llvm::raw_string_ostream os(messages);
     if (!messages.empty())
       os << "\n";
-    // file:line:col, like a C compiler, where the location has one.
-    if (auto file = diag.getLocation()->findInstanceOf<FileLineColLoc>())
+    // file:line:col, like a C compiler, where the location has one. An
+    // error without a location (a pass's option, say) is its message alone:
+    // the caller says it is an error.
+    if (auto file = diag.getLocation()->findInstanceOf<FileLineColLoc>()) {
       os << file.getFilename().getValue() << ":" << file.getLine() << ":"
          << file.getColumn() << ": ";
-    else
+    } else if (isa<UnknownLoc>(diag.getLocation())) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error) {
+        os << diag.str();
+        return;
+      }
+    } else {
       os << diag.getLocation() << ": ";
+    }
     switch (diag.getSeverity()) {
     case DiagnosticSeverity::Error:
       os << "error: ";

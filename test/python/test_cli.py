@@ -80,6 +80,22 @@ def test_impossible_schedule_option_is_a_diagnostic():
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("options, message", [
+    ("k-tile=-3", "tileir-k-tile: k-tile must be positive (or 0: chosen per contraction), got -3"),
+    ("stages=0", "tileir-pipeline: stages must be at least 1, got 0"),
+])
+def test_invalid_option_is_one_line(options, message):
+    # A pass's option error is reported on the module: its file where it
+    # has one, else the message alone.
+    r = run("lower", EXAMPLE, "--to", "tile", "--options", options)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "strata: error: %s:0:0: error: %s" % (EXAMPLE, message)
+    r = run("compile", "-c", "torch.matmul(torch.randn(20, 20), torch.randn(20, 20))",
+            "--emit", "tile", "--options", options)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "strata: error: " + message
+
+
 def test_ptx_of_the_example(tmp_path):
     out = tmp_path / "k.ptx"
     r = run("ptx", EXAMPLE, "-o", str(out))
