@@ -43,10 +43,14 @@ static void addSchedulePasses(OpPassManager &pm, const Options &options) {
   pm.addPass(tileir::createTileIRMapThreadsPass(threads));
   tileir::TileIRKTilePassOptions kTile;
   kTile.kTile = options.kTile;
+  kTile.tensorCores = options.tensorCores;
+  kTile.tf32 = options.tf32;
   pm.addPass(tileir::createTileIRKTilePass(kTile));
   tileir::TileIRPipelinePassOptions pipeline;
   pipeline.stages = options.stages;
   pipeline.sharedMemory = options.sharedMemory;
+  pipeline.tensorCores = options.tensorCores;
+  pipeline.tf32 = options.tf32;
   pm.addPass(tileir::createTileIRPipelinePass(pipeline));
 }
 

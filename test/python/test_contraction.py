@@ -229,14 +229,17 @@ def test_pipeline_beyond_static_shared_memory():
                                             (torch.float32, "tf32=true")])
 def test_large_block_tiles_on_tensor_cores(dtype, options):
     # A tensor-core contraction with at least 128 programs of 128 x 128
-    # (here 128 batches) takes 128 x 128 block tiles (tileir-tile); rows of
-    # 100 and columns of 90 leave most of each tile out of bounds.
+    # (here 128 batches) takes 128 x 128 block tiles (tileir-tile) and 32 k
+    # per step (tileir-k-tile); rows of 100, columns of 90 and k = 40 leave
+    # most of each tile and of the second step out of bounds.
     from strata.runner import host_view, poisoned, via_pipeline
     torch.manual_seed(11)
     a, b = randn(128, 100, 40).to(dtype), randn(128, 40, 90).to(dtype)
     module = import_program(capture(torch.matmul, (a, b)))
     module.run(strata.pipeline("tile", options))
     assert "tile [1, 128, 128] threads 256" in str(module)
+    # 32 k per step, double-buffered (tf32: in dynamic shared memory).
+    assert "k 40 step 32 stages 2" in str(module)
     module = import_program(capture(torch.matmul, (a, b)))
     module.run(strata.pipeline("kernel", options))
     assert "kernelir.mma" in str(module)

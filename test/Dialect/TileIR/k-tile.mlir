@@ -2,6 +2,8 @@
 // RUN: strata-opt %s --tileir-k-tile | FileCheck %s
 // RUN: strata-opt %s '--tileir-k-tile=k-tile=8' | FileCheck %s --check-prefix=EIGHT
 // RUN: not strata-opt %s '--tileir-k-tile=k-tile=-1' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: strata-opt %s '--tileir-k-tile=tf32=true' | FileCheck %s --check-prefix=TF32
+// RUN: strata-opt %s '--tileir-k-tile=tensor-cores=false' | FileCheck %s --check-prefix=NOTC
 
 // CHECK-LABEL: func.func @matmul
 // CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 65 step 16 : <32x32xf32>
@@ -26,12 +28,15 @@ func.func @matmul(%a: tensor<17x65xf32>, %b: tensor<65x19xf32>) -> tensor<17x19x
   return %r : tensor<17x19xf32>
 }
 
-// Halves staged in a 128 x 128 tile: steps of 32 (two steps' chunks, 40 KiB,
-// fit a block's static shared memory); k-tile=8 still forces 8.
+// Halves on tensor cores in a 128 x 128 tile: steps of 32 (two steps'
+// chunks, 40 KiB, fit a block's static shared memory); k-tile=8 still
+// forces 8, and without tensor cores the step is 16.
 // CHECK-LABEL: func.func @half_large_tile
 // CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 32 : <128x128xf32>
 // EIGHT-LABEL: func.func @half_large_tile
 // EIGHT: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 8 : <128x128xf32>
+// NOTC-LABEL: func.func @half_large_tile
+// NOTC: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 16 : <128x128xf32>
 func.func @half_large_tile(%a: tensor<1536x300xf16>, %b: tensor<300x1536xf16>) -> tensor<1536x1536xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<1536x300xf16>, tensor<300x1536xf16>) -> tensor<1536x1536xf32> domain [1536, 1536] tile [128, 128] threads 256 {
   ^bb0(%ab: memref<1536x300xf16>, %bb: memref<300x1536xf16>, %out: memref<1536x1536xf32>):
@@ -53,10 +58,12 @@ func.func @half_large_tile(%a: tensor<1536x300xf16>, %b: tensor<300x1536xf16>) -
   return %r : tensor<1536x1536xf32>
 }
 
-// f32 operands in the same tile (tf32's chunks of 32 would not fit twice):
-// steps of 16.
+// f32 operands in the same tile: steps of 16 on FMAs, 32 as tf32 (where
+// tileir-pipeline keeps two stages in dynamic shared memory).
 // CHECK-LABEL: func.func @float_large_tile
 // CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 16 : <128x128xf32>
+// TF32-LABEL: func.func @float_large_tile
+// TF32: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 32 : <128x128xf32>
 func.func @float_large_tile(%a: tensor<1536x300xf32>, %b: tensor<300x1536xf32>) -> tensor<1536x1536xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<1536x300xf32>, tensor<300x1536xf32>) -> tensor<1536x1536xf32> domain [1536, 1536] tile [128, 128] threads 256 {
   ^bb0(%ab: memref<1536x300xf32>, %bb: memref<300x1536xf32>, %out: memref<1536x1536xf32>):

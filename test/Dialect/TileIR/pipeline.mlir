@@ -4,6 +4,7 @@
 // RUN: not strata-opt %s '--tileir-pipeline=stages=0' 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: strata-opt %s '--tileir-pipeline=stages=4 shared-memory=200000' | FileCheck %s --check-prefix=BIG
 // RUN: not strata-opt %s '--tileir-pipeline=shared-memory=300000' 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: strata-opt %s '--tileir-pipeline=tf32=true' | FileCheck %s --check-prefix=TF32
 
 // Double buffering by default. With 4 wanted: the 64 x 64 f32 tile
 // (8 KiB of chunks per step of 16) takes 4; k = 40 has only 3 steps of 16;
@@ -26,6 +27,13 @@
 // BIG-LABEL: func.func @wide
 // BIG: k 256 step 16 stages 4 :
 // HUGE: tileir-pipeline: shared-memory must be between 1 and 232448 bytes, got 300000
+// On tensor cores (tf32) a tile of 128 x 128 or more keeps two stages
+// whatever the budget (@wide: two stages beyond 48 KiB, in dynamic shared
+// memory; @square's 64 x 64 tile is unchanged).
+// TF32-LABEL: func.func @square
+// TF32: k 256 step 16 stages 2 :
+// TF32-LABEL: func.func @wide
+// TF32: k 256 step 16 stages 2 :
 
 func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32> domain [256, 256] tile [64, 64] threads 256 {

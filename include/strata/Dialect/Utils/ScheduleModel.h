@@ -29,13 +29,13 @@ constexpr int64_t kLargeContractionBlockTile = 128;
 constexpr int64_t kMinLargeTilePrograms = 128;
 
 /// The k a contraction stages per step (tileir-k-tile): kContractionStep,
-/// or kLargeHalfTileStep where halves are staged in block tiles of
-/// kLargeContractionBlockTile rows and columns: two steps of such chunks
-/// take 40 KiB, within a block's static 48 KiB. Measured on an H200
-/// (docs/runtime.md), f16 on tensor cores: 2048^3 8% and 4096^3 15%
-/// faster than steps of 16. (tf32's chunks of 32 would not fit twice.)
+/// or kLargeTileTensorCoreStep on tensor cores in block tiles of
+/// kLargeContractionBlockTile rows and columns, where tileir-pipeline keeps
+/// two stages whatever its budget: halves take 40 KiB (static shared
+/// memory), tf32 72 KiB (dynamic). Measured on an H200 (docs/runtime.md)
+/// against steps of 16: f16 8% (2048^3) and 15% (4096^3) faster, tf32 10%.
 constexpr int64_t kContractionStep = 16;
-constexpr int64_t kLargeHalfTileStep = 32;
+constexpr int64_t kLargeTileTensorCoreStep = 32;
 
 /// Fewer rows or columns than this make a matrix-vector product, which the
 /// row schedule reduces instead.

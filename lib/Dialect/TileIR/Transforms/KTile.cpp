@@ -14,24 +14,33 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::tileir;
 
-int64_t strata::tileir::chooseKTile(ContractOp contract, int64_t forced) {
+bool strata::tileir::isLargeTensorCoreTile(ContractOp contract,
+                                           bool tensorCores, bool tf32) {
+  ArrayRef<int64_t> tile = contract->getParentOfType<KernelOp>().getTile();
+  return tensorCores && contract.getTensorCoreOperandType(tf32) &&
+         tile[tile.size() - 2] >= kLargeContractionBlockTile &&
+         tile[tile.size() - 1] >= kLargeContractionBlockTile;
+}
+
+int64_t strata::tileir::chooseKTile(ContractOp contract, int64_t forced,
+                                    bool tensorCores, bool tf32) {
   if (forced > 0)
     return forced;
-  ArrayRef<int64_t> tile = contract->getParentOfType<KernelOp>().getTile();
-  bool largeTile = tile[tile.size() - 2] >= kLargeContractionBlockTile &&
-                   tile[tile.size() - 1] >= kLargeContractionBlockTile;
-  return largeTile && contract.getWidenedHalfType() ? kLargeHalfTileStep
-                                                    : kContractionStep;
+  return isLargeTensorCoreTile(contract, tensorCores, tf32)
+             ? kLargeTileTensorCoreStep
+             : kContractionStep;
 }
 
 namespace {
 struct SetContractionStep : OpRewritePattern<ContractOp> {
-  SetContractionStep(MLIRContext *ctx, int64_t forced)
-      : OpRewritePattern(ctx), forced(forced) {}
+  SetContractionStep(MLIRContext *ctx, int64_t forced, bool tensorCores,
+                     bool tf32)
+      : OpRewritePattern(ctx), forced(forced), tensorCores(tensorCores),
+        tf32(tf32) {}
 
   LogicalResult matchAndRewrite(ContractOp contract,
                                 PatternRewriter &rewriter) const override {
-    int64_t step = chooseKTile(contract, forced);
+    int64_t step = chooseKTile(contract, forced, tensorCores, tf32);
     if ((int64_t)contract.getStep() == step)
       return failure();
     rewriter.modifyOpInPlace(contract, [&] { contract.setStep(step); });
@@ -39,6 +48,7 @@ struct SetContractionStep : OpRewritePattern<ContractOp> {
   }
 
   int64_t forced;
+  bool tensorCores, tf32;
 };
 
 struct TileIRKTilePass
@@ -54,7 +64,7 @@ struct TileIRKTilePass
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateKTilePatterns(patterns, kTile);
+    populateKTilePatterns(patterns, kTile, tensorCores, tf32);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -62,6 +72,8 @@ struct TileIRKTilePass
 } // namespace
 
 void strata::tileir::populateKTilePatterns(RewritePatternSet &patterns,
-                                           int64_t kTile) {
-  patterns.add<SetContractionStep>(patterns.getContext(), kTile);
+                                           int64_t kTile, bool tensorCores,
+                                           bool tf32) {
+  patterns.add<SetContractionStep>(patterns.getContext(), kTile, tensorCores,
+                                   tf32);
 }

@@ -33,25 +33,32 @@ int64_t strata::tileir::getStagedChunkBytes(ContractOp contract, int64_t rows,
 
 namespace {
 /// The depth of one contraction: `wanted`, but at most its steps of k and
-/// what fits in `budget` bytes of shared memory.
-int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget) {
+/// what fits in `budget` bytes of shared memory; a large tensor-core tile
+/// (isLargeTensorCoreTile) may take two stages whatever the budget.
+int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget,
+                     bool tensorCores, bool tf32) {
   auto kernel = contract->getParentOfType<KernelOp>();
   ArrayRef<int64_t> tile = kernel.getTile();
   int64_t rows = tile[tile.size() - 2], cols = tile[tile.size() - 1];
   int64_t step = contract.getStep();
   int64_t perStage = getStagedChunkBytes(contract, rows, cols, step);
+  if (isLargeTensorCoreTile(contract, tensorCores, tf32))
+    budget = std::max(budget,
+                      std::min<int64_t>(2 * perStage, kMaxSharedMemoryBytes));
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   int64_t fit = std::max<int64_t>(1, budget / perStage);
   return std::max<int64_t>(1, std::min({wanted, steps, fit}));
 }
 
 struct PipelineContraction : OpRewritePattern<ContractOp> {
-  PipelineContraction(MLIRContext *ctx, int64_t stages, int64_t budget)
-      : OpRewritePattern(ctx), stages(stages), budget(budget) {}
+  PipelineContraction(MLIRContext *ctx, int64_t stages, int64_t budget,
+                      bool tensorCores, bool tf32)
+      : OpRewritePattern(ctx), stages(stages), budget(budget),
+        tensorCores(tensorCores), tf32(tf32) {}
 
   LogicalResult matchAndRewrite(ContractOp contract,
                                 PatternRewriter &rewriter) const override {
-    int64_t depth = chooseStages(contract, stages, budget);
+    int64_t depth = chooseStages(contract, stages, budget, tensorCores, tf32);
     if (depth == (int64_t)contract.getStages())
       return failure();
     rewriter.modifyOpInPlace(contract, [&] { contract.setStages(depth); });
@@ -59,6 +66,7 @@ struct PipelineContraction : OpRewritePattern<ContractOp> {
   }
 
   int64_t stages, budget;
+  bool tensorCores, tf32;
 };
 
 struct TileIRPipelinePass
@@ -79,7 +87,7 @@ struct TileIRPipelinePass
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populatePipelinePatterns(patterns, stages, sharedMemory);
+    populatePipelinePatterns(patterns, stages, sharedMemory, tensorCores, tf32);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -88,7 +96,8 @@ struct TileIRPipelinePass
 
 void strata::tileir::populatePipelinePatterns(RewritePatternSet &patterns,
                                               int64_t stages,
-                                              int64_t sharedMemory) {
-  patterns.add<PipelineContraction>(patterns.getContext(), stages,
-                                    sharedMemory);
+                                              int64_t sharedMemory,
+                                              bool tensorCores, bool tf32) {
+  patterns.add<PipelineContraction>(patterns.getContext(), stages, sharedMemory,
+                                    tensorCores, tf32);
 }

@@ -46,13 +46,21 @@ mlir::FailureOr<int64_t> chooseSplits(KernelOp kernel, int64_t forced,
 /// the original epilogue.
 void splitK(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
 
+/// Whether `contract` will multiply on tensor cores (`tensorCores`, f32 as
+/// tf32 where `tf32`) in a block tile of at least kLargeContractionBlockTile
+/// rows and columns: the contractions tileir-k-tile and tileir-pipeline
+/// give larger steps and two stages (see kLargeTileTensorCoreStep).
+bool isLargeTensorCoreTile(ContractOp contract, bool tensorCores, bool tf32);
+
 /// The k step tileir-k-tile gives `contract`: `forced` unless 0, else
-/// chosen by its tile and staged type (see kLargeHalfTileStep).
-int64_t chooseKTile(ContractOp contract, int64_t forced);
+/// chosen by its tile and how it multiplies (see kLargeTileTensorCoreStep).
+int64_t chooseKTile(ContractOp contract, int64_t forced, bool tensorCores,
+                    bool tf32);
 
 /// Sets the step of each contraction (chooseKTile with `kTile` forced
 /// unless 0; tileir-k-tile).
-void populateKTilePatterns(mlir::RewritePatternSet &patterns, int64_t kTile);
+void populateKTilePatterns(mlir::RewritePatternSet &patterns, int64_t kTile,
+                           bool tensorCores, bool tf32);
 
 /// The shared memory one step of `contract`'s operand chunks takes in a
 /// `rows` x `cols` tile with `step` k: elements as staged (halves where the
@@ -62,9 +70,11 @@ int64_t getStagedChunkBytes(ContractOp contract, int64_t rows, int64_t cols,
                             int64_t step);
 
 /// Sets each contraction's pipeline depth (see tileir-pipeline): `stages`
-/// (at least 1) where its chunks fit in `sharedMemory` bytes.
+/// (at least 1) where its chunks fit in `sharedMemory` bytes, or in two
+/// stages' bytes for a large tensor-core tile (isLargeTensorCoreTile).
 void populatePipelinePatterns(mlir::RewritePatternSet &patterns, int64_t stages,
-                              int64_t sharedMemory);
+                              int64_t sharedMemory, bool tensorCores,
+                              bool tf32);
 
 #define GEN_PASS_REGISTRATION
 #include "strata/Dialect/TileIR/Transforms/Passes.h.inc"

@@ -171,10 +171,10 @@ def TileIRKTilePass : Pass<"tileir-k-tile"> {
   let summary = "Choose how many k each contraction stages per step.";
   let description = [{
     Sets the `step` of every `tileir.contract` to `k-tile`, or where that
-    is 0 (the default) chooses it: 32 for operands staged as halves in
-    block tiles of 128 x 128 or more (two steps' chunks, 40 KiB, stay within
-    a block's static shared memory; measured 8-15% faster on an H200), else
-    16. Each step stages an operand chunk of the tile's rows (or columns)
+    is 0 (the default) chooses it: 32 for a contraction that will multiply
+    on tensor cores (`tensor-cores`, f32 ones with `tf32`) in a block tile
+    of 128 x 128 or more (measured on an H200: f16 8-15%, tf32 10% faster;
+    tileir-pipeline keeps two stages for them), else 16. Each step stages an operand chunk of the tile's rows (or columns)
     by `step` in shared memory. Tensor cores need a multiple of their k (16
     for f16 and bf16, 8 for tf32); another step multiplies with fused
     multiply-adds.
@@ -189,7 +189,12 @@ def TileIRKTilePass : Pass<"tileir-k-tile"> {
   let options = [
     Option<"kTile", "k-tile", "int64_t", /*default=*/"0",
            "How many k a contraction stages in shared memory per step "
-           "(0: chosen per contraction)">
+           "(0: chosen per contraction)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Contractions of f16 and bf16 will multiply on tensor cores "
+           "(as convert-tileir-to-kernelir's option)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 contractions will multiply on tensor cores as tf32">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
@@ -208,7 +213,9 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     counted at the width it is staged at (halves where the operands widen
     halves, else the result's element type), its rows padded as
     tensor-core chunks are against bank conflicts); 1 turns pipelining
-    off.
+    off. A contraction that will multiply on tensor cores in a 128 x 128
+    tile or larger may take two stages whatever the budget (tf32 with 32
+    k per step: 72 KiB, dynamic; measured 10% faster than 16 k in 48 KiB).
 
     Before (k = 64 in steps of 16, a 64 x 64 tile):
 
@@ -228,7 +235,12 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
            "The pipeline depth wanted (1: no pipeline)">,
     Option<"sharedMemory", "shared-memory", "int64_t",
            /*default=*/"::strata::kStaticSharedMemoryBytes",
-           "Bytes of shared memory a block's operand chunks may take">
+           "Bytes of shared memory a block's operand chunks may take">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Contractions of f16 and bf16 will multiply on tensor cores "
+           "(as convert-tileir-to-kernelir's option)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 contractions will multiply on tensor cores as tf32">
   ];
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
