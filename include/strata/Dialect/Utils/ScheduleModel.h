@@ -32,7 +32,7 @@ constexpr int64_t kMinLargeTilePrograms = 128;
 /// or kLargeTileTensorCoreStep on tensor cores in block tiles of
 /// kLargeContractionBlockTile rows and columns, where tileir-pipeline keeps
 /// two stages whatever its budget: halves take 40 KiB (static shared
-/// memory), tf32 72 KiB (dynamic). Measured on an H200 (docs/runtime.md)
+/// memory), tf32 70 KiB (dynamic). Measured on an H200 (docs/runtime.md)
 /// against steps of 16: f16 8% (2048^3) and 15% (4096^3) faster, tf32 10%.
 constexpr int64_t kContractionStep = 16;
 constexpr int64_t kLargeTileTensorCoreStep = 32;

@@ -215,7 +215,7 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     tensor-core chunks are against bank conflicts); 1 turns pipelining
     off. A contraction that will multiply on tensor cores in a 128 x 128
     tile or larger may take two stages whatever the budget (tf32 with 32
-    k per step: 72 KiB, dynamic; measured 10% faster than 16 k in 48 KiB).
+    k per step: 70 KiB, dynamic; measured 10% faster than 16 k in 48 KiB).
 
     Before (k = 64 in steps of 16, a 64 x 64 tile):
 
