@@ -5,11 +5,14 @@
 # races the CPU emulation might not show), then the large programs again
 # next to torch.compile. Each step has its own time limit and writes its
 # log to LOG_DIR, so a step that runs long loses only itself.
-# Usage: tools/gpu-session.sh ARTIFACT_DIR LOG_DIR
+# With SET wgmma (artifacts of tools/gpu-artifacts.sh DIR wgmma): the check
+# and the sanitizers of the warpgroup-mma set instead.
+# Usage: tools/gpu-session.sh ARTIFACT_DIR LOG_DIR [SET]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 artifacts=$1
 logs=$2
+set_name=${3:-check}
 py=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 PATH="$PATH:/usr/local/cuda/bin"
 mkdir -p "$logs"
@@ -29,7 +32,16 @@ step() {  # step NAME SECONDS COMMAND...
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   --format=csv,noheader
-step build 120 bash tools/gpu-check.sh "$artifacts" --dry-run
+step build 120 bash tools/gpu-check.sh "$artifacts" --dry-run --set "$set_name"
+if [ "$set_name" = wgmma ]; then
+  ragged=wgmma_f16_issue,wgmma_f16_ragged,wgmma_bf16_ragged,wgmma_bmm_large_tiles
+  step check 150 $check --set wgmma --no-torch-compile
+  step memcheck 100 compute-sanitizer --tool memcheck --print-limit 10 \
+    $check --set wgmma --no-timing --only "$ragged"
+  step racecheck 60 compute-sanitizer --tool racecheck --print-limit 10 \
+    $check --set wgmma --no-timing --only wgmma_f16_issue,wgmma_f16_ragged
+  exit 0
+fi
 ragged=matmul_f16_issue,matmul_f16_ragged,matmul_bf16_ragged,matmul_f32_ragged
 ragged+=,matmul_tf32_ragged,matmul_split_k,softmax_warp_rows,softmax_ragged
 ragged+=,rmsnorm_ragged,layer_norm_ragged,bmm_f16_large_tiles

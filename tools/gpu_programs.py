@@ -133,7 +133,29 @@ for _n in (2048, 4096):
             SWEEP[_key] = matmul(_dtype, _n, _n, _n)
             SWEEP_SCHEDULE[_key] = _options + (
                 "tile-sizes=128,128 k-tile=%d stages=%d shared-memory=200000" % (_k, _stages))
-SETS = {"check": PROGRAMS, "sweep": SWEEP}
+# Warpgroup mma (`--set wgmma`, sm_90a): the contractions of the check with
+# wgmma=true, ragged ones for the bounds and k tails, next to their
+# mma.sync twins compiled in the same run; and the deeper pipeline measured
+# best for mma.sync (64 k a step, 3 stages).
+WGMMA = {
+    "wgmma_f16_4096": matmul(torch.float16),
+    "wgmma_bf16_4096": matmul(torch.bfloat16),
+    "wgmma_f16_2048": matmul(torch.float16, 2048, 2048, 2048),
+    "wgmma_f16_4096_k64s3": matmul(torch.float16),
+    "wgmma_f16_issue": matmul(torch.float16, 512, 384, 256),
+    "wgmma_f16_ragged": matmul(torch.float16, 1000, 333, 517),
+    "wgmma_bf16_ragged": matmul(torch.bfloat16, 1000, 333, 517),
+    "wgmma_bmm_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
+    "mma_f16_4096": matmul(torch.float16),
+    "mma_f16_2048": matmul(torch.float16, 2048, 2048, 2048),
+}
+WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
+WGMMA_SCHEDULE["wgmma_f16_4096_k64s3"] += " k-tile=64 stages=3 shared-memory=200000"
+SETS = {"check": PROGRAMS, "sweep": SWEEP, "wgmma": WGMMA}
+
+# The chip each program is compiled for: sm_90, but wgmma exists on sm_90a
+# only (and an sm_90a cubin runs on the H100/H200's sm_90).
+TARGET = {name: "sm_90a" for name in WGMMA_SCHEDULE}
 
 # Tolerance relative to max(1, max|ref|), per dtype.
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}
@@ -148,6 +170,7 @@ SCHEDULE = {
     "matmul_f32_4096_t128": "tile-sizes=128,128",
 }
 SCHEDULE.update(SWEEP_SCHEDULE)
+SCHEDULE.update(WGMMA_SCHEDULE)
 PROGRAM_TOLERANCE = {name: 2e-3 for name, options in SCHEDULE.items()
                      if "tf32=true" in options}
 

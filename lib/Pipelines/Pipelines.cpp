@@ -73,6 +73,7 @@ static void buildKernelStages(OpPassManager &pm, const Options &options) {
   ConvertTileIRToKernelIRPassOptions kernel;
   kernel.tensorCores = options.tensorCores;
   kernel.tf32 = options.tf32;
+  kernel.wgmma = options.wgmma;
   pm.addPass(createConvertTileIRToKernelIRPass(kernel));
   // Function by function (kernels and host code): the same rewrites as
   // over the module, in about half the time over eight decoder blocks, and
@@ -118,6 +119,8 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // Kernels take plain pointers.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // nvvm ops without an LLVM intrinsic (wgmma.mma_async) as inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createExternDynamicSharedPass());
   // Kernel by kernel, as above: the same rewrites, in less time.
   OpPassManager &kernel = kernels.nest<LLVM::LLVMFuncOp>();

@@ -3,6 +3,7 @@ inputs' shapes, callable on CUDA tensors (through the CUDA runtime) and on
 CPU tensors (through the final kernels, emulated on the CPU)."""
 
 import os
+import re
 
 import torch
 
@@ -18,13 +19,26 @@ def _ptxas_available():
     return os.access(os.path.join(config.CUDA_ROOT, "bin", "ptxas"), os.X_OK)
 
 
+def nvvm_options(target, ptx_version, schedule=""):
+    """The options of the nvvm pipeline for `target` (sm_80, sm_90, ...),
+    PTX ISA `ptx_version` (80 for 8.0) and `schedule` options. wgmma is an
+    sm_90a instruction: wgmma=true with another target is a CompilerError
+    that says so, before any lowering."""
+    if re.search(r"(^|\s)wgmma=(true|1)(\s|$)", schedule or "") and \
+            target != "sm_90a":
+        raise strata.CompilerError(
+            "wgmma=true needs the target sm_90a (wgmma exists only there), "
+            "got %s" % target)
+    return " ".join(filter(None, ["chip=%s features=+ptx%s"
+                                  % (target, ptx_version), schedule]))
+
+
 def build_artifact(module_text, names, target="sm_90", ptx_version="80",
                    schedule=""):
     """The artifact bytes of a tensorir program: its launch plan, PTX and,
     where ptxas is available, a cubin for `target` (`schedule`: pipeline
     options such as 'stages=3 tf32=true')."""
-    options = " ".join(filter(None, ["chip=%s features=+ptx%s"
-                                     % (target, ptx_version), schedule]))
+    options = nvvm_options(target, ptx_version, schedule)
     isa = strata.parse(module_text)
     isa.run(strata.pipeline("nvvm", options + " format=isa"))
     cubin = None

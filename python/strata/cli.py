@@ -34,9 +34,8 @@ def _write(path, data):
 
 
 def _nvvm_options(args):
-    return " ".join(filter(None, ["chip=%s features=+ptx%s"
-                                  % (args.chip, args.ptx),
-                                  getattr(args, "options", None)]))
+    from strata.api import nvvm_options
+    return nvvm_options(args.chip, args.ptx, getattr(args, "options", None))
 
 
 def cmd_lower(args):

@@ -1,5 +1,6 @@
 """The `strata` command line, run as a user would run it."""
 import os
+import re
 import subprocess
 
 import pytest
@@ -147,3 +148,45 @@ def test_compile_report_lists_every_kernel_without_spills(tmp_path):
     assert len(rows) == 12
     assert all(row[2] == "0" and row[3] == "0" for row in rows)  # no spills
     assert "ptxas -arch=sm_90" in r.stderr
+
+
+@pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+@pytest.mark.parametrize("dtype, size", [("half", 4096), ("bfloat16", 4096),
+                                         ("half", 1000)])
+def test_wgmma_kernels_assemble_for_sm90a_without_spills(tmp_path, dtype, size):
+    # wgmma=true --chip sm_90a: the PTX multiplies by warpgroups (a 4096^3
+    # matmul takes 128 x 128 tiles: two warpgroups of m64n128k16, two per
+    # step of 32 k; 1000 x 333 by 333 x 517 the default tiles, m64n32k16),
+    # fenced for the async proxy; ptxas accepts it without spills.
+    expr = ("torch.matmul(torch.randn({m}, {k}).{t}(), torch.randn({k}, {n}).{t}())"
+            .format(m=size, k=size if size == 4096 else 333,
+                    n=size if size == 4096 else 517, t=dtype))
+    out = tmp_path / "w.ptx"
+    r = run("compile", "-c", expr, "--emit", "ptx", "--report", "--options",
+            "wgmma=true", "--chip", "sm_90a", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    ptx = out.read_text()
+    operands = "f16" if dtype == "half" else "bf16"
+    n = 128 if size == 4096 else 32
+    assert ".target sm_90a" in ptx
+    assert ("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s"
+            % (n, operands, operands)) in ptx
+    for construct in ("wgmma.fence.sync.aligned", "fence.proxy.async.shared::cta",
+                      "wgmma.commit_group.sync.aligned"):
+        assert construct in ptx, construct
+    # A's aligned rows (k = 4096) are copied asynchronously; k = 333 is not.
+    assert ("cp.async" in ptx) == (size == 4096)
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+0;", ptx)
+    assert "mma.sync" not in ptx
+    rows = [l.split() for l in r.stderr.splitlines()
+            if l.startswith("forward_kernel")]
+    assert len(rows) == 1 and rows[0][2] == "0" and rows[0][3] == "0", r.stderr
+
+
+def test_wgmma_needs_sm90a():
+    r = run("compile", "-c", "torch.matmul(torch.randn(64, 64).half(), "
+            "torch.randn(64, 64).half())", "--emit", "ptx", "--options",
+            "wgmma=true", "--chip", "sm_90")
+    assert r.returncode == 1
+    assert r.stderr.strip() == ("strata: error: wgmma=true needs the target "
+                                "sm_90a (wgmma exists only there), got sm_90")

@@ -113,6 +113,67 @@ def test_half_matmul_multiplies_on_tensor_cores(shape, dtype):
         assert bool((error <= bound).all()), (via, (error - bound).max())
 
 
+WARPGROUP_SCHEDULES = {
+    # The default 64 x 64 tile, 8 warps: two warpgroups side by side, each
+    # 64 x 32 (m64n32k16), 16 k a step.
+    "default": "",
+    # One stage: no pipeline, a fence and barrier per step.
+    "unpipelined": "stages=1",
+    # Two warpgroups stacked, each one 64 x 128 slab, 32 k a step (two
+    # wgmma.mma_async per kernelir.wgmma).
+    "stacked": "schedule=contraction tile-sizes=128,128 threads=256 k-tile=32",
+    # One warpgroup, two slabs of 64 x 128.
+    "two_slabs": "schedule=contraction tile-sizes=128,128 threads=128 k-tile=32",
+    # 37 x 3000 by 3000 x 45: one tile, split in k (tileir-split-k); the
+    # partial kernel's slices multiply by warpgroups.
+    "split_k": "",
+}
+WARPGROUP_SHAPES = {"split_k": (37, 3000, 45)}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("schedule", sorted(WARPGROUP_SCHEDULES))
+def test_half_matmul_by_warpgroups(schedule, dtype):
+    # wgmma=true: each warpgroup multiplies its 64-row slabs straight from
+    # shared chunks in wgmma's core-matrix layout (kernelir.wgmma, emulated
+    # here through the descriptors' byte strides). Ragged everywhere: rows
+    # of 300, 260 columns, k = 333 (the last step mostly out of bounds).
+    from strata.runner import host_view, poisoned, via_pipeline
+    options = "wgmma=true " + WARPGROUP_SCHEDULES[schedule]
+    torch.manual_seed(len(schedule))
+    m, k, n = WARPGROUP_SHAPES.get(schedule, (300, 333, 260))
+    a, b = randn(m, k).to(dtype), randn(k, n).to(dtype)
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert "kernelir.wgmma" in text and "kernelir.mma " not in text, text
+    assert text.count("kernelir.launch") == (2 if schedule == "split_k" else 1)
+    assert "kernelir.proxy_fence" in text, text
+    want = a.float() @ b.float()
+    bits = 11 if dtype == torch.float16 else 8
+    bound = want.abs() * 2.0 ** -bits * 1.01 + 1e-6 * k
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        module = import_program(capture(torch.matmul, (a, b)))
+        out = poisoned((m, n), dtype)
+        module.run_on_cpu("forward", via_pipeline(via, options),
+                          [host_view(a), host_view(b)], [host_view(out)])
+        error = (out.float() - want).abs()
+        assert bool((error <= bound).all()), (via, (error - bound).max())
+
+
+def test_warpgroups_only_where_the_tile_allows():
+    # 32-row tiles hold no 64-row slab, f32 operands are not halves: both
+    # keep their schedules (mma.sync, fused multiply-adds) under wgmma=true.
+    a, b = randn(100, 64).half(), randn(64, 72).half()
+    module = import_program(capture(torch.matmul, (a, b)))
+    module.run(strata.pipeline(
+        "kernel", "wgmma=true schedule=contraction tile-sizes=32,64 threads=128"))
+    assert "kernelir.mma " in str(module) and "wgmma" not in str(module)
+    module = import_program(capture(torch.matmul, (a.float(), b.float())))
+    module.run(strata.pipeline("kernel", "wgmma=true"))
+    assert "mma" not in str(module)
+
+
 PIPELINED = {
     # Aligned rows: both operands copied asynchronously, 16 bytes a copy.
     "aligned": (torch.matmul, lambda: (randn(100, 64), randn(64, 72))),

@@ -168,7 +168,8 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
                     reason="nvcc not found: the CUDA rendering is not compiled here")
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
-                                  "bf16_matmul", "tf32_matmul", "decoder"])
+                                  "bf16_matmul", "tf32_matmul", "wgmma_matmul",
+                                  "decoder"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -188,7 +189,11 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                                 "torch.randn(333, 70).bfloat16())"],
                 "tf32_matmul": ["-c", "torch.matmul(torch.randn(100, 64), "
                                 "torch.randn(64, 72))", "--options",
-                                "tf32=true stages=3"]}[name]
+                                "tf32=true stages=3"],
+                "wgmma_matmul": ["-c", "torch.matmul(torch.randn(300, 200).half(), "
+                                 "torch.randn(200, 260).half())", "--options",
+                                 "wgmma=true schedule=contraction "
+                                 "tile-sizes=128,128 threads=256 k-tile=32"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -215,7 +220,16 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                           "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
                           "(lane / 16 % 2) * 4]"]:
             assert construct in text, construct
-    r = subprocess.run([NVCC, "-c", "-arch=sm_90", str(source), "-o",
+    if name == "wgmma_matmul":  # Descriptors and 64 accumulator registers.
+        for construct in ["wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+                          "strata_wgmma_descriptor(&", ", 2048, 128)",
+                          "fence.proxy.async.shared::cta",
+                          "wgmma.wait_group.sync.aligned 0", "\"+f\"(v"]:
+            assert construct in text, construct
+    # wgmma exists only for sm_90a (compute_90a PTX).
+    arch = (["-gencode", "arch=compute_90a,code=sm_90a"]
+            if name == "wgmma_matmul" else ["-arch=sm_90"])
+    r = subprocess.run([NVCC, "-c"] + arch + [str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + text
 

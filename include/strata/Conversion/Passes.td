@@ -72,7 +72,9 @@ def ConvertTileIRToKernelIRPass
     shared memory between barriers and accumulates each thread's result
     elements with fused multiply-adds, or, for f16 or bf16 operands widened to f32,
     stages them before the widening and multiplies them warp by warp on tensor cores
-    (`kernelir.mma`, 16x8x16). Where a tile access reads neighbouring
+    (`kernelir.mma`, 16x8x16), or with `wgmma` (sm_90a) by warpgroups
+    straight from the shared chunks (`kernelir.wgmma`, 64xNx16, the
+    chunks in its core-matrix layout). Where a tile access reads neighbouring
     elements of a buffer row, each thread owns runs of them and accesses
     each run as one vector of up to 128 bits. The host program is bufferized at the same
     time: tensors become memrefs, kernel results become allocations and
@@ -92,6 +94,11 @@ def ConvertTileIRToKernelIRPass
            "With tensor-cores, multiply f32 contractions on tensor cores too, "
            "their operands rounded to tf32 (10 mantissa bits; sums stay "
            "f32): faster, less exact, so only when asked for">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "With tensor-cores, multiply f16 and bf16 contractions by "
+           "warpgroups from shared memory (kernelir.wgmma; needs chip "
+           "sm_90a) where the block tile has whole 64-row warpgroup slabs; "
+           "not yet measured on a GPU, so only when asked for">,
   ];
 }
 

@@ -69,6 +69,13 @@ struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
       llvm::cl::desc("auto (per kernel), elementwise, row, contraction or "
                      "generic"),
       llvm::cl::init("auto")};
+  // kernelir's choice alone (tiles do not follow it): pipelines that reach
+  // kernelir.
+  typename Base::template Option<bool> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("Multiply f16 and bf16 contractions by warpgroups "
+                     "(kernelir.wgmma; with tensor-cores, chip sm_90a)"),
+      llvm::cl::init(false)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,cpu}.

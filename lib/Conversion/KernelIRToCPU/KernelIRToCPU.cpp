@@ -1,8 +1,8 @@
 // Runs kernels on the CPU: a kernel becomes a function whose body sits in
 // loops over the grid and, per barrier interval, the block (ThreadLoops.cpp);
 // a launch becomes a call. Warp shuffles and tensor-core mma first become
-// exchanges through shared memory between barriers, asynchronous copies
-// plain ones.
+// exchanges through shared memory between barriers, warpgroup mma each
+// lane's sums from shared memory, asynchronous copies plain ones.
 
 #include "ThreadLoops.h"
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
@@ -147,6 +147,7 @@ struct ConvertKernelIRToCPUPass
       expandShuffles(rewriter, kernel);
       expandFragmentLoads(rewriter, kernel); // Reads kernelir.lane_id.
       expandMmas(rewriter, kernel);
+      expandWgmmas(rewriter, kernel); // Reads thread ids, as expandMmas.
       expandWarpIndices(rewriter, kernel);
     }
     ConversionTarget target(getContext());

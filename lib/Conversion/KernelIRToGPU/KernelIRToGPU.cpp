@@ -477,4 +477,5 @@ void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
   // tensors it is given), so a vector access may claim its size as its
   // alignment: that is what makes it one 128-bit instruction.
   populateGuardedAccessPatterns(patterns, /*alignVectors=*/true);
+  populateWgmmaToNVVMPatterns(patterns);
 }

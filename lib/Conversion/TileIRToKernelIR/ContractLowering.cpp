@@ -12,6 +12,8 @@ using namespace strata::detail;
 
 LogicalResult
 TileBodyTranslator::translateContract(tileir::ContractOp contract) {
+  if (wgmma)
+    return translateWgmmaContract(contract);
   if (mma)
     return translateMmaContract(contract);
   Location loc = contract.getLoc();
@@ -90,6 +92,9 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
   auto shared = [&](int64_t r, int64_t c, bool rowsOfFour = true) -> Value {
     SmallVector<int64_t> shape{
         r, fragments ? conflictFreeRowLength(c, bytes, rowsOfFour) : c};
+    // wgmma's core matrices: c runs along k, in blocks of 16 bytes.
+    if (coreMatrixWidth)
+      shape = {c / coreMatrixWidth, r, coreMatrixWidth};
     if (stages > 1)
       shape.insert(shape.begin(), stages);
     return kernelir::SharedOp::create(
@@ -138,9 +143,13 @@ scf::ForOp TileBodyTranslator::stagedLoop(
     if (async)
       kernelir::AsyncCommitOp::create(b, loc);
   };
+  // Before the barrier after a wait: wgmma reads the chunks through the
+  // async proxy, which sees this thread's writes only after a fence.
   auto wait = [&](int64_t pending) {
     if (async)
       kernelir::AsyncWaitOp::create(b, loc, pending);
+    if (coreMatrixWidth)
+      kernelir::ProxyFenceOp::create(b, loc);
   };
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   if (stages == 1)

@@ -16,6 +16,19 @@ SmallVector<Value> strata::detail::chunkIndices(Value slot, Value r, Value c) {
   return {r, c};
 }
 
+SmallVector<Value> TileBodyTranslator::storedChunkIndices(Value slot, Value r,
+                                                          Value c) {
+  if (!coreMatrixWidth)
+    return chunkIndices(slot, r, c);
+  Location loc = kernel.getLoc();
+  Value w = arith::ConstantIndexOp::create(b, loc, coreMatrixWidth);
+  SmallVector<Value> indices{arith::DivUIOp::create(b, loc, c, w), r,
+                             arith::RemUIOp::create(b, loc, c, w)};
+  if (slot)
+    indices.insert(indices.begin(), slot);
+  return indices;
+}
+
 /// The value an operand region stages: what it yields, or with `narrow`
 /// the input of the arith.extf it yields; null where it yields no widening.
 static Value stagedValue(Region &operand, bool narrow) {
@@ -119,10 +132,10 @@ void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
                    scf::YieldOp::create(b, loc, zero);
                    value = ifOp.getResult(0);
                  }
-                 kernelir::StoreOp::create(b, loc, value, chunk,
-                                           shape.transposed
-                                               ? chunkIndices(slot, c, r)
-                                               : chunkIndices(slot, r, c));
+                 kernelir::StoreOp::create(
+                     b, loc, value, chunk,
+                     shape.transposed ? storedChunkIndices(slot, c, r)
+                                      : storedChunkIndices(slot, r, c));
                });
 }
 
@@ -200,7 +213,7 @@ void TileBodyTranslator::stageAsync(Region &operand, ValueRange origin,
         kernelir::AsyncCopyOp::create(
             b, loc, mapping.lookup(copy.load.getMemref()),
             expandAccessIndices(b, loc, copy.load.getIndexMap(), indices),
-            chunk, chunkIndices(slot, sr, sc), b.getI64IntegerAttr(copy.width),
-            inside);
+            chunk, storedChunkIndices(slot, sr, sc),
+            b.getI64IntegerAttr(copy.width), inside);
       });
 }

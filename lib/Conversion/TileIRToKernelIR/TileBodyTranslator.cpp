@@ -45,6 +45,10 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   groupThread = thread; // One group unless the kernel is cooperative.
   if (kernel.isCooperative())
     assignThreadGroups();
+  if ((wgmma = chooseWgmmaLayout())) {
+    assignWgmmaTiles(*wgmma);
+    return translateOps(source);
+  }
   if ((mma = chooseMmaLayout())) {
     assignMmaTiles(*mma);
     return translateOps(source);

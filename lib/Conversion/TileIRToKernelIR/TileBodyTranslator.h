@@ -3,6 +3,7 @@
 #ifndef STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
 #define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
 
+#include "strata/Conversion/TileIRToKernelIR/TileIRToKernelIR.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
@@ -47,9 +48,10 @@ int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
 /// see assignRegisterTiles).
 class TileBodyTranslator {
 public:
-  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel, bool tensorCores,
-                     bool tf32)
-      : b(b), kernel(kernel), tensorCores(tensorCores), tf32(tf32),
+  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel,
+                     MultiplyOptions multiply)
+      : b(b), kernel(kernel), tensorCores(multiply.tensorCores),
+        tf32(multiply.tf32), wgmmaAllowed(multiply.wgmma),
         elementsPerThread(kernel.getTileType(b.getF32Type()).getNumElements() /
                           kernel.getThreads()) {}
 
@@ -142,6 +144,36 @@ private:
   /// then each warp loads its A and B fragments and accumulates its tiles
   /// with kernelir.mma.
   LogicalResult translateMmaContract(tileir::ContractOp contract);
+
+  /// How the warpgroups of a contraction kernel share its block tile with
+  /// kernelir.wgmma: a grid of groupRows x groupCols warpgroups, each
+  /// owning `slabs` slabs of 64 rows by n columns, multiplying operands of
+  /// `operand` (f16 or bf16).
+  struct WgmmaLayout {
+    int64_t groupRows, groupCols, slabs, n;
+    Type operand;
+  };
+
+  /// The warpgroup layout of a contraction kernel whose operands are f16
+  /// or bf16 widened to f32, where wgmma is allowed, the block tile splits
+  /// into whole 64-row slabs among whole warpgroups (n a multiple of 8 up
+  /// to 256) and the k step is a multiple of 16; none otherwise.
+  std::optional<WgmmaLayout> chooseWgmmaLayout();
+
+  /// Gives each thread the result elements of its lane in its warpgroup's
+  /// slabs (elementCoords, slab by slab in wgmma's D layout).
+  void assignWgmmaTiles(const WgmmaLayout &layout);
+
+  /// A contraction by warpgroups: per step of k, both operand chunks are
+  /// staged in shared memory in wgmma's core-matrix layout (B n-major),
+  /// fenced for the async proxy, then each warpgroup multiplies its slabs
+  /// with one kernelir.wgmma each, straight from the chunks.
+  LogicalResult translateWgmmaContract(tileir::ContractOp contract);
+
+  /// The indices of element (r, c) of an operand chunk as stored (c along
+  /// k where the chunk has core matrices), in `slot`: chunkIndices, or
+  /// with coreMatrixWidth w, [slot, c / w, r, c mod w].
+  SmallVector<Value> storedChunkIndices(Value slot, Value r, Value c);
 
   /// A cooperative fold: each thread folds its share of the points in
   /// registers, then the block combines the partial results.
@@ -266,6 +298,7 @@ private:
   tileir::KernelOp kernel;
   bool tensorCores; // Whether f16 contractions may use kernelir.mma.
   bool tf32;        // Whether f32 contractions may too, as tf32.
+  bool wgmmaAllowed; // Whether f16 ones may use kernelir.wgmma.
   int64_t elementsPerThread;
   int64_t vectorWidth = 1; // Neighbouring elements a thread owns in a run.
   IRMapping mapping; // Non-tile values of the tile program -> kernel values.
@@ -281,6 +314,10 @@ private:
   int64_t groups = 1, groupThreads = 0;
   SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
   std::optional<MmaLayout> mma; // Set in a tensor-core contraction kernel.
+  std::optional<WgmmaLayout> wgmma; // Set in a warpgroup contraction kernel.
+  /// Elements per 16-byte row of a core matrix where the operand chunks are
+  /// in wgmma's layout ([k blocks][rows][w]); 0 for row-major chunks.
+  int64_t coreMatrixWidth = 0;
   /// This lane's fragment coordinates (row, column) per value, by operand
   /// (the accumulator's, and tf32 B's, which loads element by element),
   /// and the origin (row, column) of its warp's tiles in the block tile.

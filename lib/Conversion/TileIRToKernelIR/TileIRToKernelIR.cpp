@@ -23,10 +23,9 @@ namespace {
 
 /// tileir.kernel -> kernelir.func + result allocations + kernelir.launch.
 struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
-  KernelToLaunch(TypeConverter &converter, MLIRContext *ctx, bool tensorCores,
-                 bool tf32)
-      : OpConversionPattern(converter, ctx), tensorCores(tensorCores),
-        tf32(tf32) {}
+  KernelToLaunch(TypeConverter &converter, MLIRContext *ctx,
+                 MultiplyOptions multiply)
+      : OpConversionPattern(converter, ctx), multiply(multiply) {}
 
   LogicalResult
   matchAndRewrite(tileir::KernelOp op, OpAdaptor adaptor,
@@ -47,8 +46,7 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
     rewriter.setInsertionPointToStart(&func.getBody().front());
-    if (failed(TileBodyTranslator(rewriter, op, tensorCores, tf32)
-                   .translate(func)))
+    if (failed(TileBodyTranslator(rewriter, op, multiply).translate(func)))
       return failure();
     kernelir::ReturnOp::create(rewriter, loc);
 
@@ -65,7 +63,7 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
     return success();
   }
 
-  bool tensorCores, tf32;
+  MultiplyOptions multiply;
 };
 
 struct ConvertTileIRToKernelIRPass
@@ -80,7 +78,8 @@ struct ConvertTileIRToKernelIRPass
     addHostBufferizationLegality(target, converter);
     target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
-    populateTileIRToKernelIRPatterns(converter, patterns, tensorCores, tf32);
+    populateTileIRToKernelIRPatterns(converter, patterns,
+                                     {tensorCores, tf32, wgmma});
     populateHostBufferizationPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
@@ -91,9 +90,8 @@ struct ConvertTileIRToKernelIRPass
 
 void strata::populateTileIRToKernelIRPatterns(TypeConverter &converter,
                                               RewritePatternSet &patterns,
-                                              bool tensorCores, bool tf32) {
-  patterns.add<KernelToLaunch>(converter, patterns.getContext(), tensorCores,
-                               tf32);
+                                              MultiplyOptions multiply) {
+  patterns.add<KernelToLaunch>(converter, patterns.getContext(), multiply);
   // Loop IR of generic schedules: unguarded kernel accesses, in bounds by
   // construction.
   patterns

@@ -243,6 +243,12 @@ private:
           return success();
         })
         .Case([&](kernelir::MmaOp mma) { return emitMma(mma); })
+        .Case([&](kernelir::WgmmaOp mma) { return emitWgmma(mma); })
+        .Case([&](kernelir::ProxyFenceOp) {
+          line() << "asm volatile(\"fence.proxy.async.shared::cta;\" ::: "
+                    "\"memory\");\n";
+          return success();
+        })
         .Case([&](kernelir::LdMatrixOp load) { return emitLdMatrix(load); })
         .Case([&](kernelir::AsyncCopyOp copy) { return emitAsyncCopy(copy); })
         .Case([&](kernelir::AsyncCommitOp) {
@@ -472,6 +478,57 @@ private:
     return success();
   }
 
+  /// kernelir.wgmma as PTX (sm_90a): a descriptor per operand and 16 k
+  /// (strata_wgmma_descriptor), the accumulator's registers in order, read
+  /// and written ("+f"), between a fence and a wait for none pending.
+  LogicalResult emitWgmma(kernelir::WgmmaOp mma) {
+    std::string type;
+    if (failed(typeName(mma, mma.getType(), type)))
+      return failure();
+    line() << type << " " << name(mma) << " = " << name(mma.getAcc()) << ";\n";
+    Type element = mma.getLhs().getType().getElementType();
+    StringRef operands = element.isBF16() ? "bf16" : "f16";
+    int64_t registers = mma.getType().getNumElements();
+    // Where the operand's k block `kBlock` starts.
+    auto address = [&](Value buffer, ValueRange indices, int64_t kBlock) {
+      auto type = llvm::cast<MemRefType>(buffer.getType());
+      kernelir::WgmmaStrides strides = kernelir::getWgmmaStrides(type);
+      int64_t bytes = type.getElementTypeBitWidth() / 8;
+      return "strata_wgmma_descriptor(&" + name(buffer) + "[" +
+             offset(type, indices) + " + " +
+             std::to_string(kBlock * strides.leading / bytes) + "LL], " +
+             std::to_string(strides.leading) + ", " +
+             std::to_string(strides.stride) + ")";
+    };
+    int64_t blocksPerStep =
+        kernelir::kWgmmaK / kernelir::getLdMatrixRowElements(element);
+    line() << "asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n";
+    for (int64_t k = 0; k < (int64_t)mma.getK() / kernelir::kWgmmaK; ++k) {
+      line() << "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %"
+             << registers + 2 << ", 0; wgmma.mma_async.sync.aligned.m64n"
+             << mma.getN() << "k16.f32." << operands << "." << operands
+             << " {";
+      for (int64_t r = 0; r < registers; ++r)
+        os << (r ? ", " : "") << "%" << r;
+      os << "}, %" << registers << ", %" << registers + 1
+         << ", p, 1, 1, 0, 0; }\"\n";
+      line() << "    : ";
+      for (int64_t r = 0; r < registers; ++r)
+        os << (r ? ", " : "") << "\"+f\"(" << name(mma) << ".v[" << r << "])";
+      os << "\n";
+      line() << "    : \"l\"("
+             << address(mma.getLhs(), mma.getLhsIndices(), k * blocksPerStep)
+             << "), \"l\"("
+             << address(mma.getRhs(), mma.getRhsIndices(), k * blocksPerStep)
+             << "), \"n\"(1) : \"memory\");\n";
+    }
+    line() << "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "
+              "\"memory\");\n";
+    line() << "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: "
+              "\"memory\");\n";
+    return success();
+  }
+
   /// kernelir.ldmatrix as PTX's ldmatrix: each lane passes the shared
   /// address of the 8 x 8 matrix row it contributes (x4: row lane mod 16,
   /// column w (lane / 16); x2: row lane mod 8, column w ((lane / 8) mod 2);
@@ -637,6 +694,14 @@ LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
         "  unsigned r;\n"
         "  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(x));\n"
         "  return r;\n}\n\n"
+        "// A wgmma shared-memory matrix descriptor without swizzling: the\n"
+        "// address and the bytes between core matrices neighbouring in k\n"
+        "// (leading) and in rows (stride), each in 16-byte units.\n"
+        "__device__ inline unsigned long long strata_wgmma_descriptor(\n"
+        "    const void *p, unsigned long long leading, unsigned long long stride) {\n"
+        "  unsigned long long a = __cvta_generic_to_shared(p);\n"
+        "  return ((a & 0x3FFFF) >> 4) | ((leading >> 4) << 16) | ((stride >> 4) << 32);\n"
+        "}\n\n"
         "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
         "__device__ inline float strata_maximumf(float a, float b) {\n"
         "  return (a != a || b != b) ? NAN : fmaxf(a, b);\n}\n"

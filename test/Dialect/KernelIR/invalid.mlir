@@ -337,3 +337,114 @@ kernelir.func @ldmatrix_partial_warp() attributes {block = array<i64: 16, 1, 1>,
   %f = kernelir.ldmatrix %s[%c0, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
   kernelir.return
 }
+
+// -----
+
+// wgmma's operands lie in shared memory, in core-matrix layout.
+kernelir.func @wgmma_global(%a: memref<2x64x8xf16>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{lhs must be a shared (workgroup) buffer}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x64x8xf16>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_row_bytes() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x16xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{lhs's rows must be 16 bytes (8 elements), got 16}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x64x16xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// B holds N = 8 J rows (here 16 for J = 2).
+kernelir.func @wgmma_rhs_rows() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<2x2x2xf32>
+  // expected-error @+1 {{rhs needs at least 16 rows, a multiple of 8 (whole core matrices), got 8}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<2x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_k_blocks() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{lhs needs 4 k blocks for k = 32, got 2}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_k_step() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{needs k a multiple of 16, got 8}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 8 : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_wide() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x512x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<33x2x2xf32>
+  // expected-error @+1 {{takes a vector<Jx2x2xf32> accumulator, N = 8 J at most 256, got 'vector<33x2x2xf32>'}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x512x8xf16, #gpu.address_space<workgroup>>, vector<33x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_f32() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x4xf32, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x4xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{multiplies f16 or bf16 operands, got 'f32'}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x64x4xf32, #gpu.address_space<workgroup>>, memref<2x8x4xf32, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// The four warps of a warpgroup multiply together.
+kernelir.func @wgmma_partial_warpgroup() attributes {block = array<i64: 96, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{needs blocks of whole warpgroups (128 threads), but the kernel has 96 threads per block}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_core_matrix_start() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x128x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %acc = arith.constant dense<0.0> : vector<1x2x2xf32>
+  // expected-error @+1 {{lhs must start at a core matrix: a row that is a multiple of 8, column 0}}
+  %d = kernelir.wgmma %a[%c0, %c4, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x128x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}

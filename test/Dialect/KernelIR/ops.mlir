@@ -158,3 +158,26 @@ kernelir.func @async_copies(%a: memref<100x64xf32>, %h: memref<64xf16>) attribut
   kernelir.async_wait pending 0
   kernelir.return
 }
+
+// A warpgroup's multiply-accumulate from shared chunks in core-matrix
+// layout ([k blocks][rows][8 halves]), after the writers' proxy fence.
+// CHECK-LABEL: kernelir.func @warpgroup_mma
+// CHECK: kernelir.proxy_fence
+// CHECK-NEXT: kernelir.barrier
+// CHECK-NEXT: kernelir.wgmma %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} k 32 : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>, memref<2x4x128x8xf16, #gpu.address_space<workgroup>>, vector<16x2x2xf32>
+// CHECK: kernelir.wgmma {{.*}} k 16 : memref<2x64x8xbf16, #gpu.address_space<workgroup>>, memref<2x8x8xbf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+kernelir.func @warpgroup_mma() attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>
+  %ah = kernelir.shared : memref<2x64x8xbf16, #gpu.address_space<workgroup>>
+  %bh = kernelir.shared : memref<2x8x8xbf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %acc = arith.constant dense<0.0> : vector<16x2x2xf32>
+  %small = arith.constant dense<0.0> : vector<1x2x2xf32>
+  kernelir.proxy_fence
+  kernelir.barrier
+  %d = kernelir.wgmma %a[%c0, %c0, %c64, %c0], %b[%c0, %c0, %c0, %c0], %acc k 32 : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>, memref<2x4x128x8xf16, #gpu.address_space<workgroup>>, vector<16x2x2xf32>
+  %e = kernelir.wgmma %ah[%c0, %c0, %c0], %bh[%c0, %c0, %c0], %small k 16 : memref<2x64x8xbf16, #gpu.address_space<workgroup>>, memref<2x8x8xbf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}

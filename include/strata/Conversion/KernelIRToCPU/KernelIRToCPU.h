@@ -17,8 +17,9 @@ enum class ThreadOrder {
 
 /// Patterns that lower kernelir to loops and calls for the CPU, blocks and
 /// threads run in `order`; with `checkBounds`, every access asserts it
-/// stays inside its buffer. Kernels with warp shuffles or mma need
-/// expandShuffles and expandMmas first (convert-kernelir-to-cpu runs them).
+/// stays inside its buffer. Kernels with warp shuffles, mma or wgmma need
+/// expandShuffles, expandMmas and expandWgmmas first (convert-kernelir-to-cpu
+/// runs them).
 void populateKernelIRToCPUPatterns(mlir::RewritePatternSet &patterns,
                                    ThreadOrder order = ThreadOrder::Forward,
                                    bool checkBounds = false);
@@ -35,6 +36,11 @@ void expandShuffles(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// result elements (half products exact in f32, f32 operands rounded to
 /// tf32 first, summed in f32 over k in order), a barrier.
 void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+/// Rewrites every kernelir.wgmma of `kernel` as each lane's own sums: its
+/// accumulator elements (the op's D layout) summed in f32 over k in order
+/// from the operands in shared memory, read through the descriptor
+/// arithmetic of kernelir::getWgmmaStrides; kernelir.proxy_fence goes.
+void expandWgmmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 
 /// Replaces each kernelir.ldmatrix of `kernel` by the loads of its lane's
 /// fragment elements (what the warp's ldmatrix gives each lane), at the

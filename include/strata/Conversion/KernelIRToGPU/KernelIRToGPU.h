@@ -10,6 +10,12 @@ inline constexpr llvm::StringLiteral kGpuModuleName = "strata_kernels";
 /// Patterns that lower kernelir ops (already moved into the gpu.module) to
 /// gpu, scf and memref ops.
 void populateKernelIRToGPUPatterns(mlir::RewritePatternSet &patterns);
+
+/// Patterns that lower kernelir.wgmma to nvvm's wgmma ops (fence, one
+/// mma_async per 16 k, commit, wait) on shared-memory descriptors, and
+/// kernelir.proxy_fence to nvvm.fence.proxy (part of
+/// populateKernelIRToGPUPatterns).
+void populateWgmmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
 } // namespace strata
 
 #endif

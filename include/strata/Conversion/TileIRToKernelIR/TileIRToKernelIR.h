@@ -10,12 +10,22 @@ public:
   HostBufferTypeConverter();
 };
 
-/// Patterns that turn tileir kernels into kernelir funcs and launches; with
-/// `tensorCores`, f16 contractions multiply on tensor cores.
+/// How kernelir multiplies contractions: the hardware units it may use.
+struct MultiplyOptions {
+  /// f16 and bf16 operands on tensor cores (kernelir.mma, sm_80 and later).
+  bool tensorCores = true;
+  /// With tensorCores, f32 operands too, rounded to tf32.
+  bool tf32 = false;
+  /// With tensorCores, f16 and bf16 operands by warpgroups straight from
+  /// shared memory (kernelir.wgmma, sm_90a only) where the tile allows.
+  bool wgmma = false;
+};
+
+/// Patterns that turn tileir kernels into kernelir funcs and launches,
+/// contractions multiplied as `multiply` allows.
 void populateTileIRToKernelIRPatterns(mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
-                                      bool tensorCores = true,
-                                      bool tf32 = false);
+                                      MultiplyOptions multiply = {});
 
 /// Patterns that bufferize the host program around the kernels: function
 /// signatures, calls, returns, constant tensors and tensor/buffer casts.

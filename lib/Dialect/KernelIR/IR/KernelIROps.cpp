@@ -2,6 +2,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -286,6 +287,82 @@ LogicalResult LdMatrixOp::verify() {
            << rowElements << " elements (16 bytes), got "
            << buffer.getShape().back();
   return verifyWholeWarps(*this);
+}
+
+//===----------------------------------------------------------------------===//
+// WgmmaOp
+//===----------------------------------------------------------------------===//
+
+/// The core-matrix layout a wgmma operand needs: a shared buffer of f16 or
+/// bf16 whose last three dimensions are [k blocks][rows][16 bytes], with at
+/// least `rows` rows and `kBlocks` k blocks, and one index per dimension.
+static LogicalResult verifyWgmmaOperand(WgmmaOp op, StringRef which,
+                                        MemRefType buffer, ValueRange indices,
+                                        int64_t rows, int64_t kBlocks) {
+  if (!isWorkgroup(buffer))
+    return op.emitOpError() << which << " must be a shared (workgroup) buffer";
+  if (buffer.getRank() < 3 || (int64_t)indices.size() != buffer.getRank())
+    return op.emitOpError()
+           << which << " takes one index per dimension of a buffer of at "
+           << "least three ([k blocks][rows][16 bytes])";
+  ArrayRef<int64_t> shape = buffer.getShape();
+  int64_t w = getLdMatrixRowElements(buffer.getElementType());
+  size_t rank = shape.size();
+  if (shape[rank - 1] != w)
+    return op.emitOpError() << which << "'s rows must be 16 bytes (" << w
+                            << " elements), got " << shape[rank - 1];
+  if (shape[rank - 2] < rows || shape[rank - 2] % 8 != 0)
+    return op.emitOpError()
+           << which << " needs at least " << rows
+           << " rows, a multiple of 8 (whole core matrices), got "
+           << shape[rank - 2];
+  if (shape[rank - 3] < kBlocks)
+    return op.emitOpError()
+           << which << " needs " << kBlocks << " k blocks for k = " << op.getK()
+           << ", got " << shape[rank - 3];
+  // A core matrix starts at a row that is a multiple of 8, column 0.
+  std::optional<int64_t> row = getConstantIntValue(indices[rank - 2]);
+  std::optional<int64_t> column = getConstantIntValue(indices[rank - 1]);
+  if ((row && *row % 8 != 0) || (column && *column != 0))
+    return op.emitOpError() << which
+                            << " must start at a core matrix: a row that is a "
+                               "multiple of 8, column 0";
+  return success();
+}
+
+LogicalResult WgmmaOp::verify() {
+  Type element = getLhs().getType().getElementType();
+  if (!element.isF16() && !element.isBF16())
+    return emitOpError("multiplies f16 or bf16 operands, got ") << element;
+  if (getRhs().getType().getElementType() != element)
+    return emitOpError("multiplies operands of one type, got ")
+           << element << " and " << getRhs().getType().getElementType();
+  ArrayRef<int64_t> acc = getAcc().getType().getShape();
+  if (acc[1] != 2 || acc[2] != 2 || getN() > kWgmmaMaxN)
+    return emitOpError("takes a vector<Jx2x2xf32> accumulator, N = 8 J at "
+                       "most ")
+           << kWgmmaMaxN << ", got " << getAcc().getType();
+  if (getK() % kWgmmaK != 0)
+    return emitOpError("needs k a multiple of ")
+           << kWgmmaK << ", got " << getK();
+  int64_t kBlocks = getK() / getLdMatrixRowElements(element);
+  if (failed(verifyWgmmaOperand(*this, "lhs", getLhs().getType(),
+                                getLhsIndices(), kWgmmaM, kBlocks)) ||
+      failed(verifyWgmmaOperand(*this, "rhs", getRhs().getType(),
+                                getRhsIndices(), getN(), kBlocks)))
+    return failure();
+  auto kernel = (*this)->getParentOfType<FuncOp>();
+  if (kernel && kernel.getNumThreadsPerBlock() % kWarpgroupSize != 0)
+    return emitOpError("needs blocks of whole warpgroups (")
+           << kWarpgroupSize << " threads), but the kernel has "
+           << kernel.getNumThreadsPerBlock() << " threads per block";
+  return success();
+}
+
+WgmmaStrides strata::kernelir::getWgmmaStrides(MemRefType buffer) {
+  ArrayRef<int64_t> shape = buffer.getShape();
+  constexpr int64_t kRowBytes = 16;
+  return {shape[shape.size() - 2] * kRowBytes, 8 * kRowBytes};
 }
 
 int64_t strata::kernelir::getLdMatrixRowElements(Type element) {

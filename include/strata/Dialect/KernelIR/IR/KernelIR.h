@@ -69,6 +69,20 @@ int64_t getLdMatrixRowElements(mlir::Type element);
 /// emulation and the code that fills fragments agree by construction.
 mlir::AffineMap getMmaFragmentMap(mlir::MLIRContext *ctx, MmaOperand operand,
                                   mlir::Type operandElement);
+
+/// kernelir.wgmma: a warpgroup of 4 warps multiplies 64 rows of A, K a
+/// multiple of 16 (one wgmma.mma_async per 16), N a multiple of 8 up to 256.
+constexpr int64_t kWarpgroupSize = 4 * kWarpSize;
+constexpr int64_t kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
+
+/// The byte distances a wgmma descriptor gives for an operand buffer in
+/// core-matrix layout (last dimensions [k blocks][rows][16 bytes]):
+/// `leading` between core matrices neighbouring in k (a k block), `stride`
+/// between core matrices neighbouring in rows (8 rows of 16 bytes).
+struct WgmmaStrides {
+  int64_t leading, stride;
+};
+WgmmaStrides getWgmmaStrides(mlir::MemRefType buffer);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -384,6 +384,82 @@ def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
   }];
 }
 
+def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "A warpgroup's 64xNxK multiply-accumulate from shared memory.";
+  let description = [{
+    The four warps of a warpgroup (128 neighbouring threads) multiply a
+    64 x K matrix A and a K x N matrix B, both f16 or both bf16, read
+    straight from shared memory, and add the product to a 64 x N f32
+    accumulator that its lanes hold in registers: sm_90a's
+    `wgmma.mma_async` m64nNk16, K / 16 of them, issued and waited for
+    (fence, commit, wait 0) as one op.
+
+    Both operands lie in shared memory in wgmma's core-matrix layout
+    without swizzling: the last three dimensions of each buffer are
+    [k blocks][rows][w], w = 16 bytes of elements (8 halves), so that 8
+    neighbouring rows of one k block are one 8 x 16-byte core matrix, 128
+    contiguous bytes. A(r, k) = lhs[..., b + k / w, r0 + r, k mod w] for
+    the indices [..., b, r0, 0]; B is stored n-major the same way, B(k, n)
+    = rhs[..., b + k / w, n0 + n, k mod w]. The descriptors' strides
+    follow from the buffers' shapes (getWgmmaStrides): core matrices
+    neighbouring in k lie a k block apart (the leading byte offset, rows
+    x 16 bytes), those neighbouring in rows 128 bytes apart (the stride
+    byte offset). The indices name a core matrix's first element: a row
+    that is a multiple of 8, column 0 (verified where they are constants).
+
+    The accumulator `vector<Jx2x2xf32>` (N = 8 J, at most 256) is the
+    lane's fragment in PTX's wgmma D layout: warp q of the warpgroup owns
+    rows 16 q to 16 q + 15, and with lane = 4 g + t, element [j][h][i]
+    is D(16 q + g + 8 h, 8 j + 2 t + i) — per warp, the accumulators of
+    J `kernelir.mma` tiles side by side.
+
+    All 128 threads of the warpgroup execute the op together (uniform
+    control flow; blocks of whole warpgroups, verified). Writes to the
+    operands by this block's threads reach it only after a
+    `kernelir.proxy_fence` by the writers and then a `kernelir.barrier`.
+
+    ```mlir
+    %d = kernelir.wgmma %a[%s, %c0, %r, %c0], %b[%s, %c0, %n, %c0], %acc k 32
+        : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>,
+          memref<2x4x128x8xf16, #gpu.address_space<workgroup>>,
+          vector<16x2x2xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$lhs,
+                       Variadic<Index>:$lhsIndices,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead]>:$rhs,
+                       Variadic<Index>:$rhsIndices,
+                       VectorOfRankAndType<[3], [F32]>:$acc,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$k);
+  let results = (outs VectorOfRankAndType<[3], [F32]>:$result);
+  let assemblyFormat = [{
+    $lhs `[` $lhsIndices `]` `,` $rhs `[` $rhsIndices `]` `,` $acc `k` $k
+    attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// N: the accumulator's columns.
+    int64_t getN() { return 8 * getAcc().getType().getDimSize(0); }
+  }];
+}
+
+def KernelIR_ProxyFenceOp : KernelIR_Op<"proxy_fence"> {
+  let summary = "Orders this thread's shared writes before kernelir.wgmma reads.";
+  let description = [{
+    `kernelir.wgmma` reads shared memory through the async proxy, which
+    ordinary stores and `kernelir.async_copy` (after its wait) do not
+    synchronize with: each writing thread fences after its writes, then a
+    `kernelir.barrier` makes them visible to the warpgroups
+    (`fence.proxy.async.shared::cta`).
+
+    ```mlir
+    kernelir.proxy_fence
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy",
     [AttrSizedOperandSegments]> {
   let summary = "Starts a copy of global elements into shared memory.";

@@ -1,0 +1,127 @@
+// kernelir.wgmma to nvvm's warpgroup mma (sm_90a): a 64-bit shared-memory
+// descriptor per operand and per 16 k, the accumulator as the struct of the
+// lane's f32 registers, and the op's synchronous meaning spelled out as
+// wgmma.fence, the mma_asyncs, commit and wait for none pending.
+
+#include "strata/Conversion/KernelIRToGPU/KernelIRToGPU.h"
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+/// The descriptor of the wgmma operand whose first element is
+/// `buffer[indices]`, `kBlocks` k blocks further on: its shared address
+/// and the strides of getWgmmaStrides, each in 16-byte units (bits 0-13,
+/// 16-29 and 32-45), no swizzle (bits 62-63 zero).
+Value buildDescriptor(OpBuilder &b, Location loc, Value buffer,
+                      ValueRange indices, int64_t kBlocks) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  kernelir::WgmmaStrides strides = kernelir::getWgmmaStrides(type);
+  Type i64 = b.getI64Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  // The linear element offset of the first element, in bytes.
+  SmallVector<int64_t> elementStrides = computeSuffixProduct(type.getShape());
+  Value offset = constant(kBlocks * strides.leading);
+  for (auto [index, stride] : llvm::zip_equal(indices, elementStrides)) {
+    Value i = arith::IndexCastUIOp::create(b, loc, i64, index);
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, i, constant(stride * bytes)));
+  }
+  Value base = arith::IndexCastUIOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+  Value address = arith::AddIOp::create(b, loc, base, offset);
+  // Shared addresses fit 18 bits; the field keeps them in 16-byte units.
+  Value field = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)),
+      constant(4));
+  int64_t fixed =
+      ((strides.leading >> 4) << 16) | ((strides.stride >> 4) << 32);
+  return arith::OrIOp::create(b, loc, field, constant(fixed));
+}
+
+struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::WgmmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    VectorType accType = op.getAcc().getType();
+    int64_t registers = accType.getNumElements();
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(registers, f32));
+    // Register r of the struct is element r of the row-major vector: both
+    // are D's layout, [j][h][i] = register 4 j + 2 h + i.
+    Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
+    for (int64_t r = 0; r < registers; ++r) {
+      SmallVector<int64_t> at =
+          delinearize(r, computeSuffixProduct(accType.getShape()));
+      acc = LLVM::InsertValueOp::create(
+          rewriter, loc, acc,
+          vector::ExtractOp::create(rewriter, loc, adaptor.getAcc(), at), r);
+    }
+    Type element = op.getLhs().getType().getElementType();
+    auto operandType = NVVM::WGMMATypesAttr::get(
+        getContext(),
+        element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16);
+    auto one =
+        NVVM::WGMMAScaleInAttr::get(getContext(), NVVM::WGMMAScaleIn::one);
+    auto shape = NVVM::MMAShapeAttr::get(getContext(), kernelir::kWgmmaM,
+                                         op.getN(), kernelir::kWgmmaK);
+    int64_t blocksPerStep =
+        kernelir::kWgmmaK / kernelir::getLdMatrixRowElements(element);
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t k = 0; k < (int64_t)op.getK() / kernelir::kWgmmaK; ++k) {
+      Value lhs = buildDescriptor(rewriter, loc, adaptor.getLhs(),
+                                  adaptor.getLhsIndices(), k * blocksPerStep);
+      Value rhs = buildDescriptor(rewriter, loc, adaptor.getRhs(),
+                                  adaptor.getRhsIndices(), k * blocksPerStep);
+      // A row-major (K-major) and B column-major (K-major): no transpose.
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          rewriter, loc, structType, acc, lhs, rhs, shape, operandType,
+          operandType,
+          NVVM::WGMMATypesAttr::get(getContext(), NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(getContext(), NVVM::WGMMAScaleOut::one),
+          one, one,
+          NVVM::MMALayoutAttr::get(getContext(), NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(getContext(), NVVM::MMALayout::col),
+          /*satfinite=*/nullptr);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    SmallVector<Value> results;
+    for (int64_t r = 0; r < registers; ++r)
+      results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, accType, results);
+    return success();
+  }
+};
+
+struct ProxyFenceToNVVM : OpConversionPattern<kernelir::ProxyFenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::ProxyFenceOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op,
+        NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+} // namespace
+
+void strata::populateWgmmaToNVVMPatterns(RewritePatternSet &patterns) {
+  patterns.add<WgmmaToNVVM, ProxyFenceToNVVM>(patterns.getContext());
+}

@@ -1,0 +1,132 @@
+// A tileir.contract of f16 or bf16 operands by warpgroups (sm_90a's wgmma):
+// the warpgroups of the block share its tile as slabs of 64 rows; per step
+// of k the operand chunks are staged in shared memory in wgmma's
+// core-matrix layout (halves before their widening to f32; B n-major), and
+// each warpgroup multiplies each of its slabs with one kernelir.wgmma that
+// reads them there: no fragment loads through registers, one instruction
+// per 64 x n x 16 instead of (64 / 16) (n / 8) mma.sync per warpgroup.
+
+#include "TileBodyTranslator.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+using kernelir::kWgmmaM;
+
+std::optional<TileBodyTranslator::WgmmaLayout>
+TileBodyTranslator::chooseWgmmaLayout() {
+  auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
+  if (!wgmmaAllowed || !tensorCores || !llvm::hasSingleElement(contracts))
+    return std::nullopt;
+  tileir::ContractOp contract = *contracts.begin();
+  Type operand = contract.getWidenedHalfType();
+  if (!operand || contract.getStep() % kernelir::kWgmmaK != 0)
+    return std::nullopt;
+  ArrayRef<int64_t> tile = kernel.getTile();
+  size_t rank = tile.size();
+  int64_t rows = tile[rank - 2], cols = tile[rank - 1];
+  int64_t threads = kernel.getThreads();
+  if (rows % kWgmmaM != 0 || threads % kernelir::kWarpgroupSize != 0 ||
+      llvm::any_of(tile.drop_back(2), [](int64_t t) { return t != 1; }))
+    return std::nullopt;
+  int64_t groups = threads / kernelir::kWarpgroupSize, slabs = rows / kWgmmaM;
+  // The most warpgroups along the rows (each then covers the widest n,
+  // the fewest instructions), as long as their columns make a wgmma.
+  for (int64_t groupRows = std::min(groups, slabs); groupRows >= 1;
+       --groupRows) {
+    int64_t groupCols = groups / groupRows;
+    if (groups % groupRows != 0 || slabs % groupRows != 0 ||
+        cols % (8 * groupCols) != 0 || cols / groupCols > kernelir::kWgmmaMaxN)
+      continue;
+    return WgmmaLayout{groupRows, groupCols, slabs / groupRows,
+                       cols / groupCols, operand};
+  }
+  return std::nullopt;
+}
+
+void TileBodyTranslator::assignWgmmaTiles(const WgmmaLayout &layout) {
+  Location loc = kernel.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto add = [&](Value x, int64_t c) -> Value {
+    return arith::AddIOp::create(b, loc, x, index(c));
+  };
+  Value warp = kernelir::WarpIdOp::create(b, loc);
+  Value lane = kernelir::LaneIdOp::create(b, loc);
+  Value group = arith::DivUIOp::create(b, loc, warp, index(4));
+  warpRow0 = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, group, index(layout.groupCols)),
+      index(layout.slabs * kWgmmaM));
+  warpCol0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, group, index(layout.groupCols)),
+      index(layout.n));
+  // wgmma's D layout: warp q of the warpgroup owns rows 16 q + g (+ 8),
+  // lane 4 g + t columns 8 j + 2 t (+ 1).
+  Value q = arith::RemUIOp::create(b, loc, warp, index(4));
+  Value g = arith::DivUIOp::create(b, loc, lane, index(4));
+  Value t = arith::RemUIOp::create(b, loc, lane, index(4));
+  Value row = arith::AddIOp::create(
+      b, loc, warpRow0,
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, q, index(16)),
+                            g));
+  Value col = arith::AddIOp::create(b, loc, warpCol0,
+                                    arith::MulIOp::create(b, loc, t, index(2)));
+  size_t rank = kernel.getTile().size();
+  Value zero = index(0);
+  for (int64_t s = 0; s < layout.slabs; ++s)
+    for (int64_t j = 0; j < layout.n / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t i = 0; i < 2; ++i) {
+          SmallVector<Value> coords(rank - 2, zero);
+          coords.push_back(add(row, s * kWgmmaM + 8 * h));
+          coords.push_back(add(col, 8 * j + i));
+          elementCoords.push_back(coords);
+        }
+}
+
+LogicalResult
+TileBodyTranslator::translateWgmmaContract(tileir::ContractOp contract) {
+  Location loc = contract.getLoc();
+  Type operand = wgmma->operand;
+  coreMatrixWidth = kernelir::getLdMatrixRowElements(operand);
+  Value lhsChunk, rhsChunk;
+  std::tie(lhsChunk, rhsChunk) =
+      createChunks(contract, operand, /*rhsTransposed=*/true);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto accType = VectorType::get({wgmma->n / 8, 2, 2}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
+  SmallVector<Value> init(
+      wgmma->slabs, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
+  // Each slab's rows of A and the warpgroup's columns of B, from k block 0
+  // of the step's chunks.
+  auto at = [&](Value slot, Value row) {
+    SmallVector<Value> indices{index(0), row, index(0)};
+    if (slot)
+      indices.insert(indices.begin(), slot);
+    return indices;
+  };
+  auto kLoop =
+      stagedLoop(contract, lhsChunk, rhsChunk, zero, /*narrow=*/true,
+                 /*rhsTransposed=*/true, init, [&](ValueRange acc, Value slot) {
+                   SmallVector<Value> next;
+                   for (int64_t s = 0; s < wgmma->slabs; ++s) {
+                     Value row = arith::AddIOp::create(b, loc, warpRow0,
+                                                       index(s * kWgmmaM));
+                     next.push_back(kernelir::WgmmaOp::create(
+                         b, loc, accType, lhsChunk, at(slot, row), rhsChunk,
+                         at(slot, warpCol0), acc[s], contract.getStep()));
+                   }
+                   return next;
+                 });
+  // The result elements in elementCoords' order: slab by slab, [j][h][i].
+  SmallVector<Value> &elements = scalars[contract.getResult()];
+  for (Value acc : kLoop.getResults())
+    for (int64_t v = 0; v < accType.getNumElements(); ++v)
+      elements.push_back(vector::ExtractOp::create(
+          b, loc, acc, ArrayRef<int64_t>{v / 4, v / 2 % 2, v % 2}));
+  return success();
+}
