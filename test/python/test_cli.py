@@ -83,7 +83,7 @@ def test_impossible_schedule_option_is_a_diagnostic():
 
 @pytest.mark.parametrize("options, message", [
     ("k-tile=-3", "tileir-k-tile: k-tile must be positive (or 0: chosen per contraction), got -3"),
-    ("stages=0", "tileir-pipeline: stages must be at least 1, got 0"),
+    ("stages=-2", "tileir-pipeline: stages must be positive (or 0: chosen per contraction), got -2"),
 ])
 def test_invalid_option_is_one_line(options, message):
     # A pass's option error is reported on the module: its file where it

@@ -290,22 +290,27 @@ def test_pipeline_beyond_static_shared_memory():
                                             (torch.float32, "tf32=true")])
 def test_large_block_tiles_on_tensor_cores(dtype, options):
     # A tensor-core contraction with at least 128 programs of 128 x 128
-    # (here 128 batches) takes 128 x 128 block tiles (tileir-tile) and 32 k
-    # per step (tileir-k-tile); rows of 100, columns of 90 and k = 40 leave
-    # most of each tile and of the second step out of bounds.
+    # (here 128 batches) takes 128 x 128 block tiles (tileir-tile) and 64 k
+    # per step for halves, 32 for tf32 (tileir-k-tile); rows of 100,
+    # columns of 90 and k = 72 leave most of each tile and of the last step
+    # out of bounds.
     from strata.runner import host_view, poisoned, via_pipeline
     torch.manual_seed(11)
-    a, b = randn(128, 100, 40).to(dtype), randn(128, 40, 90).to(dtype)
+    k = 72
+    a, b = randn(128, 100, k).to(dtype), randn(128, k, 90).to(dtype)
     module = import_program(capture(torch.matmul, (a, b)))
     module.run(strata.pipeline("tile", options))
     assert "tile [1, 128, 128] threads 256" in str(module)
-    # 32 k per step, double-buffered (tf32: in dynamic shared memory).
-    assert "k 40 step 32 stages 2" in str(module)
+    # Halves: 64 k per step, its two steps in flight (three stages where k
+    # had more); tf32: 32 k per step, double-buffered. Both in dynamic
+    # shared memory.
+    step = 32 if dtype == torch.float32 else 64
+    assert "k 72 step %d stages 2" % step in str(module)
     module = import_program(capture(torch.matmul, (a, b)))
     module.run(strata.pipeline("kernel", options))
     assert "kernelir.mma" in str(module)
     exact = a.double() @ b.double()
-    bound = (a.double().abs() @ b.double().abs()) * (2.0 ** -10 * 1.01 + 40 * 2.0 ** -23)
+    bound = (a.double().abs() @ b.double().abs()) * (2.0 ** -10 * 1.01 + k * 2.0 ** -23)
     if dtype != torch.float32:  # and the result's rounding to f16 / bf16
         bound += exact.abs() * 2.0 ** -(11 if dtype == torch.float16 else 8) * 1.01
     for via in ["kernel", "kernel-shuffled"]:

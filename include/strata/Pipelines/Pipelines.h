@@ -35,8 +35,9 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
   typename Base::template Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("Pipeline depth of contractions: steps of k whose "
-                     "chunks are in shared memory at once (1: none)"),
-      llvm::cl::init(2)};
+                     "chunks are in shared memory at once (1: none; 0: "
+                     "chosen per contraction)"),
+      llvm::cl::init(0)};
   typename Base::template Option<int64_t> sharedMemory{
       *this, "shared-memory",
       llvm::cl::desc("Bytes of shared memory a contraction's pipelined "

@@ -28,11 +28,11 @@ func.func @matmul(%a: tensor<17x65xf32>, %b: tensor<65x19xf32>) -> tensor<17x19x
   return %r : tensor<17x19xf32>
 }
 
-// Halves on tensor cores in a 128 x 128 tile: steps of 32 (two steps'
-// chunks, 40 KiB, fit a block's static shared memory); k-tile=8 still
-// forces 8, and without tensor cores the step is 16.
+// Halves on tensor cores in a 128 x 128 tile: steps of 64 (tileir-pipeline
+// keeps three steps' chunks, 108 KiB of dynamic shared memory); k-tile=8
+// still forces 8, and without tensor cores the step is 16.
 // CHECK-LABEL: func.func @half_large_tile
-// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 32 : <128x128xf32>
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 64 : <128x128xf32>
 // EIGHT-LABEL: func.func @half_large_tile
 // EIGHT: tileir.contract [%{{.*}}, %{{.*}}] k 300 step 8 : <128x128xf32>
 // NOTC-LABEL: func.func @half_large_tile

@@ -1,7 +1,8 @@
 // RUN: strata-opt %s --tileir-pipeline | FileCheck %s
 // RUN: strata-opt %s '--tileir-pipeline=stages=4' | FileCheck %s --check-prefix=FOUR
 // RUN: strata-opt %s '--tileir-pipeline=stages=1' | FileCheck %s --check-prefix=NONE
-// RUN: not strata-opt %s '--tileir-pipeline=stages=0' 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not strata-opt %s '--tileir-pipeline=stages=-1' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: strata-opt %s '--tileir-pipeline=stages=2' | FileCheck %s --check-prefix=TWO
 // RUN: strata-opt %s '--tileir-pipeline=stages=4 shared-memory=200000' | FileCheck %s --check-prefix=BIG
 // RUN: not strata-opt %s '--tileir-pipeline=shared-memory=300000' 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: strata-opt %s '--tileir-pipeline=tf32=true' | FileCheck %s --check-prefix=TF32
@@ -22,7 +23,7 @@
 // FOUR-LABEL: func.func @wide
 // FOUR: k 256 step 16 :
 // NONE-NOT: stages
-// ZERO: tileir-pipeline: stages must be at least 1, got 0
+// NEGATIVE: tileir-pipeline: stages must be positive (or 0: chosen per contraction), got -1
 // With 200000 bytes (dynamic shared memory) the wide tile takes 4 too.
 // BIG-LABEL: func.func @wide
 // BIG: k 256 step 16 stages 4 :
@@ -34,6 +35,13 @@
 // TF32: k 256 step 16 stages 2 :
 // TF32-LABEL: func.func @wide
 // TF32: k 256 step 16 stages 2 :
+// Halves on tensor cores in a 128 x 128 tile, 64 k a step: three stages
+// by default (3 x 36 KiB of padded chunks, beyond any budget short of it),
+// two where two are asked for.
+// CHECK-LABEL: func.func @half_large_tile
+// CHECK: k 300 step 64 stages 3 :
+// TWO-LABEL: func.func @half_large_tile
+// TWO: k 300 step 64 stages 2 :
 
 func.func @square(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32> domain [256, 256] tile [64, 64] threads 256 {
@@ -91,4 +99,25 @@ func.func @wide(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x
     tileir.store %c, %out[%c0, %c0] : !tileir.tile<256x256xf32>, memref<256x256xf32>
   }
   return %r : tensor<256x256xf32>
+}
+
+func.func @half_large_tile(%a: tensor<1536x300xf16>, %b: tensor<300x1536xf16>) -> tensor<1536x1536xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<1536x300xf16>, tensor<300x1536xf16>) -> tensor<1536x1536xf32> domain [1536, 1536] tile [128, 128] threads 256 {
+  ^bb0(%ab: memref<1536x300xf16>, %bb: memref<300x1536xf16>, %out: memref<1536x1536xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %c = tileir.contract [%o0, %o1] k 300 step 64 : !tileir.tile<128x128xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<1536x300xf16>
+      %w = arith.extf %x : f16 to f32
+      tileir.yield %w : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %y = loopir.load %bb[%k, %j] : memref<300x1536xf16>
+      %w = arith.extf %y : f16 to f32
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<128x128xf32>, memref<1536x1536xf32>
+  }
+  return %r : tensor<1536x1536xf32>
 }

@@ -28,14 +28,22 @@ constexpr int64_t kContractionBlockTile = 64;
 constexpr int64_t kLargeContractionBlockTile = 128;
 constexpr int64_t kMinLargeTilePrograms = 128;
 
-/// The k a contraction stages per step (tileir-k-tile): kContractionStep,
-/// or kLargeTileTensorCoreStep on tensor cores in block tiles of
-/// kLargeContractionBlockTile rows and columns, where tileir-pipeline keeps
-/// two stages whatever its budget: halves take 40 KiB (static shared
-/// memory), tf32 70 KiB (dynamic). Measured on an H200 (docs/runtime.md)
-/// against steps of 16: f16 8% (2048^3) and 15% (4096^3) faster, tf32 10%.
+/// The k a contraction stages per step (tileir-k-tile) and its pipeline
+/// depth (tileir-pipeline, unless forced): kContractionStep and
+/// kContractionStages; on tensor cores in block tiles of
+/// kLargeContractionBlockTile rows and columns, tf32 kLargeTileTensorCoreStep
+/// and kContractionStages, halves (f16, bf16) kLargeTileHalfStep and
+/// kLargeTileHalfStages, depths that tileir-pipeline keeps whatever its
+/// budget: tf32 70 KiB, halves 108 KiB (dynamic shared memory). Measured
+/// on an H200 (docs/runtime.md) against 16 k and two stages: tf32 10%
+/// faster with 32 k; f16 8% (2048^3) and 15% (4096^3) with 32 k, then
+/// another 7% (2048^3: 0.128 -> 0.119 ms) and 6% (4096^3: 0.866 -> 0.815
+/// ms) with 64 k in three stages (tf32 lost there).
 constexpr int64_t kContractionStep = 16;
+constexpr int64_t kContractionStages = 2;
 constexpr int64_t kLargeTileTensorCoreStep = 32;
+constexpr int64_t kLargeTileHalfStep = 64;
+constexpr int64_t kLargeTileHalfStages = 3;
 
 /// Fewer rows or columns than this make a matrix-vector product, which the
 /// row schedule reduces instead.

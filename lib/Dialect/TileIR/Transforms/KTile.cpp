@@ -26,9 +26,10 @@ int64_t strata::tileir::chooseKTile(ContractOp contract, int64_t forced,
                                     bool tensorCores, bool tf32) {
   if (forced > 0)
     return forced;
-  return isLargeTensorCoreTile(contract, tensorCores, tf32)
-             ? kLargeTileTensorCoreStep
-             : kContractionStep;
+  if (!isLargeTensorCoreTile(contract, tensorCores, tf32))
+    return kContractionStep;
+  return contract.getWidenedHalfType() ? kLargeTileHalfStep
+                                       : kLargeTileTensorCoreStep;
 }
 
 namespace {

@@ -32,9 +32,11 @@ int64_t strata::tileir::getStagedChunkBytes(ContractOp contract, int64_t rows,
 }
 
 namespace {
-/// The depth of one contraction: `wanted`, but at most its steps of k and
-/// what fits in `budget` bytes of shared memory; a large tensor-core tile
-/// (isLargeTensorCoreTile) may take two stages whatever the budget.
+/// The depth of one contraction: `wanted` (0: kContractionStages, or for
+/// halves in a large tensor-core tile kLargeTileHalfStages), but at most
+/// its steps of k and what fits in `budget` bytes of shared memory; a
+/// large tensor-core tile (isLargeTensorCoreTile) may take its default
+/// depth whatever the budget.
 int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget,
                      bool tensorCores, bool tf32) {
   auto kernel = contract->getParentOfType<KernelOp>();
@@ -42,9 +44,14 @@ int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget,
   int64_t rows = tile[tile.size() - 2], cols = tile[tile.size() - 1];
   int64_t step = contract.getStep();
   int64_t perStage = getStagedChunkBytes(contract, rows, cols, step);
-  if (isLargeTensorCoreTile(contract, tensorCores, tf32))
-    budget = std::max(budget,
-                      std::min<int64_t>(2 * perStage, kMaxSharedMemoryBytes));
+  bool large = isLargeTensorCoreTile(contract, tensorCores, tf32);
+  int64_t depth = large && contract.getWidenedHalfType() ? kLargeTileHalfStages
+                                                         : kContractionStages;
+  if (wanted == 0)
+    wanted = depth;
+  if (large)
+    budget = std::max(
+        budget, std::min<int64_t>(depth * perStage, kMaxSharedMemoryBytes));
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   int64_t fit = std::max<int64_t>(1, budget / perStage);
   return std::max<int64_t>(1, std::min({wanted, steps, fit}));
@@ -74,9 +81,10 @@ struct TileIRPipelinePass
   using TileIRPipelinePassBase::TileIRPipelinePassBase;
 
   void runOnOperation() override {
-    if (stages < 1) {
+    if (stages < 0) {
       mlir::emitError(getOperation()->getLoc(),
-                      "tileir-pipeline: stages must be at least 1, got ")
+                      "tileir-pipeline: stages must be positive (or 0: "
+                      "chosen per contraction), got ")
           << stages.getValue();
       return signalPassFailure();
     }

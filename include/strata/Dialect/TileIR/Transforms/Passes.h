@@ -49,11 +49,11 @@ void splitK(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
 /// Whether `contract` will multiply on tensor cores (`tensorCores`, f32 as
 /// tf32 where `tf32`) in a block tile of at least kLargeContractionBlockTile
 /// rows and columns: the contractions tileir-k-tile and tileir-pipeline
-/// give larger steps and two stages (see kLargeTileTensorCoreStep).
+/// give larger steps and deeper pipelines (see kLargeTileHalfStep).
 bool isLargeTensorCoreTile(ContractOp contract, bool tensorCores, bool tf32);
 
 /// The k step tileir-k-tile gives `contract`: `forced` unless 0, else
-/// chosen by its tile and how it multiplies (see kLargeTileTensorCoreStep).
+/// chosen by its tile and how it multiplies (see kLargeTileHalfStep).
 int64_t chooseKTile(ContractOp contract, int64_t forced, bool tensorCores,
                     bool tf32);
 
@@ -70,8 +70,9 @@ int64_t getStagedChunkBytes(ContractOp contract, int64_t rows, int64_t cols,
                             int64_t step);
 
 /// Sets each contraction's pipeline depth (see tileir-pipeline): `stages`
-/// (at least 1) where its chunks fit in `sharedMemory` bytes, or in two
-/// stages' bytes for a large tensor-core tile (isLargeTensorCoreTile).
+/// (0: chosen per contraction) where its chunks fit in `sharedMemory`
+/// bytes, or in its default depth's bytes for a large tensor-core tile
+/// (isLargeTensorCoreTile).
 void populatePipelinePatterns(mlir::RewritePatternSet &patterns, int64_t stages,
                               int64_t sharedMemory, bool tensorCores,
                               bool tf32);

@@ -171,10 +171,11 @@ def TileIRKTilePass : Pass<"tileir-k-tile"> {
   let summary = "Choose how many k each contraction stages per step.";
   let description = [{
     Sets the `step` of every `tileir.contract` to `k-tile`, or where that
-    is 0 (the default) chooses it: 32 for a contraction that will multiply
-    on tensor cores (`tensor-cores`, f32 ones with `tf32`) in a block tile
-    of 128 x 128 or more (measured on an H200: f16 8-15%, tf32 10% faster;
-    tileir-pipeline keeps two stages for them), else 16. Each step stages an operand chunk of the tile's rows (or columns)
+    is 0 (the default) chooses it: for a contraction that will multiply on
+    tensor cores (`tensor-cores`, f32 ones with `tf32`) in a block tile of
+    128 x 128 or more, 64 for halves (f16, bf16) and 32 for tf32 (measured
+    on an H200 against 16: f16 14-21%, tf32 10% faster; tileir-pipeline
+    keeps three and two stages for them), else 16. Each step stages an operand chunk of the tile's rows (or columns)
     by `step` in shared memory. Tensor cores need a multiple of their k (16
     for f16 and bf16, 8 for tf32); another step multiplies with fused
     multiply-adds.
@@ -205,7 +206,8 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     Sets the `stages` of every `tileir.contract`: how many steps' operand
     chunks shared memory holds at once, so that the copies of later steps
     overlap the multiplication of the current one (double buffering with
-    2). The depth is the `stages` option, but no more than the
+    2). The depth is the `stages` option (0, the default: 2, or 3 for
+    halves in a tensor-core tile of 128 x 128 or more), but no more than the
     contraction's steps of k (more would only hold empty slots) and no more
     than fit in the `shared-memory` budget of a block (48 KiB unless given:
     what any NVIDIA GPU gives a block statically; larger budgets use
@@ -214,8 +216,9 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     halves, else the result's element type), its rows padded as
     tensor-core chunks are against bank conflicts); 1 turns pipelining
     off. A contraction that will multiply on tensor cores in a 128 x 128
-    tile or larger may take two stages whatever the budget (tf32 with 32
-    k per step: 70 KiB, dynamic; measured 10% faster than 16 k in 48 KiB).
+    tile or larger may take its default depth whatever the budget (tf32,
+    two stages of 32 k: 70 KiB; halves, three of 64 k: 108 KiB; both
+    dynamic, and measured faster than 16 k in 48 KiB).
 
     Before (k = 64 in steps of 16, a 64 x 64 tile):
 
@@ -231,8 +234,9 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
     ```
   }];
   let options = [
-    Option<"stages", "stages", "int64_t", /*default=*/"2",
-           "The pipeline depth wanted (1: no pipeline)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "The pipeline depth wanted (1: no pipeline; 0: chosen per "
+           "contraction)">,
     Option<"sharedMemory", "shared-memory", "int64_t",
            /*default=*/"::strata::kStaticSharedMemoryBytes",
            "Bytes of shared memory a block's operand chunks may take">,
