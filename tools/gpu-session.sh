@@ -44,7 +44,7 @@ if [ "$set_name" = wgmma ]; then
 fi
 ragged=matmul_f16_issue,matmul_f16_ragged,matmul_bf16_ragged,matmul_f32_ragged
 ragged+=,matmul_tf32_ragged,matmul_split_k,softmax_warp_rows,softmax_ragged
-ragged+=,rmsnorm_ragged,layer_norm_ragged,bmm_f16_large_tiles
+ragged+=,rmsnorm_ragged,layer_norm_ragged,bmm_f16_large_tiles,matmul_split_k_prime
 step check 120 $check --no-torch-compile
 step memcheck 100 compute-sanitizer --tool memcheck --print-limit 10 \
   $check --no-timing --only "$ragged"

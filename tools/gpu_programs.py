@@ -98,6 +98,8 @@ PROGRAMS = {
     "matmul_f32_ragged": matmul(torch.float32, 1000, 333, 517),
     "matmul_tf32_ragged": matmul(torch.float32, 1000, 333, 517),
     "matmul_split_k": matmul(torch.float32, 37, 3000, 45),
+    # k = 3001 is prime: 11 slices of 272 and a kernel for the 9 left.
+    "matmul_split_k_prime": matmul(torch.float32, 37, 3001, 45),
     # 128 batches: 128 x 128 tensor-core tiles, mostly out of bounds.
     "bmm_f16_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
     "softmax_warp_rows": functools.partial(softmax, 1000, 37),

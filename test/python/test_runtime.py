@@ -220,8 +220,10 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
                            [os.path.join(BUILD, "python"), os.path.join(REPO, "python"),
                             os.path.join(REPO, "tools")])))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(r.stdout.splitlines()) == 22
+    assert len(r.stdout.splitlines()) == 23
     assert "decoder_block        binds 8 arguments, 12 kernels" in r.stdout
+    # k = 3001: partial slices, the remainder's partials, their sum.
+    assert "matmul_split_k_prime binds 2 arguments, 3 kernels" in r.stdout
 
 
 @pytest.mark.skipif(has_cuda_device(), reason="this machine has a CUDA device")

@@ -72,16 +72,41 @@ def test_forced_splits():
     torch.manual_seed(5)
     x, w = randn(45, 770), randn(770, 29)
     # k = 770 = 2 x 5 x 7 x 11: by default at most 770 / 256 = 3 slices,
-    # and 3 does not divide it, so 2. Forced: 5 (shorter slices are
-    # allowed), 1 (none), and 3 is an error.
+    # and 3 does not divide it, so 2 (a divisor spares the remainder's
+    # kernel while it keeps half the slices). Forced: 5 (shorter slices are
+    # allowed), 1 (none), 3 (3 slices of 256 and a kernel for the 2 k
+    # left), and more slices than k is an error.
     assert kernel_domains(tile_ir(torch.matmul, (x, w)))[0] == ("2, 45, 29", "1, 64, 32")
     text = tile_ir(torch.matmul, (x, w), "split-k=5")
     assert kernel_domains(text)[0] == ("5, 45, 29", "1, 64, 32"), text
     report = check(torch.matmul, (x, w), via="kernel-shuffled", options="split-k=5")
     assert report.passed, report
     assert len(kernel_domains(tile_ir(torch.matmul, (x, w), "split-k=1"))) == 1
-    with pytest.raises(Exception, match="k = 770 does not split into 3 equal slices"):
-        tile_ir(torch.matmul, (x, w), "split-k=3")
+    text = tile_ir(torch.matmul, (x, w), "split-k=3")
+    assert kernel_domains(text)[:2] == [("3, 45, 29", "1, 64, 32"),
+                                        ("1, 45, 29", "1, 64, 32")], text
+    report = check(torch.matmul, (x, w), via="kernel-shuffled", options="split-k=3")
+    assert report.passed, report
+    with pytest.raises(Exception, match="k = 770 does not split into 771 slices"):
+        tile_ir(torch.matmul, (x, w), "split-k=771")
+
+
+def test_prime_k_splits_with_a_remainder():
+    # k = 3001 is prime: no slice count divides it. One 64 x 64 tile wants
+    # 128 slices, at most 16 and 3001 / 256 = 11: 11 slices of 272, the 9
+    # k left (2992 on) in a one-slice partial kernel, and the sum of all 12
+    # partials with the epilogue.
+    torch.manual_seed(3001)
+    fn = lambda x, w, c: F.gelu(x @ w + c)
+    inputs = (randn(37, 3001), randn(3001, 45), randn(45))
+    text = tile_ir(fn, inputs)
+    assert kernel_domains(text) == [("11, 37, 45", "1, 64, 64"),
+                                    ("1, 37, 45", "1, 64, 64"),
+                                    ("37, 45", "8, 64")], text
+    assert "k 272 " in text and "k 9 " in text, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via)
+        assert report.passed, (via, report)
 
 
 def test_half_split_k_multiplies_slices_on_tensor_cores():

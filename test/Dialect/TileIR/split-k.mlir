@@ -3,7 +3,8 @@
 // RUN: strata-opt %s -split-input-file --tileir-split-k | FileCheck %s
 // RUN: strata-opt %s -split-input-file '--tileir-split-k=splits=5' | FileCheck %s --check-prefix=FIVE
 // RUN: strata-opt %s -split-input-file '--tileir-split-k=min-programs=1' | FileCheck %s --check-prefix=NONE
-// RUN: not strata-opt %s -split-input-file '--tileir-split-k=splits=7' 2>&1 | FileCheck %s --check-prefix=UNEVEN
+// RUN: strata-opt %s -split-input-file '--tileir-split-k=splits=7' | FileCheck %s --check-prefix=SEVEN
+// RUN: not strata-opt %s -split-input-file '--tileir-split-k=splits=1001' 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 
 // One 32 x 32 tile, k = 1000 (a prologue b[k] on the lhs, bias and relu
 // after): by default as many slices as give 128 program instances, at most
@@ -50,7 +51,25 @@
 // FIVE: tileir.contract {{.*}} k 200 step 16 stages 2
 // NONE-LABEL: func.func @relu_prologue
 // NONE-NOT: domain [2
-// UNEVEN: error: k = 1000 does not split into 7 equal slices
+// 7 slices do not divide k = 1000: 7 slices of 142, and the 6 k left
+// (994 on) a partial kernel of one slice; the sum adds all 8 partials.
+// SEVEN-DAG: #[[LHS7:.*]] = affine_map<(d0, d1, d2) -> (d0, d1 + d2 * 142)>
+// SEVEN-DAG: #[[REST:.*]] = affine_map<(d0, d1, d2) -> (d0, d1 + d2 * 6 + 994)>
+// SEVEN-DAG: #[[RESTRHS:.*]] = affine_map<(d0, d1, d2) -> (d0 + d2 * 6 + 994, d1)>
+// SEVEN-DAG: #[[LAST:.*]] = affine_map<(d0, d1) -> (6, d0, d1)>
+// SEVEN-LABEL: func.func @relu_prologue
+// SEVEN: %[[P7:.*]] = tileir.kernel {{.*}} -> tensor<7x17x19xf32> domain [7, 17, 19] tile [1, 32, 32]
+// SEVEN: tileir.contract {{.*}} k 142 step 16 stages 2
+// SEVEN: loopir.load {{.*}} map #[[LHS7]] : memref<17x1000xf32>
+// SEVEN: %[[P1:.*]] = tileir.kernel {{.*}} -> tensor<1x17x19xf32> domain [1, 17, 19] tile [1, 32, 32]
+// SEVEN: tileir.contract {{.*}} k 6 step 16 stages 2
+// SEVEN: loopir.load {{.*}} map #[[REST]] : memref<17x1000xf32>
+// SEVEN: loopir.load {{.*}} map #[[RESTRHS]] : memref<1000x19xf32>
+// SEVEN: tileir.kernel ins(%{{.*}}, %[[P7]], %[[P1]] : tensor<19xf32>, tensor<7x17x19xf32>, tensor<1x17x19xf32>) -> tensor<17x19xf32>
+// SEVEN: tileir.load {{.*}} map #[[LAST]] : memref<7x17x19xf32>
+// SEVEN: tileir.load %{{.*}}[%{{.*}}, %{{.*}}] map #{{.*}} : memref<1x17x19xf32>
+// SEVEN: tileir.map ins(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^ ,]*}} : !tileir.tile
+// TOO-MANY: error: k = 1000 does not split into 1001 slices
 func.func @relu_prologue(%a: tensor<17x1000xf32>, %bias: tensor<19xf32>, %b: tensor<1000xf32>, %w: tensor<1000x19xf32>) -> tensor<17x19xf32> {
   %r = tileir.kernel ins(%a, %bias, %b, %w : tensor<17x1000xf32>, tensor<19xf32>, tensor<1000xf32>, tensor<1000x19xf32>) -> tensor<17x19xf32> domain [17, 19] tile [32, 32] threads 256 {
   ^bb0(%ab: memref<17x1000xf32>, %biasb: memref<19xf32>, %bb: memref<1000xf32>, %wb: memref<1000x19xf32>, %out: memref<17x19xf32>):

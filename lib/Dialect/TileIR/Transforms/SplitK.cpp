@@ -2,12 +2,15 @@
 // one decision of this pass (see Passes.td).
 //
 // A contraction kernel with few program instances and a long k leaves most
-// of the GPU idle. Split into S slices, it becomes two kernels: a partial
-// kernel whose domain gains a leading dimension of S (each program instance
-// contracts one slice of k for one tile, a batch dimension to the
+// of the GPU idle. Split into S slices of floor(k / S), it becomes a
+// partial kernel whose domain gains a leading dimension of S (each program
+// instance contracts one slice of k for one tile, a batch dimension to the
 // contraction schedule) and stores its partial sums to a workspace, and an
 // elementwise kernel that adds the S partials of each element and runs the
-// original epilogue (bias, activation, stores) on the sum.
+// original epilogue (bias, activation, stores) on the sum. Where S does not
+// divide k, the k mod S < S left over are one more partial kernel of one
+// slice (short: one launch more, little work), whose partials the sum adds
+// too.
 
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
@@ -35,6 +38,9 @@ constexpr int64_t kMaxSplits = 16;
 /// Each slice keeps at least this many k, so the partial sums' traffic
 /// stays small against the operands'.
 constexpr int64_t kMinSliceK = 256;
+/// Slices that do not divide k cost a kernel more (the remainder's): only
+/// where they are at least this many.
+constexpr int64_t kMinRaggedSplits = 4;
 
 /// The kernel's one contraction, or null.
 ContractOp getOnlyContraction(KernelOp kernel) {
@@ -73,12 +79,12 @@ void cloneShifted(OpBuilder &b, KernelOp kernel, ArrayRef<Value> used,
 }
 
 /// Fills `region` with the slice of `from` that slice `slice` of `sliceK`
-/// k contracts: the arguments are the slice, the original coordinates and
-/// k within the slice. Loads indexed by k take the slice into their map
-/// (k = slice * sliceK + local k stays a row run the staging can copy
-/// asynchronously); other users get it computed.
+/// k from `kStart` on contracts: the arguments are the slice, the original
+/// coordinates and k within the slice. Loads indexed by k take the slice
+/// into their map (k = kStart + slice * sliceK + local k stays a row run
+/// the staging can copy asynchronously); other users get it computed.
 void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
-               const IRMapping &outer) {
+               int64_t kStart, const IRMapping &outer) {
   OpBuilder::InsertionGuard guard(b);
   Block &source = from.front();
   Location loc = from.getLoc();
@@ -87,7 +93,9 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
                               SmallVector<Location>(types.size(), loc));
   Value slice = body->getArgument(0), local = body->getArguments().back();
   auto size = arith::ConstantIndexOp::create(b, loc, sliceK);
-  auto start = arith::MulIOp::create(b, loc, slice, size);
+  auto first = arith::ConstantIndexOp::create(b, loc, kStart);
+  auto start = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, slice, size), first);
   auto k = arith::AddIOp::create(b, loc, start, local);
   IRMapping mapping = outer;
   for (auto [i, arg] : llvm::enumerate(source.getArguments().drop_back()))
@@ -110,7 +118,7 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
       AffineExpr d = getAffineDimExpr(pos, ctx);
       if (index == k.getResult()) {
         index = local;
-        d = d + getAffineDimExpr(extra, ctx) * sliceK;
+        d = d + getAffineDimExpr(extra, ctx) * sliceK + kStart;
       }
       dims.push_back(d);
     }
@@ -126,9 +134,12 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
   // Where only loads read k, its computation goes: the region stays nothing
   // but a load, which the staging copies asynchronously.
   if (k->use_empty()) {
+    Operation *scaled = start.getLhs().getDefiningOp();
     k->erase();
     start->erase();
+    scaled->erase();
     size->erase();
+    first->erase();
   }
 }
 
@@ -142,10 +153,11 @@ void dropUnusedInputs(KernelOp kernel) {
     }
 }
 
-/// The partial kernel: slice s of the contraction for every tile, stored
-/// at [s, tile] of a workspace it returns.
+/// A partial kernel: `splits` slices of `sliceK` k from `kStart` on, slice
+/// s of the contraction for every tile stored at [s, tile] of a workspace
+/// it returns.
 KernelOp buildPartials(OpBuilder &b, KernelOp kernel, ContractOp contract,
-                       int64_t splits) {
+                       int64_t splits, int64_t sliceK, int64_t kStart) {
   Location loc = contract.getLoc();
   SmallVector<int64_t> domain{splits}, tile{1};
   llvm::append_range(domain, kernel.getDomain());
@@ -170,12 +182,11 @@ KernelOp buildPartials(OpBuilder &b, KernelOp kernel, ContractOp contract,
   SmallVector<Value> origin{TileOffsetOp::create(b, loc, 0)};
   for (Value v : contract.getOrigin())
     origin.push_back(mapping.lookup(v));
-  int64_t sliceK = contract.getK() / splits;
   auto sliced =
       ContractOp::create(b, loc, partials.getTileType(element), origin, sliceK,
                          contract.getStep(), contract.getStages());
-  fillSlice(b, sliced.getLhs(), contract.getLhs(), sliceK, mapping);
-  fillSlice(b, sliced.getRhs(), contract.getRhs(), sliceK, mapping);
+  fillSlice(b, sliced.getLhs(), contract.getLhs(), sliceK, kStart, mapping);
+  fillSlice(b, sliced.getRhs(), contract.getRhs(), sliceK, kStart, mapping);
   StoreOp::create(b, loc, sliced.getResult(), body->getArguments().back(),
                   origin, AffineMapAttr());
   YieldOp::create(b, loc);
@@ -183,20 +194,21 @@ KernelOp buildPartials(OpBuilder &b, KernelOp kernel, ContractOp contract,
 }
 
 /// The kernel that replaces `kernel`: its body, with the contraction's
-/// tile the sum of the `splits` partial tiles in `workspace`.
+/// tile the sum of the partial tiles in `workspaces` (all their slices).
 KernelOp buildSum(OpBuilder &b, KernelOp kernel, ContractOp contract,
-                  Value workspace, int64_t splits) {
+                  ValueRange workspaces) {
   Location loc = kernel.getLoc();
   SmallVector<Value> inputs(kernel.getInputs());
-  inputs.push_back(workspace);
+  llvm::append_range(inputs, workspaces);
   auto sum = KernelOp::create(b, loc, kernel.getResultTypes(), inputs,
                               kernel.getDomainAttr(), kernel.getTileAttr(),
                               kernel.getThreadsAttr());
   OpBuilder::InsertionGuard guard(b);
   Block &source = kernel.getBody().front();
   SmallVector<Type> buffers(ValueRange(kernel.getInputBuffers()).getTypes());
-  auto workspaceType = cast<RankedTensorType>(workspace.getType());
-  buffers.push_back(getBufferType(workspaceType));
+  for (Value workspace : workspaces)
+    buffers.push_back(
+        getBufferType(cast<RankedTensorType>(workspace.getType())));
   llvm::append_range(buffers, ValueRange(kernel.getOutputBuffers()).getTypes());
   Block *body = b.createBlock(&sum.getBody(), {}, buffers,
                               SmallVector<Location>(buffers.size(), loc));
@@ -205,8 +217,9 @@ KernelOp buildSum(OpBuilder &b, KernelOp kernel, ContractOp contract,
   mapping.map(kernel.getInputBuffers(),
               body->getArguments().take_front(numInputs));
   mapping.map(kernel.getOutputBuffers(),
-              body->getArguments().drop_front(numInputs + 1));
-  Value partials = body->getArgument(numInputs);
+              body->getArguments().drop_front(numInputs + workspaces.size()));
+  ValueRange partials =
+      body->getArguments().slice(numInputs, workspaces.size());
   MLIRContext *ctx = b.getContext();
   size_t rank = kernel.getDomain().size();
   for (Operation &op : source.without_terminator()) {
@@ -220,20 +233,22 @@ KernelOp buildSum(OpBuilder &b, KernelOp kernel, ContractOp contract,
     for (Value v : contract.getOrigin())
       origin.push_back(mapping.lookup(v));
     SmallVector<Value> loaded;
-    for (int64_t s = 0; s < splits; ++s) {
-      SmallVector<AffineExpr> results{getAffineConstantExpr(s, ctx)};
-      for (size_t d = 0; d < rank; ++d)
-        results.push_back(getAffineDimExpr(d, ctx));
-      auto map = AffineMap::get(rank, 0, results, ctx);
-      loaded.push_back(LoadOp::create(b, loc, tile, partials, origin,
-                                      AffineMapAttr::get(map)));
-    }
+    for (Value workspace : partials)
+      for (int64_t s = 0;
+           s < cast<MemRefType>(workspace.getType()).getDimSize(0); ++s) {
+        SmallVector<AffineExpr> results{getAffineConstantExpr(s, ctx)};
+        for (size_t d = 0; d < rank; ++d)
+          results.push_back(getAffineDimExpr(d, ctx));
+        auto map = AffineMap::get(rank, 0, results, ctx);
+        loaded.push_back(LoadOp::create(b, loc, tile, workspace, origin,
+                                        AffineMapAttr::get(map)));
+      }
     auto add = MapOp::create(b, loc, TypeRange{tile}, loaded);
     OpBuilder::InsertionGuard inMap(b);
     Type element = tile.getElementType();
-    Block *scalars =
-        b.createBlock(&add.getBody(), {}, SmallVector<Type>(splits, element),
-                      SmallVector<Location>(splits, loc));
+    Block *scalars = b.createBlock(&add.getBody(), {},
+                                   SmallVector<Type>(loaded.size(), element),
+                                   SmallVector<Location>(loaded.size(), loc));
     Value total = scalars->getArgument(0);
     for (Value partial : scalars->getArguments().drop_front())
       total = arith::AddFOp::create(b, loc, total, partial);
@@ -256,9 +271,9 @@ FailureOr<int64_t> strata::tileir::chooseSplits(KernelOp kernel, int64_t forced,
   }
   int64_t k = contract.getK();
   if (forced) {
-    if (forced < 1 || k % forced != 0)
+    if (forced > k)
       return kernel.emitError("k = ")
-             << k << " does not split into " << forced << " equal slices";
+             << k << " does not split into " << forced << " slices";
     return forced;
   }
   int64_t programs = computeProduct(kernel.getGrid());
@@ -267,20 +282,31 @@ FailureOr<int64_t> strata::tileir::chooseSplits(KernelOp kernel, int64_t forced,
   int64_t most =
       std::min<int64_t>({llvm::divideCeilSigned(minPrograms, programs),
                          kMaxSplits, k / kMinSliceK});
-  for (int64_t splits = most; splits >= 2; --splits)
+  // Slices that divide k spare the remainder's kernel, where they keep at
+  // least half the slices.
+  for (int64_t splits = most; 2 * splits >= most && splits >= 2; --splits)
     if (k % splits == 0)
       return splits;
-  return 1;
+  return most >= kMinRaggedSplits ? most : 1;
 }
 
 void strata::tileir::splitK(OpBuilder &b, KernelOp kernel, int64_t splits) {
   ContractOp contract = getOnlyContraction(kernel);
-  assert(contract && splits > 1 && contract.getK() % splits == 0 &&
+  assert(contract && splits > 1 && splits <= (int64_t)contract.getK() &&
          "chooseSplits decides what can be split");
   b.setInsertionPoint(kernel);
-  KernelOp partials = buildPartials(b, kernel, contract, splits);
-  KernelOp sum = buildSum(b, kernel, contract, partials.getResult(0), splits);
-  dropUnusedInputs(partials);
+  int64_t k = contract.getK(), sliceK = k / splits;
+  SmallVector<KernelOp> partials{
+      buildPartials(b, kernel, contract, splits, sliceK, /*kStart=*/0)};
+  if (int64_t rest = k - splits * sliceK)
+    partials.push_back(
+        buildPartials(b, kernel, contract, 1, rest, splits * sliceK));
+  SmallVector<Value> workspaces;
+  for (KernelOp partial : partials)
+    workspaces.push_back(partial.getResult(0));
+  KernelOp sum = buildSum(b, kernel, contract, workspaces);
+  for (KernelOp partial : partials)
+    dropUnusedInputs(partial);
   dropUnusedInputs(sum);
   // The sum is an elementwise kernel: its tile is an elementwise one (the
   // contraction's would hold `splits` register tiles at once), its threads

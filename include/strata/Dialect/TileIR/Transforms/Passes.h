@@ -34,15 +34,17 @@ int64_t getLongestRow(KernelOp kernel);
 /// cannot run its program.
 mlir::FailureOr<int64_t> chooseThreads(KernelOp kernel, int64_t forced);
 
-/// Into how many equal slices tileir-split-k splits the k of `kernel`'s
-/// contraction: `forced` unless 0 (an error where k does not split
-/// evenly), else enough to give about `minPrograms` program instances,
-/// keeping at least 256 k per slice (1: no split).
+/// Into how many slices of floor(k / S) tileir-split-k splits the k of
+/// `kernel`'s contraction: `forced` unless 0 (an error where it exceeds
+/// k), else enough to give about `minPrograms` program instances, keeping
+/// at least 256 k per slice, a divisor of k where one keeps at least half
+/// of them, else that many if at least 4 (1: no split).
 mlir::FailureOr<int64_t> chooseSplits(KernelOp kernel, int64_t forced,
                                       int64_t minPrograms);
 
 /// Replaces the contraction kernel `kernel` by a kernel of `splits` partial
-/// contractions (chosen by chooseSplits) and one that sums them and runs
+/// contractions (chosen by chooseSplits), one more of one slice for the k
+/// left where `splits` does not divide k, and one that sums them and runs
 /// the original epilogue.
 void splitK(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
 

@@ -66,25 +66,30 @@ def TileIRSplitKPass : Pass<"tileir-split-k"> {
   let description = [{
     A contraction kernel with fewer than `min-programs` program instances
     (128 unless given: about what a large GPU runs at once) and a long k
-    leaves most of the GPU idle. This pass splits its k into S equal
-    slices: enough for about `min-programs` instances, at most 16, each at
-    least 256 k long (so the partial sums' traffic stays small next to the
-    operands'), S dividing k. The kernel becomes two:
+    leaves most of the GPU idle. This pass splits its k into S slices of
+    L = floor(k / S): enough for about `min-programs` instances, at most
+    16, each at least 256 k long (so the partial sums' traffic stays small
+    next to the operands'), and the largest S that divides k where that
+    keeps at least half of them (else S, if at least 4: the remainder
+    costs a kernel more). The kernel becomes two, or three where S does
+    not divide k:
 
     - a partial kernel over `[S, domain...]` (tile `[1, tile...]`): program
-      instance (s, tile) contracts k in `[s * k/S, (s + 1) * k/S)` for its
+      instance (s, tile) contracts k in `[s L, (s + 1) L)` for its
       tile and stores the partial sums to `workspace[s, ...]`, a tensor it
       returns. Loads indexed by k take the slice into their index map, so
       plain operand rows stay asynchronous copies;
-    - an elementwise kernel over the original domain that loads the S
+    - where S does not divide k, a partial kernel over `[1, domain...]`
+      for the k mod S (fewer than S) left, from S L on: short;
+    - an elementwise kernel over the original domain that loads the
       partials of its tile, adds them (in slice order) and runs the
       original epilogue on the sum. It gets the tile `tileir-tile` gives an
       elementwise kernel by default (the contraction's would hold S times
       its register tile at once) and one thread, for `tileir-map-threads`
       to choose.
 
-    `splits` forces S for every contraction (1: never split); a k it does
-    not divide is an error. Run after `tileir-tile` (the tile decides how
+    `splits` forces S for every contraction (1: never split); more slices
+    than k is an error. Run after `tileir-tile` (the tile decides how
     many instances there are) and before `tileir-map-threads`.
 
     Before (64 x 64 by k = 8192, one program instance):
