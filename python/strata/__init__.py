@@ -47,10 +47,11 @@ def lower(text, stage, options="", filename="<string>"):
     return module
 
 
-def compile(fn, example_inputs, target="sm_90"):
-    """Compiles a PyTorch callable for its example inputs; see strata.api."""
+def compile(fn, example_inputs, target="sm_90", options=""):
+    """Compiles a PyTorch callable for its example inputs, with schedule
+    `options`; see strata.api."""
     from strata.api import compile as compile_
-    return compile_(fn, example_inputs, target)
+    return compile_(fn, example_inputs, target, options)
 
 
 __all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "compile",

@@ -11,8 +11,6 @@ import strata
 from strata.frontend import capture, import_program
 from strata.runner import empty_like, host_view
 
-CPU_PIPELINE = "strata-lower-to-cpu"
-
 
 def _ptxas_available():
     import _strata_config as config
@@ -48,17 +46,40 @@ def build_artifact(module_text, names, target="sm_90", ptx_version="80",
     return isa.artifact("forward", names, cubin)
 
 
+def _output_specs(program, fn, inputs):
+    """Whether the program returns a tuple, and a tensor of each output's
+    shape and dtype (on the meta device): from the capture's graph, so that
+    compiling needs no run of `fn` (PyTorch 1.13 has no CPU half matmul);
+    from a run where the graph lacks them."""
+    output = next(n for n in program.graph.graph.nodes if n.op == "output")
+    results = output.args[0]
+    is_tuple = isinstance(results, (list, tuple))
+    specs = []
+    for node in results if is_tuple else [results]:
+        meta = getattr(node, "meta", {})
+        value = meta.get("val", meta.get("tensor_meta"))
+        if value is None:
+            break
+        specs.append(torch.empty(tuple(value.shape), dtype=value.dtype,
+                                 device="meta"))
+    else:
+        return is_tuple, specs
+    with torch.no_grad():
+        expected = fn(*inputs)
+    is_tuple = isinstance(expected, (list, tuple))
+    return is_tuple, list(expected) if is_tuple else [expected]
+
+
 class Compiled:
-    def __init__(self, fn, example_inputs, target="sm_90"):
+    def __init__(self, fn, example_inputs, target="sm_90", options=""):
         self.inputs = tuple(example_inputs)
         self.target = target
+        self.options = options
         self.program = capture(fn, self.inputs)
         self.module = import_program(self.program)
         self.text = str(self.module)
-        with torch.no_grad():
-            expected = fn(*self.inputs)
-        self.tuple_output = isinstance(expected, (list, tuple))
-        self.outputs = list(expected) if self.tuple_output else [expected]
+        self.tuple_output, self.outputs = _output_specs(self.program, fn,
+                                                        self.inputs)
         self.names = [("input%d" % b[1]) if b[0] == "input" else b[1]
                       for b in self.program.bindings]
         self._device_program = None
@@ -80,7 +101,7 @@ class Compiled:
             results = self._run_cuda(full, args[0].device)
         elif not any(a.is_cuda for a in args):
             results = [empty_like(o) for o in self.outputs]
-            self.module.run_on_cpu("forward", CPU_PIPELINE,
+            self.module.run_on_cpu("forward", strata.pipeline("cpu", self.options),
                                    [host_view(a) for a in full],
                                    [host_view(r) for r in results])
         else:
@@ -90,7 +111,8 @@ class Compiled:
     def _run_cuda(self, full, device):
         import _strata_runtime
         if self._device_program is None:
-            artifact = build_artifact(self.text, self.names, self.target)
+            artifact = build_artifact(self.text, self.names, self.target,
+                                      schedule=self.options)
             self._device_program = _strata_runtime.Program(artifact)
             self._device_weights = {}
         arguments = []
@@ -116,7 +138,10 @@ class Compiled:
 VECTOR_ALIGNMENT = 16
 
 
-def compile(fn, example_inputs, target="sm_90"):
+def compile(fn, example_inputs, target="sm_90", options=""):
     """Compiles `fn` (a callable or nn.Module) for the shapes and dtypes of
-    `example_inputs`; returns a callable taking and returning tensors."""
-    return Compiled(fn, example_inputs, target)
+    `example_inputs`; returns a callable taking and returning tensors.
+    `options` are the pipelines' schedule options ('tf32=true stages=3',
+    'wgmma=true' with target 'sm_90a'; docs/tile-schedules.md), for the GPU
+    kernels and their CPU emulation alike."""
+    return Compiled(fn, example_inputs, target, options)

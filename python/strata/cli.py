@@ -217,12 +217,17 @@ def cmd_run(args):
         if args.device == "cuda":
             return run_on_cuda(fn, inputs, args)
         from strata.runner import check, check_kernels
-        report = check(fn, inputs, via=args.via)
+        options = "" if args.via == "loop" else args.options
+        report = check(fn, inputs, via=args.via, options=options)
         # Each emulated kernel against the same fused loop kernel.
         kernels = ([] if args.via == "loop"
-                   else check_kernels(fn, inputs, via=args.via))
+                   else check_kernels(fn, inputs, via=args.via, options=options))
     except (InputError, UnsupportedOperation) as e:
         raise SystemExit("strata: error: %s" % e)
+    except RuntimeError as e:  # PyTorch's, computing the reference
+        raise SystemExit("strata: error: PyTorch eager cannot run the "
+                         "program on the CPU for the reference: %s"
+                         % str(e).splitlines()[0])
 
     def describe(o):
         return ("%s %s: max abs error %.3g (tolerance %.3g)"
@@ -255,7 +260,7 @@ def run_on_cuda(fn, inputs, args):
         raise SystemExit("strata: error: %s" % e)
     if not torch.cuda.is_available():
         raise SystemExit("strata: error: this PyTorch cannot use the GPU")
-    compiled = compile_(fn, inputs, target=args.chip)
+    compiled = compile_(fn, inputs, target=args.chip, options=args.options)
     device_inputs = [x.cuda() for x in inputs]
     if isinstance(fn, torch.nn.Module):
         fn = fn.cuda()
@@ -346,6 +351,9 @@ def build_parser():
     p.add_argument("--bench", action="store_true",
                    help="with --device cuda: time with CUDA events against "
                         "eager")
+    p.add_argument("--options", default="",
+                   help="schedule options of the pipelines, as for compile "
+                        "(not with --via loop, which schedules nothing)")
     add_target(p)
     p.set_defaults(func=cmd_run)
 

@@ -159,6 +159,18 @@ def test_run_command_prints_a_verdict():
     lines = r.stdout.splitlines()
     assert lines[1].startswith("kernel result 0 33x2049 float32: max abs error")
     assert lines[-1] == "PASS"
+    # Schedule options reach the emulated kernels; a bad one is one line.
+    matmul = "torch.matmul(torch.randn(100, 333).half(), torch.randn(333, 70).half())"
+    r = subprocess.run([STRATA, "run", "-c", matmul, "--options", "wgmma=true",
+                        "--via", "kernel-shuffled"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "PASS", r.stdout + r.stderr
+    r = subprocess.run([STRATA, "run", "-c", matmul, "--options", "stages=-1"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("strata: error: ") and r.stderr.strip().endswith(
+        "tileir-pipeline: stages must be positive (or 0: chosen per contraction), "
+        "got -1"), r.stderr
 
 
 NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc")

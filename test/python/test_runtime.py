@@ -176,6 +176,31 @@ def test_compiled_callable_on_cpu_tensors():
         f(torch.randn(3, 4))
 
 
+def test_compiled_callable_takes_schedule_options():
+    # The pipelines' options reach the kernels (here emulated): tf32 rounds
+    # the f32 matmul's operands (its error is tf32's, not f32's), warpgroup
+    # mma multiplies the halves; an invalid option is a CompilerError that
+    # names it, and wgmma for a target other than sm_90a is refused before
+    # any lowering.
+    from strata.api import build_artifact
+    torch.manual_seed(4)
+    a, b = torch.randn(100, 64) * 2 + 0.5, torch.randn(64, 72) * 2 + 0.5
+    exact = a.double() @ b.double()
+    full = (strata.compile(torch.matmul, (a, b))(a, b).double() - exact).abs().max()
+    tf32 = strata.compile(torch.matmul, (a, b), options="tf32=true")
+    rounded = (tf32(a, b).double() - exact).abs().max()
+    assert full < 1e-4 < rounded < 0.5, (full, rounded)
+    h, w = a.half(), b.half()
+    warpgroups = strata.compile(torch.matmul, (h, w), target="sm_90a",
+                                options="wgmma=true")
+    error = (warpgroups(h, w).float() - h.float() @ w.float()).abs()
+    assert bool((error <= (h.float() @ w.float()).abs() * 2.0 ** -11 * 1.01 + 1e-4).all())
+    with pytest.raises(strata.CompilerError, match="stages must be positive"):
+        strata.compile(torch.matmul, (a, b), options="stages=-1")(a, b)
+    with pytest.raises(strata.CompilerError, match="wgmma=true needs the target sm_90a"):
+        build_artifact(warpgroups.text, warpgroups.names, "sm_90", schedule="wgmma=true")
+
+
 @pytest.mark.skipif(not torch.cuda.is_available() or not has_cuda_device(),
                     reason="no CUDA device: GPU execution is checked by "
                            "tools/gpu-check.sh on a GPU host")
