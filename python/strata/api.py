@@ -9,7 +9,7 @@ import torch
 
 import strata
 from strata.frontend import capture, import_program
-from strata.runner import empty_like, host_view
+from strata.runner import empty_like, host_view, output_specs
 
 
 def _ptxas_available():
@@ -46,30 +46,6 @@ def build_artifact(module_text, names, target="sm_90", ptx_version="80",
     return isa.artifact("forward", names, cubin)
 
 
-def _output_specs(program, fn, inputs):
-    """Whether the program returns a tuple, and a tensor of each output's
-    shape and dtype (on the meta device): from the capture's graph, so that
-    compiling needs no run of `fn` (PyTorch 1.13 has no CPU half matmul);
-    from a run where the graph lacks them."""
-    output = next(n for n in program.graph.graph.nodes if n.op == "output")
-    results = output.args[0]
-    is_tuple = isinstance(results, (list, tuple))
-    specs = []
-    for node in results if is_tuple else [results]:
-        meta = getattr(node, "meta", {})
-        value = meta.get("val", meta.get("tensor_meta"))
-        if value is None:
-            break
-        specs.append(torch.empty(tuple(value.shape), dtype=value.dtype,
-                                 device="meta"))
-    else:
-        return is_tuple, specs
-    with torch.no_grad():
-        expected = fn(*inputs)
-    is_tuple = isinstance(expected, (list, tuple))
-    return is_tuple, list(expected) if is_tuple else [expected]
-
-
 class Compiled:
     def __init__(self, fn, example_inputs, target="sm_90", options=""):
         self.inputs = tuple(example_inputs)
@@ -78,8 +54,8 @@ class Compiled:
         self.program = capture(fn, self.inputs)
         self.module = import_program(self.program)
         self.text = str(self.module)
-        self.tuple_output, self.outputs = _output_specs(self.program, fn,
-                                                        self.inputs)
+        self.tuple_output, self.outputs = output_specs(self.program, fn,
+                                                       self.inputs)
         self.names = [("input%d" % b[1]) if b[0] == "input" else b[1]
                       for b in self.program.bindings]
         self._device_program = None

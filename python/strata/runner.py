@@ -118,35 +118,54 @@ def poisoned(shape, dtype):
     return t
 
 
-def eager_reference(fn, inputs):
+def output_specs(program, fn, inputs):
+    """Whether the program returns a tuple, and a tensor of each output's
+    shape and dtype (on the meta device): from the capture's graph, so that
+    compiling needs no run of `fn` (PyTorch 1.13 has no CPU half matmul);
+    from a run where the graph lacks them."""
+    output = next(n for n in program.graph.graph.nodes if n.op == "output")
+    results = output.args[0]
+    is_tuple = isinstance(results, (list, tuple))
+    specs = []
+    for node in results if is_tuple else [results]:
+        meta = getattr(node, "meta", {})
+        value = meta.get("val", meta.get("tensor_meta"))
+        if value is None:
+            break
+        specs.append(torch.empty(tuple(value.shape), dtype=value.dtype,
+                                 device="meta"))
+    else:
+        return is_tuple, specs
+    with torch.no_grad():
+        expected = fn(*inputs)
+    is_tuple = isinstance(expected, (list, tuple))
+    return is_tuple, list(expected) if is_tuple else [expected]
+
+
+def eager_reference(fn, inputs, program):
     """fn's outputs on `inputs` in PyTorch eager, as a list. Where this
     PyTorch lacks a CPU kernel for half-precision operands (1.13 has no
     half matmul), the halves are widened to f32 for eager and the results
-    rounded back to the dtypes a run in half precision gives (from a trace
-    on fake tensors), which is what PyTorch computes on a GPU up to its
-    own summation order."""
+    rounded back to the dtypes the captured `program` gives them (what
+    PyTorch computes on a GPU, up to its own summation order)."""
+    def as_list(x):
+        return list(x) if isinstance(x, (list, tuple)) else [x]
+
+    halves = (torch.float16, torch.bfloat16)
     with torch.no_grad():
         try:
-            expected = fn(*inputs)
+            return as_list(fn(*inputs))
         except RuntimeError as e:
-            halves = (torch.float16, torch.bfloat16)
             if "not implemented for" not in str(e) or not any(
                     x.dtype in halves for x in inputs):
                 raise
-            from torch._subclasses.fake_tensor import FakeTensorMode
-            with FakeTensorMode() as mode:
-                fake = fn(*[mode.from_tensor(x) for x in inputs])
-            fake = list(fake) if isinstance(fake, (list, tuple)) else [fake]
             try:
                 widened = fn(*[x.float() if x.dtype in halves else x
                                for x in inputs])
             except RuntimeError:
                 raise e from None
-            widened = (list(widened) if isinstance(widened, (list, tuple))
-                       else [widened])
-            expected = [w.to(f.dtype) for w, f in zip(widened, fake)]
-            return expected
-    return list(expected) if isinstance(expected, (list, tuple)) else [expected]
+    _, specs = output_specs(program, fn, inputs)
+    return [w.to(spec.dtype) for w, spec in zip(as_list(widened), specs)]
 
 
 def check(fn, inputs, via="loop", options="") -> Report:
@@ -156,7 +175,7 @@ def check(fn, inputs, via="loop", options="") -> Report:
     inputs = tuple(inputs)
     program = capture(fn, inputs)
     module = import_program(program)
-    expected = eager_reference(fn, inputs)
+    expected = eager_reference(fn, inputs, program)
     args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
             for b in program.bindings]
     results = [poisoned(e.shape, e.dtype) for e in expected]

@@ -93,8 +93,8 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
     SmallVector<int64_t> shape{
         r, fragments ? conflictFreeRowLength(c, bytes, rowsOfFour) : c};
     // wgmma's core matrices: c runs along k, in blocks of 16 bytes.
-    if (coreMatrixWidth)
-      shape = {c / coreMatrixWidth, r, coreMatrixWidth};
+    if (int64_t w = coreMatrixWidth())
+      shape = {c / w, r, w};
     if (stages > 1)
       shape.insert(shape.begin(), stages);
     return kernelir::SharedOp::create(
@@ -148,7 +148,7 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   auto wait = [&](int64_t pending) {
     if (async)
       kernelir::AsyncWaitOp::create(b, loc, pending);
-    if (coreMatrixWidth)
+    if (coreMatrixWidth())
       kernelir::ProxyFenceOp::create(b, loc);
   };
   int64_t steps = llvm::divideCeil(contract.getK(), step);

@@ -18,10 +18,10 @@ SmallVector<Value> strata::detail::chunkIndices(Value slot, Value r, Value c) {
 
 SmallVector<Value> TileBodyTranslator::storedChunkIndices(Value slot, Value r,
                                                           Value c) {
-  if (!coreMatrixWidth)
+  if (!coreMatrixWidth())
     return chunkIndices(slot, r, c);
   Location loc = kernel.getLoc();
-  Value w = arith::ConstantIndexOp::create(b, loc, coreMatrixWidth);
+  Value w = arith::ConstantIndexOp::create(b, loc, coreMatrixWidth());
   SmallVector<Value> indices{arith::DivUIOp::create(b, loc, c, w), r,
                              arith::RemUIOp::create(b, loc, c, w)};
   if (slot)

@@ -172,7 +172,7 @@ private:
 
   /// The indices of element (r, c) of an operand chunk as stored (c along
   /// k where the chunk has core matrices), in `slot`: chunkIndices, or
-  /// with coreMatrixWidth w, [slot, c / w, r, c mod w].
+  /// with coreMatrixWidth() w, [slot, c / w, r, c mod w].
   SmallVector<Value> storedChunkIndices(Value slot, Value r, Value c);
 
   /// A cooperative fold: each thread folds its share of the points in
@@ -317,7 +317,9 @@ private:
   std::optional<WgmmaLayout> wgmma; // Set in a warpgroup contraction kernel.
   /// Elements per 16-byte row of a core matrix where the operand chunks are
   /// in wgmma's layout ([k blocks][rows][w]); 0 for row-major chunks.
-  int64_t coreMatrixWidth = 0;
+  int64_t coreMatrixWidth() const {
+    return wgmma ? kernelir::getLdMatrixRowElements(wgmma->operand) : 0;
+  }
   /// This lane's fragment coordinates (row, column) per value, by operand
   /// (the accumulator's, and tf32 B's, which loads element by element),
   /// and the origin (row, column) of its warp's tiles in the block tile.

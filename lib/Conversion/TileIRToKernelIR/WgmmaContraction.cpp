@@ -90,7 +90,6 @@ LogicalResult
 TileBodyTranslator::translateWgmmaContract(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
   Type operand = wgmma->operand;
-  coreMatrixWidth = kernelir::getLdMatrixRowElements(operand);
   Value lhsChunk, rhsChunk;
   std::tie(lhsChunk, rhsChunk) =
       createChunks(contract, operand, /*rhsTransposed=*/true);
