@@ -213,26 +213,37 @@ def test_pipelined_contraction_matches_pytorch(name, stages):
         assert report.passed, (via, report)
 
 
-def test_half_linear_copies_both_operands():
-    # On tensor cores B is staged n x k: for x @ w.T that is w's own rows,
-    # so both operands are asynchronous copies of 8 halves.
+@pytest.mark.parametrize("layout", ["linear", "row_major"])
+def test_half_matmul_copies_both_operands(layout):
+    # On tensor cores B is staged n x k where its rows run along k (x @ w.T:
+    # w's own rows; ldmatrix) and k x n where they run along n (a row-major
+    # b; ldmatrix .trans): either way both operands are asynchronous copies
+    # of 8 halves. k = 104 is not a multiple of the 16 k of a step, so the
+    # last step's copies zero-fill past k.
     from strata.runner import host_view, poisoned, via_pipeline
     torch.manual_seed(5)
-    x, w = randn(70, 96).half(), randn(48, 96).half()
-    fn = lambda x, w: x @ w.t()
+    x = randn(70, 104).half()
+    if layout == "linear":
+        w = randn(48, 104).half()
+        fn, want = (lambda x, w: x @ w.t()), x.float() @ w.float().t()
+    else:
+        w = randn(104, 48).half()
+        fn, want = (lambda x, w: x @ w), x.float() @ w.float()
     module = import_program(capture(fn, (x, w)))
     module.run(strata.pipeline("kernel"))
     text = str(module)
     assert "kernelir.mma" in text, text
     assert text.count("elements 8") == 2 * 2, text  # 2 operands x 2 places.
-    want = x.float() @ w.float().t()
+    transposed = [l for l in text.splitlines()
+                  if "kernelir.ldmatrix" in l and " transpose :" in l]
+    assert bool(transposed) == (layout == "row_major"), text
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(fn, (x, w)))
         out = poisoned((70, 48), torch.float16)
         module.run_on_cpu("forward", via_pipeline(via), [host_view(x), host_view(w)],
                           [host_view(out)])
         error = (out.float() - want).abs()
-        bound = want.abs() * 2.0 ** -11 * 1.01 + 1e-6 * 96
+        bound = want.abs() * 2.0 ** -11 * 1.01 + 1e-6 * 104
         assert bool((error <= bound).all()), (via, (error - bound).max())
 
 

@@ -220,6 +220,10 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
         assert "strata_vec<float, 4>" in text, text
     if name == "half_matmul":  # Tensor cores, as inline PTX.
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in text, text
+        # The row-major B: k x n chunks, fragments by ldmatrix .trans with
+        # lane l at row l mod 16, one column.
+        assert "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" in text, text
+        assert "(lane % 16) * 72LL + (lane / 16 % 1) * 8]" in text, text
         # Lanes and warps from the linear thread index.
         linear = "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))"
         assert linear + " % 32" in text and linear + " / 32" in text, text

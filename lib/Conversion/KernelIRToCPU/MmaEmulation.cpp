@@ -135,17 +135,19 @@ void strata::expandFragmentLoads(RewriterBase &rewriter,
     AffineMap map =
         kernelir::getMmaFragmentMap(rewriter.getContext(), operand, element);
     // Each lane reads its own fragment: A's (row, k) at [i + row, j + k],
-    // B's (k, n) at [i + n, j + k] (stored n-major).
+    // B's (k, n) at [i + n, j + k] (stored n-major), or at [i + k, j + n]
+    // transposed (stored k-major).
     SmallVector<Value> elements;
     for (int64_t v = 0; v < op.getType().getNumElements(); ++v) {
       SmallVector<Value> rc = *affine::expandAffineMap(
           rewriter, loc, map, ValueRange{lane, index(v)});
-      Value row = operand == kernelir::MmaOperand::Lhs ? rc[0] : rc[1];
-      Value k = operand == kernelir::MmaOperand::Lhs ? rc[1] : rc[0];
+      bool asStored = operand == kernelir::MmaOperand::Lhs || op.getTranspose();
+      Value outer = asStored ? rc[0] : rc[1];
+      Value inner = asStored ? rc[1] : rc[0];
       SmallVector<Value> at(op.getIndices());
       size_t rank = at.size();
-      at[rank - 2] = arith::AddIOp::create(rewriter, loc, at[rank - 2], row);
-      at[rank - 1] = arith::AddIOp::create(rewriter, loc, at[rank - 1], k);
+      at[rank - 2] = arith::AddIOp::create(rewriter, loc, at[rank - 2], outer);
+      at[rank - 1] = arith::AddIOp::create(rewriter, loc, at[rank - 1], inner);
       elements.push_back(
           kernelir::LoadOp::create(rewriter, loc, op.getMemref(), at));
     }

@@ -226,7 +226,10 @@ struct ShuffleToGpuShuffle : OpConversionPattern<kernelir::ShuffleOp> {
 /// 0-7 rows 0-7 of k 0 to w-1, 8-15 rows 8-15, 16-31 the same rows at k w
 /// to 2w-1 (registers a0a1, a2a3, a4a5, a6a7; tf32: a0, a1, a2, a3); x2
 /// (B, 8 n x 16 k stored n-major): lanes 0-7 rows 0-7 at k 0-7, 8-15 at k
-/// 8-15 (b0b1, b2b3; lanes 16-31 are ignored and repeat them).
+/// 8-15 (b0b1, b2b3; lanes 16-31 are ignored and repeat them); transposed
+/// x2 (B, 16 k x 8 n stored k-major): lanes 0-15 rows k 0-15 at n 0-7,
+/// which .trans hands out by columns (lanes 16-31 are ignored and repeat
+/// them).
 struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -242,7 +245,7 @@ struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
     Value half = arith::RemUIOp::create(
         rewriter, loc,
         arith::DivUIOp::create(rewriter, loc, lane, index(rowsPerHalf)),
-        index(2));
+        index(op.getAddressColumns()));
     Value col = arith::MulIOp::create(
         rewriter, loc, half,
         index(kernelir::getLdMatrixRowElements(op.getType().getElementType())));
@@ -253,7 +256,7 @@ struct LdMatrixToNVGPU : OpConversionPattern<kernelir::LdMatrixOp> {
     indices[rank - 1] =
         arith::AddIOp::create(rewriter, loc, indices[rank - 1], col);
     rewriter.replaceOpWithNewOp<nvgpu::LdMatrixOp>(
-        op, op.getType(), adaptor.getMemref(), indices, /*transpose=*/false,
+        op, op.getType(), adaptor.getMemref(), indices, op.getTranspose(),
         op.getNumMatrices());
     return success();
   }

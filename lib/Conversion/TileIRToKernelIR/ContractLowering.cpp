@@ -88,7 +88,9 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
   int64_t stages = contract.getStages();
   int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   // Tensor-core fragments read the chunks in patterns whose bank conflicts
-  // padding the rows removes; the padding is never read.
+  // padding the rows removes; the padding is never read. A k x n chunk of
+  // halves is read by ldmatrix .trans, 8 rows of 16 bytes at a time, like
+  // the others; of tf32 element by element (see conflictFreeRowLength).
   auto shared = [&](int64_t r, int64_t c, bool rowsOfFour = true) -> Value {
     SmallVector<int64_t> shape{
         r, fragments ? conflictFreeRowLength(c, bytes, rowsOfFour) : c};
@@ -104,7 +106,19 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
   };
   Value lhs = shared(rows, step);
   return {lhs, rhsTransposed ? shared(cols, step)
-                             : shared(step, cols, /*rowsOfFour=*/false)};
+                             : shared(step, cols, /*rowsOfFour=*/bytes == 2)};
+}
+
+TileBodyTranslator::ChunkShape
+TileBodyTranslator::rhsChunkShape(tileir::ContractOp contract, bool narrow,
+                                  bool transposed) {
+  size_t rank = kernel.getTile().size();
+  return {(int64_t)contract.getStep(),
+          kernel.getTile()[rank - 1],
+          true,
+          rank - 2,
+          narrow,
+          transposed};
 }
 
 scf::ForOp TileBodyTranslator::stagedLoop(
@@ -113,7 +127,7 @@ scf::ForOp TileBodyTranslator::stagedLoop(
     function_ref<SmallVector<Value>(ValueRange, Value)> multiply) {
   Location loc = contract.getLoc();
   size_t rank = kernel.getTile().size();
-  int64_t rows = kernel.getTile()[rank - 2], cols = kernel.getTile()[rank - 1];
+  int64_t rows = kernel.getTile()[rank - 2];
   int64_t step = contract.getStep(), stages = contract.getStages();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -121,7 +135,7 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   // lhs: rows x k; rhs: k x columns, stored transposed with rhsTransposed
   // (fields: rows, cols, rowIsK, dropped, narrow, transposed).
   ChunkShape lhsShape{rows, step, false, rank - 1, narrow, false};
-  ChunkShape rhsShape{step, cols, true, rank - 2, narrow, rhsTransposed};
+  ChunkShape rhsShape = rhsChunkShape(contract, narrow, rhsTransposed);
   std::optional<AsyncCopy> lhsCopy = planAsyncCopy(contract.getLhs(), lhsShape);
   std::optional<AsyncCopy> rhsCopy = planAsyncCopy(contract.getRhs(), rhsShape);
   bool async = lhsCopy || rhsCopy;

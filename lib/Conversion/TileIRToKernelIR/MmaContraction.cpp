@@ -98,6 +98,12 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
       }
 }
 
+bool TileBodyTranslator::storesRhsNMajor(tileir::ContractOp contract) {
+  Region &rhs = contract.getRhs();
+  return planAsyncCopy(rhs, rhsChunkShape(contract, true, true)) ||
+         !planAsyncCopy(rhs, rhsChunkShape(contract, true, false));
+}
+
 LogicalResult
 TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
@@ -106,9 +112,10 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   Type operand = mma->operand;
   bool narrow = !operand.isF32();
   int64_t kStep = kernelir::getMmaK(operand);
-  // Halves: B is staged n x k, so that a register's pair of neighbours in
-  // k is one 32-bit shared load; a tf32 register is one element either way.
-  bool rhsTransposed = narrow;
+  // Halves: B is staged n x k or k x n, whichever its buffer's rows allow
+  // to copy asynchronously (storesRhsNMajor), and loads with ldmatrix
+  // either way (.trans from k x n); tf32's B is staged k x n.
+  bool rhsTransposed = narrow && storesRhsNMajor(contract);
   Value lhsChunk, rhsChunk;
   std::tie(lhsChunk, rhsChunk) =
       createChunks(contract, operand, rhsTransposed, /*fragments=*/true);
@@ -122,17 +129,22 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
   // The fragment of `which` whose tile starts at row (A) or column (B)
   // `base` of the block tile, at k0 of the chunk. The warp loads A's 16
-  // rows with one ldmatrix, and halves' B (8 columns stored as rows) too.
-  // tf32's B (staged k x n; ldmatrix cannot transpose 32-bit elements):
-  // a register is one element, one shared load each at (k, column).
+  // rows with one ldmatrix, and halves' B too (8 columns stored as rows,
+  // or 16 k rows of 8 columns with .trans). tf32's B (staged k x n;
+  // ldmatrix cannot transpose 32-bit elements): a register is one
+  // element, one shared load each at (k, column).
   auto fragment = [&](MmaOperand which, Value slot, Value base,
                       Value k0) -> Value {
     bool isLhs = which == MmaOperand::Lhs;
     auto type = kernelir::getMmaFragmentType(which, operand);
     Value chunk = isLhs ? lhsChunk : rhsChunk;
-    if (narrow || isLhs)
+    if (isLhs || (narrow && rhsTransposed))
       return kernelir::LdMatrixOp::create(b, loc, type, chunk,
                                           chunkIndices(slot, base, k0));
+    if (narrow)
+      return kernelir::LdMatrixOp::create(b, loc, type, chunk,
+                                          chunkIndices(slot, k0, base),
+                                          /*transpose=*/true);
     Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
       auto [k, column] = mmaCoords[(int)which][r];

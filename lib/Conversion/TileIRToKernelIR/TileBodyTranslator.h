@@ -225,6 +225,17 @@ private:
     bool storedRowsRunAlongK() const { return rowIsK == transposed; }
   };
 
+  /// The rhs chunk of a step of `contract`: k x columns, stored transposed
+  /// (columns x k) with `transposed`.
+  ChunkShape rhsChunkShape(tileir::ContractOp contract, bool narrow,
+                           bool transposed);
+
+  /// Whether a tensor-core contraction of halves stores its B chunks
+  /// n-major (ldmatrix), else k-major (ldmatrix .trans): n-major unless
+  /// only the k-major chunk can be copied asynchronously, as a row-major B
+  /// (a weight used as `x @ w`) is.
+  bool storesRhsNMajor(tileir::ContractOp contract);
+
   /// An operand chunk copied asynchronously: the operand region's load and
   /// the elements per copy.
   struct AsyncCopy {

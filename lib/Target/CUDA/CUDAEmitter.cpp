@@ -532,7 +532,8 @@ private:
   /// kernelir.ldmatrix as PTX's ldmatrix: each lane passes the shared
   /// address of the 8 x 8 matrix row it contributes (x4: row lane mod 16,
   /// column w (lane / 16); x2: row lane mod 8, column w ((lane / 8) mod 2);
-  /// w the elements of a 16-byte row).
+  /// w the elements of a 16-byte row; transposed x2: row lane mod 16,
+  /// column 0, with .trans).
   LogicalResult emitLdMatrix(kernelir::LdMatrixOp load) {
     std::string type;
     if (failed(typeName(load, load.getType(), type)))
@@ -550,11 +551,12 @@ private:
            << name(load.getMemref()) << "["
            << offset(buffer, load.getIndices()) << " + (lane % "
            << rowsPerHalf << ") * " << buffer.getShape().back()
-           << "LL + (lane / " << rowsPerHalf << " % 2) * "
+           << "LL + (lane / " << rowsPerHalf << " % "
+           << load.getAddressColumns() << ") * "
            << kernelir::getLdMatrixRowElements(load.getType().getElementType())
            << "]);\n";
     line() << "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x" << registers
-           << ".shared.b16 {";
+           << (load.getTranspose() ? ".trans" : "") << ".shared.b16 {";
     for (int64_t i = 0; i < registers; ++i)
       os << (i ? ", " : "") << "%" << i;
     os << "}, [%" << registers << "];\"\n";

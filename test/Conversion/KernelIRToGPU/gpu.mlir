@@ -110,7 +110,8 @@ kernelir.func @warp_ids(%out: memref<64xf32>) attributes {block = array<i64: 16,
 
 // kernelir.ldmatrix is nvgpu.ldmatrix, each lane passing the row it
 // contributes: x4 (A) row lane mod 16 at k + 8 ((lane / 16) mod 2); x2 (B)
-// row lane mod 8 at k + 8 ((lane / 8) mod 2).
+// row lane mod 8 at k + 8 ((lane / 8) mod 2); transposed x2 (B stored
+// k-major) row lane mod 16 (k) at the block's column (n).
 // CHECK: gpu.func @ldmatrix
 // CHECK: %[[LANE:.*]] = gpu.lane_id
 // CHECK: %[[ROW:.*]] = arith.remui %[[LANE]], %c16 : index
@@ -126,6 +127,12 @@ kernelir.func @warp_ids(%out: memref<64xf32>) attributes {block = array<i64: 16,
 // CHECK: %[[TCOL:.*]] = arith.muli %{{.*}}, %c4 : index
 // CHECK: %[[TC:.*]] = arith.addi %{{.*}}, %[[TCOL]] : index
 // CHECK: nvgpu.ldmatrix %{{.*}}[%{{.*}}, %[[TC]]] {numTiles = 4 : i32, transpose = false} : memref<16x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// Transposed B at [16, 8]: A's rows 16 + lane mod 16 (the same values,
+// after CSE), all lanes at column 8.
+// CHECK: %[[KSIDE:.*]] = arith.remui %[[HALF]], %c1 : index
+// CHECK: %[[KCOL:.*]] = arith.muli %[[KSIDE]], %c8 : index
+// CHECK: %[[KC:.*]] = arith.addi %c8, %[[KCOL]] : index
+// CHECK: nvgpu.ldmatrix %{{.*}}[%[[R]], %[[KC]]] {numTiles = 2 : i32, transpose = true} : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 kernelir.func @ldmatrix(%out: memref<32xf16>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %chunk = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>
   %c16 = arith.constant 16 : index
@@ -134,12 +141,16 @@ kernelir.func @ldmatrix(%out: memref<32xf16>) attributes {block = array<i64: 32,
   %b = kernelir.ldmatrix %chunk[%c16, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
   %chunk32 = kernelir.shared : memref<16x20xf32, #gpu.address_space<workgroup>>
   %t32 = kernelir.ldmatrix %chunk32[%c0, %c0] : memref<16x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+  %c8 = arith.constant 8 : index
+  %bt = kernelir.ldmatrix %chunk[%c16, %c8] transpose : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
   %x = vector.extract %a[3, 1] : f16 from vector<4x2xf16>
   %y = vector.extract %b[1, 0] : f16 from vector<2x2xf16>
   %w32 = vector.extract %t32[2, 0] : f32 from vector<4x1xf32>
   %w = arith.truncf %w32 : f32 to f16
   %z0 = arith.addf %x, %y : f16
-  %z = arith.addf %z0, %w : f16
+  %z1 = arith.addf %z0, %w : f16
+  %v = vector.extract %bt[0, 1] : f16 from vector<2x2xf16>
+  %z = arith.addf %z1, %v : f16
   %t = kernelir.thread_id x
   kernelir.store %z, %out[%t] : memref<32xf16>
   kernelir.return

@@ -319,6 +319,27 @@ kernelir.func @ldmatrix_f32_b() attributes {block = array<i64: 32, 1, 1>, grid =
 
 // -----
 
+kernelir.func @ldmatrix_f32_transpose() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x20xf32, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{loads only A fragments of f32 (tf32): 16-bit matrices cannot transpose 32-bit elements}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] transpose : memref<64x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+  kernelir.return
+}
+
+// -----
+
+// ldmatrix .trans serves B stored k-major; A is always stored row-major.
+kernelir.func @ldmatrix_transposed_a() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64x24xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{transposes only B fragments ('vector<2x2xf16>'), stored k-major}}
+  %f = kernelir.ldmatrix %s[%c0, %c0] transpose : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+  kernelir.return
+}
+
+// -----
+
 kernelir.func @ldmatrix_f32_rows() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<64x18xf32, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index

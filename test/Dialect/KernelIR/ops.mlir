@@ -108,6 +108,7 @@ kernelir.func @vectors(%a: memref<333x20xf32>, %b: memref<333x20xf32>, %h: memre
 // CHECK: kernelir.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: kernelir.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: kernelir.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// CHECK: kernelir.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] transpose : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 kernelir.func @mma(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %a = arith.constant dense<1.0> : vector<4x2xf16>
   %b = arith.constant dense<2.0> : vector<2x2xf16>
@@ -127,6 +128,7 @@ kernelir.func @mma(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1
   %fb = kernelir.ldmatrix %chunk[%c8, %c0] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
   %chunk32 = kernelir.shared : memref<64x20xf32, #gpu.address_space<workgroup>>
   %ft = kernelir.ldmatrix %chunk32[%c8, %c8] : memref<64x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+  %fbt = kernelir.ldmatrix %chunk[%c0, %c8] transpose : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
   %x = vector.extract %g[0, 0] : f32 from vector<2x2xf32>
   %t = kernelir.thread_id x
   kernelir.store %x, %out[%t] : memref<64xf32>

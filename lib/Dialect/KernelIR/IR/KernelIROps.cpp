@@ -278,9 +278,13 @@ LogicalResult LdMatrixOp::verify() {
            << getMmaFragmentType(MmaOperand::Lhs, element)
            << ") or a B fragment ("
            << getMmaFragmentType(MmaOperand::Rhs, element) << ")";
-  if (element.isF32() && getOperand() != MmaOperand::Lhs)
+  if (element.isF32() && (getOperand() != MmaOperand::Lhs || getTranspose()))
     return emitOpError("loads only A fragments of f32 (tf32): 16-bit "
                        "matrices cannot transpose 32-bit elements");
+  if (getTranspose() && getOperand() != MmaOperand::Rhs)
+    return emitOpError("transposes only B fragments (")
+           << getMmaFragmentType(MmaOperand::Rhs, element)
+           << "), stored k-major";
   int64_t rowElements = getLdMatrixRowElements(element);
   if (buffer.getShape().back() % rowElements != 0)
     return emitOpError("needs rows of a multiple of ")

@@ -352,6 +352,15 @@ def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
     fragment would need them transposed, which ldmatrix does only for
     16-bit elements, so f32 loads A fragments only (verified).
 
+    With `transpose`, a `vector<2x2xT>` result (f16, bf16: verified) is the
+    B fragment of the 16 x 8 block stored k-major there (B's element
+    (k, n) at `[i + k][j + n]`, B as it lies in a row-major buffer), with
+    `ldmatrix ... .trans`: its two 8 x 8 matrices are k 0-7 and 8-15, each
+    row 8 n of 16 bytes, and the hardware hands lane l the column l / 4
+    (n) at rows 2 (l mod 4) and 2 (l mod 4) + 1 (k): the B fragment. So a
+    row-major B reaches shared memory in 16-byte runs (cp.async) and still
+    loads with one instruction per fragment.
+
     Every lane of the warp passes the same indices and executes the op
     together (uniform control flow, whole warps: verified). Rows start at
     16-byte boundaries: the innermost dimension is a multiple of 16 bytes
@@ -361,13 +370,15 @@ def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
     %a = kernelir.ldmatrix %chunk[%r, %k] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     %b = kernelir.ldmatrix %chunk2[%n, %k] : memref<64x24xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
     %t = kernelir.ldmatrix %chunk3[%r, %k] : memref<64x20xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+    %bt = kernelir.ldmatrix %chunk4[%k, %n] transpose : memref<32x136xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
-                       Variadic<Index>:$indices);
+                       Variadic<Index>:$indices, UnitAttr:$transpose);
   let results = (outs VectorOfRankAndType<[2], [F16, BF16, F32]>:$result);
   let assemblyFormat = [{
-    $memref `[` $indices `]` attr-dict `:` type($memref) `->` type($result)
+    $memref `[` $indices `]` (`transpose` $transpose^)? attr-dict `:`
+    type($memref) `->` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -377,10 +388,14 @@ def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
     int64_t getNumMatrices() { return getType().getDimSize(0); }
     /// How many rows lanes 0, 1, ... address before the next matrices'
     /// rows start one 16-byte row further along: lane l addresses row
-    /// l mod getAddressRows() at column w ((l / getAddressRows()) mod 2),
+    /// l mod getAddressRows() at column
+    /// w ((l / getAddressRows()) mod getAddressColumns()),
     /// w = getLdMatrixRowElements (A: 16 rows, then k + w; B: 8, then
-    /// k + w).
-    int64_t getAddressRows() { return 4 * getNumMatrices(); }
+    /// k + w; transposed B: its 16 rows of k, at one column).
+    int64_t getAddressRows() {
+      return getTranspose() ? 16 : 4 * getNumMatrices();
+    }
+    int64_t getAddressColumns() { return getTranspose() ? 1 : 2; }
   }];
 }
 
