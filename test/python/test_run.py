@@ -137,6 +137,35 @@ def test_ptx_assembles_for_sm90(name, tmp_path):
         assert re.search(r"st\.global\.v4\.(b|f)32", ptx), ptx
 
 
+def test_half_contractions_are_checked_against_f32_sums():
+    # PyTorch 1.13's CPU bf16 matmul loses about ten times one rounding
+    # (k = 72), so `check` compares programs that contract halves with the
+    # program run on inputs and weights widened to f32, rounded back (what
+    # PyTorch computes on a GPU), within a tolerance a plain eager run would
+    # exceed. A bf16 nn.Linear's weights are widened too.
+    from strata.runner import contracts_halves, eager_reference
+    from strata.frontend import capture
+    torch.manual_seed(3)
+    a, b = randn(2, 3, 40, 72).bfloat16(), randn(72, 56).bfloat16()
+    exact = a.float() @ b.float()
+    program = capture(torch.matmul, (a, b))
+    assert contracts_halves(program)
+    assert not contracts_halves(capture(lambda x: x * 2, (a,)))
+    assert not contracts_halves(capture(torch.matmul, (a.float(), b.float())))
+    [want] = eager_reference(torch.matmul, (a, b), program)
+    assert want.dtype == torch.bfloat16
+    assert torch.equal(want, exact.bfloat16())
+    # The CPU's own bf16 matmul is further from the exact sums than a bf16
+    # check's tolerance allows.
+    assert float((torch.matmul(a, b).float() - exact).abs().max()) > \
+        float((want.float() - exact).abs().max()) * 4
+    report = check(torch.matmul, (a, b), via="kernel")
+    assert report.passed and report.max_abs_error == 0, report
+    linear = nn.Linear(72, 40).bfloat16()
+    report = check(linear, (randn(5, 72).bfloat16(),), via="kernel")
+    assert report.passed, report
+
+
 def test_max_propagates_nan_and_its_index():
     x = randn(3, 8)
     x[1, 5] = float("nan")
