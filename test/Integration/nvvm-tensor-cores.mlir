@@ -21,7 +21,10 @@
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-SAME: cvt.rn.f16.f32
+// Each lane's accumulator pairs (neighbouring columns) are rounded and
+// stored together: one 32-bit store of two halves.
+// CHECK-SAME: cvt.rn.f16x2.f32
+// CHECK-SAME: st.global.b32
 // bf16 takes the same path, through nvvm.mma.sync (nvgpu has no bf16).
 // CHECK-SAME: .entry forward_bf16_kernel
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16

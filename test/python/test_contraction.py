@@ -213,6 +213,47 @@ def test_pipelined_contraction_matches_pytorch(name, stages):
         assert report.passed, (via, report)
 
 
+@pytest.mark.parametrize("dtype, tf32", [(torch.float16, False),
+                                         (torch.bfloat16, False),
+                                         (torch.float32, True)])
+@pytest.mark.parametrize("n", [48, 45])
+def test_tensor_core_epilogue_in_pairs(dtype, tf32, n):
+    # Each lane's accumulator elements are pairs of neighbouring columns, so
+    # with an even n the epilogue loads the bias and residual and stores
+    # the result two elements at a time (a 32-bit store of two halves, a
+    # 64-bit one of two floats); with n = 45 a pair could straddle the edge
+    # and every access stays scalar. Checked in every thread order: halves
+    # against f32 sums (`check` widens them), tf32 within its rounding of
+    # both operands (2^-10 each) of the exact product.
+    torch.manual_seed(n)
+    x, w = randn(37, 72).to(dtype), randn(72, n).to(dtype)
+    b, r = randn(n).to(dtype), randn(37, n).to(dtype)
+    fn = lambda x, w, b, r: (x @ w + b) * r
+    options = "tf32=true" if tf32 else ""
+    module = import_program(capture(fn, (x, w, b, r)))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert "kernelir.mma" in text, text
+    pair = "vector<2x%s>" % {torch.float16: "f16", torch.bfloat16: "bf16",
+                             torch.float32: "f32"}[dtype]
+    stores = [l for l in text.splitlines() if "kernelir.store" in l and "memref<37x" in l]
+    assert stores and all((pair in l) == (n % 2 == 0) for l in stores), stores
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        if not tf32:
+            report = check(fn, (x, w, b, r), via=via, options=options)
+            assert report.passed, (via, report)
+            continue
+        from strata.runner import host_view, poisoned, via_pipeline
+        module = import_program(capture(fn, (x, w, b, r)))
+        out = poisoned((37, n), dtype)
+        module.run_on_cpu("forward", via_pipeline(via, options),
+                          [host_view(t) for t in (x, w, b, r)], [host_view(out)])
+        exact = (x.double() @ w.double() + b.double()) * r.double()
+        bound = (x.double().abs() @ w.double().abs()) * r.double().abs() * \
+            2.0 ** -9 + exact.abs() * 1e-6 + 1e-6
+        assert bool(((out.double() - exact).abs() <= bound).all()), via
+
+
 @pytest.mark.parametrize("layout", ["linear", "row_major"])
 def test_half_matmul_copies_both_operands(layout):
     # On tensor cores B is staged n x k where its rows run along k (x @ w.T:

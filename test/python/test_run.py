@@ -210,7 +210,7 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
                                   "bf16_matmul", "tf32_matmul", "wgmma_matmul",
-                                  "decoder"])
+                                  "large_half_matmul", "decoder"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -226,6 +226,8 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                                "(torch.randn(333, 20), torch.randn(20))"],
                 "half_matmul": ["-c", "torch.matmul(torch.randn(512, 384).half(), "
                                 "torch.randn(384, 256).half())"],
+                "large_half_matmul": ["-c", "torch.matmul(torch.randn(2048, 1024)"
+                                      ".half(), torch.randn(1024, 2048).half())"],
                 "bf16_matmul": ["-c", "torch.matmul(torch.randn(100, 333).bfloat16(), "
                                 "torch.randn(333, 70).bfloat16())"],
                 "tf32_matmul": ["-c", "torch.matmul(torch.randn(100, 64), "
@@ -256,6 +258,10 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
         # Lanes and warps from the linear thread index.
         linear = "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))"
         assert linear + " % 32" in text and linear + " / 32" in text, text
+    if name == "large_half_matmul":  # Two blocks per SM (min_blocks_per_sm).
+        assert "__launch_bounds__(256, 2)" in text, text
+    if name == "half_matmul":  # 64 x 64 tiles: the occupancy is ptxas's.
+        assert "__launch_bounds__(256)" in text, text
     if name == "bf16_matmul":
         assert "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" in text, text
     if name == "tf32_matmul":  # Rounded operands, pipelined async copies.

@@ -93,6 +93,10 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
     };
     gpuFunc.setKnownBlockSizeAttr(toI32(op.getBlock()));
     gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
+    // convert-gpu-to-nvvm keeps it on the llvm.func: .minnctapersm.
+    if (std::optional<int64_t> blocks = op.getMinBlocksPerSm())
+      gpuFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                       rewriter.getI32IntegerAttr(*blocks));
     if (dynamic)
       gpuFunc->setAttr(kDynamicSharedBytes, rewriter.getI64IntegerAttr(bytes));
     // The kernel's body joins the entry block, after the attributions.

@@ -47,10 +47,12 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
     assignThreadGroups();
   if ((wgmma = chooseWgmmaLayout())) {
     assignWgmmaTiles(*wgmma);
+    vectorWidth = chooseAccumulatorPairWidth();
     return translateOps(source);
   }
   if ((mma = chooseMmaLayout())) {
     assignMmaTiles(*mma);
+    vectorWidth = chooseAccumulatorPairWidth();
     return translateOps(source);
   }
   if (assignRegisterTiles())
@@ -175,6 +177,20 @@ int64_t TileBodyTranslator::chooseVectorWidth() {
       return width;
   }
   return 1;
+}
+
+int64_t TileBodyTranslator::chooseAccumulatorPairWidth() {
+  SmallVector<MemRefType> buffers;
+  for (Operation &op : kernel.getBody().front()) {
+    if (auto load = dyn_cast<tileir::LoadOp>(op))
+      buffers.push_back(load.getMemref().getType());
+    else if (auto store = dyn_cast<tileir::StoreOp>(op))
+      buffers.push_back(store.getMemref().getType());
+  }
+  // A pair may not straddle the domain's edge (one guard covers it).
+  if (kernel.getDomain().back() % 2 != 0 || maxVectorWidth(buffers) < 2)
+    return 1;
+  return 2;
 }
 
 LogicalResult TileBodyTranslator::translateOps(Block &source) {

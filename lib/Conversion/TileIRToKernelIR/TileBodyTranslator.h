@@ -58,6 +58,10 @@ public:
   /// Fills `func`, at the builder, with the kernel's body.
   LogicalResult translate(kernelir::FuncOp func);
 
+  /// Whether the translated kernel multiplies on tensor cores (kernelir.mma
+  /// or kernelir.wgmma), its tile's accumulators held in registers.
+  bool multipliesOnTensorCores() const { return mma || wgmma; }
+
 private:
   LogicalResult translateOps(Block &source);
   LogicalResult translateOp(Operation &op);
@@ -285,6 +289,14 @@ private:
   /// thread can own so that some tile access reads or writes a run as one
   /// vector, aligned, with one guard; 1 where none can.
   int64_t chooseVectorWidth();
+
+  /// 2 where the epilogue of a tensor-core tile may load and store its
+  /// elements in pairs: each lane's accumulator elements come in pairs of
+  /// neighbouring columns at even columns (mma.sync's and wgmma's D
+  /// fragments), consecutive in elementCoords, so a pair is one 2-vector
+  /// where the access is a row run (runWidth) and the domain's columns are
+  /// even; else 1.
+  int64_t chooseAccumulatorPairWidth();
 
   /// The elements one access through `map` to `buffer` covers: the kernel's
   /// vector width where the run is a vector of the buffer, else 1.

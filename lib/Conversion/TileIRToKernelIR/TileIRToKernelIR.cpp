@@ -19,6 +19,31 @@ using namespace mlir;
 using namespace strata;
 using strata::detail::TileBodyTranslator;
 
+/// A tensor-core kernel holds its tile's accumulators in registers (64
+/// floats a thread in a 128 x 128 tile of 256 threads), and ptxas, left to
+/// itself, takes anywhere from 128 to 158 registers for the same main loop
+/// (4096^3 f16), which decides between one and two blocks per SM. So a
+/// kernel whose shared memory lets exactly two blocks share an SM (the
+/// deep pipelines of large tiles) asks for two, where the registers that
+/// leaves a thread (the SM's 64K among 2 blocks) are at least twice its
+/// accumulators: 128 for 128 x 128 tiles, without spills at 4096^3; a
+/// 128 x 256 tile's 128 accumulators would spill. Where shared memory
+/// allows more blocks the bound would only license ptxas to take more
+/// registers (64 x 64 tiles: 72 instead of 62), so there, as where it
+/// allows one, ptxas keeps its own choice.
+static constexpr int64_t kTensorCoreBlocksPerSM = 2;
+
+static void boundOccupancy(OpBuilder &b, kernelir::FuncOp func,
+                           int64_t accumulatorsPerThread) {
+  int64_t shared =
+      func.getSharedLayout().second + kernelir::kSharedBytesReservedPerBlock;
+  int64_t threads = kTensorCoreBlocksPerSM * func.getNumThreadsPerBlock();
+  if (kernelir::kSharedBytesPerSM / shared == kTensorCoreBlocksPerSM &&
+      threads <= kernelir::kMaxThreadsPerSM &&
+      kernelir::kRegistersPerSM / threads >= 2 * accumulatorsPerThread)
+    func.setMinBlocksPerSmAttr(b.getI64IntegerAttr(kTensorCoreBlocksPerSM));
+}
+
 namespace {
 
 /// tileir.kernel -> kernelir.func + result allocations + kernelir.launch.
@@ -46,9 +71,14 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
     rewriter.setInsertionPointToStart(&func.getBody().front());
-    if (failed(TileBodyTranslator(rewriter, op, multiply).translate(func)))
+    TileBodyTranslator translator(rewriter, op, multiply);
+    if (failed(translator.translate(func)))
       return failure();
     kernelir::ReturnOp::create(rewriter, loc);
+    if (translator.multipliesOnTensorCores())
+      boundOccupancy(rewriter, func,
+                     op.getTileType(rewriter.getF32Type()).getNumElements() /
+                         op.getThreads());
 
     rewriter.setInsertionPoint(op);
     SmallVector<Value> args(adaptor.getInputs());

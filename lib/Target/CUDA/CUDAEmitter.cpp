@@ -20,7 +20,10 @@ public:
 
   LogicalResult emitKernel(kernelir::FuncOp func) {
     os << "extern \"C\" __global__ void __launch_bounds__("
-       << func.getNumThreadsPerBlock() << ")\n" << func.getName() << "(";
+       << func.getNumThreadsPerBlock();
+    if (std::optional<int64_t> blocks = func.getMinBlocksPerSm())
+      os << ", " << *blocks;
+    os << ")\n" << func.getName() << "(";
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       auto buffer = dyn_cast<MemRefType>(arg.getType());
       if (!buffer)
@@ -207,12 +210,21 @@ private:
         .Case([&](vector::ExtractOp extract) -> LogicalResult {
           ArrayRef<int64_t> position = extract.getStaticPosition();
           auto source = llvm::cast<VectorType>(extract.getSource().getType());
-          if (isa<VectorType>(extract.getType()) ||
-              llvm::any_of(position, ShapedType::isDynamic) ||
+          if (llvm::any_of(position, ShapedType::isDynamic) ||
               failed(declare(&op, extract)))
             return op.emitError("cannot render this vector.extract as CUDA");
-          os << name(extract.getSource()) << ".v["
-             << flatIndex(position, source.getShape()) << "];\n";
+          int64_t first = flatIndex(position, source.getShape());
+          auto part = dyn_cast<VectorType>(extract.getType());
+          if (!part) {
+            os << name(extract.getSource()) << ".v[" << first << "];\n";
+            return success();
+          }
+          // A row of the source (an mma accumulator's pair, say).
+          os << "{};\n";
+          for (int64_t i = 0; i < part.getNumElements(); ++i)
+            line() << name(extract) << ".v[" << i
+                   << "] = " << name(extract.getSource()) << ".v["
+                   << first + i << "];\n";
           return success();
         })
         .Case([&](vector::ToElementsOp split) -> LogicalResult {

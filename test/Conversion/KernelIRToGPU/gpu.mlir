@@ -203,3 +203,10 @@ kernelir.func @copies(%a: memref<8x64xf32>) attributes {block = array<i64: 32, 1
   kernelir.async_wait pending 1
   kernelir.return
 }
+
+// min_blocks_per_sm becomes nvvm.minctasm, which convert-gpu-to-nvvm keeps
+// on the llvm.func (PTX .minnctapersm).
+// CHECK: gpu.func @two_per_sm() kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 1, 1>, nvvm.minctasm = 2 : i32}
+kernelir.func @two_per_sm() attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 4, 1, 1>, min_blocks_per_sm = 2} {
+  kernelir.return
+}

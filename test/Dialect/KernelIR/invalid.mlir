@@ -14,6 +14,30 @@ kernelir.func @block_size() attributes {block = array<i64: 1024, 2, 1>, grid = a
 
 // -----
 
+// expected-error @+1 {{min_blocks_per_sm must be positive, got 0}}
+kernelir.func @no_blocks_per_sm() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>, min_blocks_per_sm = 0} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{min_blocks_per_sm = 3 blocks of 1024 threads exceed an SM's 2048}}
+kernelir.func @threads_per_sm() attributes {block = array<i64: 1024, 1, 1>, grid = array<i64: 1, 1, 1>, min_blocks_per_sm = 3} {
+  kernelir.return
+}
+
+// -----
+
+// Two blocks of 128 KiB (and 1 KiB each the system's) are more than an
+// SM's 228 KiB.
+// expected-error @+1 {{min_blocks_per_sm = 2 blocks of 131072 bytes of shared memory (and 1 KiB each reserved) exceed an SM's 233472}}
+kernelir.func @shared_per_sm() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>, min_blocks_per_sm = 2} {
+  %a = kernelir.shared : memref<2x128x128xf32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
 // expected-error @+1 {{block sizes must be positive, got 0}}
 kernelir.func @empty_block() attributes {block = array<i64: 0, 1, 1>, grid = array<i64: 1, 1, 1>} {
   kernelir.return

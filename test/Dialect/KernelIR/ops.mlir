@@ -46,6 +46,13 @@ func.func @host(%a: memref<1000xf32>) -> memref<1000xf32> {
 }
 
 // Shared memory, barriers and warp shuffles.
+// The blocks an SM should hold at once, a bound on the registers.
+// CHECK-LABEL: kernelir.func @two_per_sm()
+// CHECK-SAME: attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 4, 1, 1>, min_blocks_per_sm = 2 : i64}
+kernelir.func @two_per_sm() attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 4, 1, 1>, min_blocks_per_sm = 2} {
+  kernelir.return
+}
+
 // CHECK-LABEL: kernelir.func @block_sum
 // CHECK: %[[S:.*]] = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
 // CHECK: kernelir.shuffle xor %{{.*}}, %{{.*}} : f32

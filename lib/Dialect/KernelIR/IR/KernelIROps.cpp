@@ -87,6 +87,21 @@ LogicalResult FuncOp::verify() {
   if (sharedBytes > kMaxSharedBytes)
     return emitOpError("a block has at most ")
            << kMaxSharedBytes << " bytes of shared memory, got " << sharedBytes;
+  if (std::optional<int64_t> blocks = getMinBlocksPerSm()) {
+    if (*blocks < 1)
+      return emitOpError("min_blocks_per_sm must be positive, got ") << *blocks;
+    if (*blocks * getNumThreadsPerBlock() > kMaxThreadsPerSM)
+      return emitOpError("min_blocks_per_sm = ")
+             << *blocks << " blocks of " << getNumThreadsPerBlock()
+             << " threads exceed an SM's " << kMaxThreadsPerSM;
+    if (*blocks * (sharedBytes + kSharedBytesReservedPerBlock) >
+        kSharedBytesPerSM)
+      return emitOpError("min_blocks_per_sm = ")
+             << *blocks << " blocks of " << sharedBytes
+             << " bytes of shared memory (and 1 KiB each reserved) exceed "
+                "an SM's "
+             << kSharedBytesPerSM;
+  }
   return success();
 }
 

@@ -39,6 +39,14 @@ constexpr int64_t kWarpSize = strata::kWarpSize;
 constexpr int64_t kMaxStaticSharedBytes = kStaticSharedMemoryBytes;
 constexpr int64_t kMaxSharedBytes = kMaxSharedMemoryBytes;
 
+/// What one SM of sm_90 holds at once: threads, 32-bit registers, and
+/// shared memory, of which each resident block takes 1 KiB more than it
+/// declares (the system's).
+constexpr int64_t kMaxThreadsPerSM = 2048;
+constexpr int64_t kRegistersPerSM = 64 * 1024;
+constexpr int64_t kSharedBytesPerSM = 228 * 1024;
+constexpr int64_t kSharedBytesReservedPerBlock = 1024;
+
 /// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
 /// and asynchronous copies of up to 16 bytes at aligned indices are aligned.
 constexpr int64_t kSharedAlignment = 16;

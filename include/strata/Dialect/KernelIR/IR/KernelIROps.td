@@ -45,6 +45,12 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     (both given as x, y, z). Arguments are buffers (and later scalars); a
     kernel returns nothing.
 
+    `min_blocks_per_sm` (optional) asks for that many of the kernel's
+    blocks to fit on one SM at once, which bounds each thread's registers
+    (the SM's 64K registers shared among them) instead of leaving the
+    occupancy to ptxas (`.minnctapersm`, `__launch_bounds__(threads,
+    blocks)`); verified against the SM's threads and shared memory.
+
     ```mlir
     kernelir.func @exp_kernel(%in: memref<1000xf32>, %out: memref<1000xf32>)
         attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 8, 1, 1>} {
@@ -67,7 +73,8 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        DenseI64ArrayAttr:$grid,
-                       DenseI64ArrayAttr:$block);
+                       DenseI64ArrayAttr:$block,
+                       OptionalAttr<I64Attr>:$min_blocks_per_sm);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
