@@ -56,8 +56,7 @@ class Compiled:
         self.text = str(self.module)
         self.tuple_output, self.outputs = output_specs(self.program, fn,
                                                        self.inputs)
-        self.names = [("input%d" % b[1]) if b[0] == "input" else b[1]
-                      for b in self.program.bindings]
+        self.names = self.program.argument_names()
         self._device_program = None
         self._device_weights = None
 
@@ -68,8 +67,7 @@ class Compiled:
             if tuple(a.shape) != tuple(e.shape) or a.dtype != e.dtype:
                 raise ValueError("compiled for %s %s, got %s %s"
                                  % (tuple(e.shape), e.dtype, tuple(a.shape), a.dtype))
-        return [args[b[1]] if b[0] == "input" else self.program.weights[b[1]]
-                for b in self.program.bindings]
+        return self.program.arguments(args)
 
     def __call__(self, *args):
         full = self._arguments(args)

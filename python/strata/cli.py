@@ -166,9 +166,8 @@ def cmd_compile(args):
     passes = ""
     if args.output and args.output.endswith(".strata"):
         from strata.api import build_artifact
-        names = [("input%d" % b[1]) if b[0] == "input" else b[1]
-                 for b in program.bindings]
-        _write(args.output, build_artifact(str(module), names, args.chip,
+        _write(args.output, build_artifact(str(module),
+                                           program.argument_names(), args.chip,
                                            args.ptx, args.options or ""))
         return 0
     schedule = args.options or ""
@@ -253,7 +252,7 @@ def run_on_cuda(fn, inputs, args):
     import torch
     import _strata_runtime
     from strata.api import compile as compile_
-    from strata.runner import TOLERANCE
+    from strata.runner import TOLERANCE, as_list
     try:
         print("device: %s" % _strata_runtime.describe_device())
     except _strata_runtime.RuntimeError as e:
@@ -268,7 +267,7 @@ def run_on_cuda(fn, inputs, args):
     with torch.no_grad():
         want = fn(*device_inputs)
     got = list(got) if isinstance(got, tuple) else [got]
-    want = list(want) if isinstance(want, (list, tuple)) else [want]
+    want = as_list(want)
     passed, worst = True, 0.0
     for g, w in zip(got, want):
         error = float((g.double() - w.double()).abs().max())

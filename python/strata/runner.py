@@ -118,6 +118,11 @@ def poisoned(shape, dtype):
     return t
 
 
+def as_list(result):
+    """A program's or callable's result as a list of its outputs."""
+    return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
 def output_specs(program, fn, inputs):
     """Whether the program returns a tuple, and a tensor of each output's
     shape and dtype (on the meta device): from the capture's graph, so that
@@ -138,8 +143,7 @@ def output_specs(program, fn, inputs):
         return is_tuple, specs
     with torch.no_grad():
         expected = fn(*inputs)
-    is_tuple = isinstance(expected, (list, tuple))
-    return is_tuple, list(expected) if is_tuple else [expected]
+    return isinstance(expected, (list, tuple)), as_list(expected)
 
 
 HALVES = (torch.float16, torch.bfloat16)
@@ -170,14 +174,12 @@ def widened_reference(program, fn, inputs):
     inputs and weights widened to f32, its results rounded back to the
     dtypes the capture gives them: what PyTorch computes on a GPU, whose
     contractions sum halves in f32, up to the rounding of intermediates."""
-    args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
-            for b in program.bindings]
+    args = program.arguments(inputs)
     with torch.no_grad():
         results = program.graph(*[x.float() if x.dtype in HALVES else x
                                   for x in args])
-    results = list(results) if isinstance(results, (list, tuple)) else [results]
     _, specs = output_specs(program, fn, inputs)
-    return [r.to(spec.dtype) for r, spec in zip(results, specs)]
+    return [r.to(spec.dtype) for r, spec in zip(as_list(results), specs)]
 
 
 def eager_reference(fn, inputs, program):
@@ -192,13 +194,13 @@ def eager_reference(fn, inputs, program):
             result = fn(*inputs)
         except RuntimeError as e:
             if "not implemented for" not in str(e) or not any(
-                    x.dtype in HALVES for x in inputs):
+                    x.dtype in HALVES for x in program.arguments(inputs)):
                 raise
             try:
                 return widened_reference(program, fn, inputs)
             except RuntimeError:
                 raise e from None
-    return list(result) if isinstance(result, (list, tuple)) else [result]
+    return as_list(result)
 
 
 def check(fn, inputs, via="loop", options="") -> Report:
@@ -209,8 +211,7 @@ def check(fn, inputs, via="loop", options="") -> Report:
     program = capture(fn, inputs)
     module = import_program(program)
     expected = eager_reference(fn, inputs, program)
-    args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
-            for b in program.bindings]
+    args = program.arguments(inputs)
     results = [poisoned(e.shape, e.dtype) for e in expected]
     module.run_on_cpu("forward", via_pipeline(via, options),
                       [host_view(a) for a in args],
@@ -231,8 +232,7 @@ def check_kernels(fn, inputs, via="kernel", options="") -> List[OutputCheck]:
     module.run(strata.pipeline("loop"))
     outputs = len(module.result_types("forward"))
     module.run("loopir-expose-kernel-results")
-    args = [inputs[b[1]] if b[0] == "input" else program.weights[b[1]]
-            for b in program.bindings]
+    args = program.arguments(inputs)
     returned = module.result_types("forward")
 
     def run(how, how_options):

@@ -100,8 +100,12 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
 
 bool TileBodyTranslator::storesRhsNMajor(tileir::ContractOp contract) {
   Region &rhs = contract.getRhs();
-  return planAsyncCopy(rhs, rhsChunkShape(contract, true, true)) ||
-         !planAsyncCopy(rhs, rhsChunkShape(contract, true, false));
+  auto copied = [&](bool transposed) {
+    return planAsyncCopy(rhs,
+                         rhsChunkShape(contract, /*narrow=*/true, transposed))
+        .has_value();
+  };
+  return copied(/*transposed=*/true) || !copied(/*transposed=*/false);
 }
 
 LogicalResult

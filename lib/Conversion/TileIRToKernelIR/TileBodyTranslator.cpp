@@ -153,7 +153,9 @@ int64_t strata::detail::maxVectorWidth(ArrayRef<MemRefType> buffers) {
   return width;
 }
 
-int64_t TileBodyTranslator::chooseVectorWidth() {
+/// The tile loads' and stores' index maps and buffers, in program order.
+static SmallVector<std::pair<AffineMap, MemRefType>>
+tileAccesses(tileir::KernelOp kernel) {
   SmallVector<std::pair<AffineMap, MemRefType>> accesses;
   for (Operation &op : kernel.getBody().front()) {
     if (auto load = dyn_cast<tileir::LoadOp>(op))
@@ -161,6 +163,11 @@ int64_t TileBodyTranslator::chooseVectorWidth() {
     else if (auto store = dyn_cast<tileir::StoreOp>(op))
       accesses.push_back({store.getIndexMap(), store.getMemref().getType()});
   }
+  return accesses;
+}
+
+int64_t TileBodyTranslator::chooseVectorWidth() {
+  SmallVector<std::pair<AffineMap, MemRefType>> accesses = tileAccesses(kernel);
   // The widest vector whose accesses stay within kMaxVectorBits for every
   // buffer, and whose runs neither straddle the tile nor the domain's edge
   // (so one guard covers a whole run).
@@ -180,15 +187,10 @@ int64_t TileBodyTranslator::chooseVectorWidth() {
 }
 
 int64_t TileBodyTranslator::chooseAccumulatorPairWidth() {
-  SmallVector<MemRefType> buffers;
-  for (Operation &op : kernel.getBody().front()) {
-    if (auto load = dyn_cast<tileir::LoadOp>(op))
-      buffers.push_back(load.getMemref().getType());
-    else if (auto store = dyn_cast<tileir::StoreOp>(op))
-      buffers.push_back(store.getMemref().getType());
-  }
   // A pair may not straddle the domain's edge (one guard covers it).
-  if (kernel.getDomain().back() % 2 != 0 || maxVectorWidth(buffers) < 2)
+  if (kernel.getDomain().back() % 2 != 0 ||
+      maxVectorWidth(
+          llvm::to_vector(llvm::make_second_range(tileAccesses(kernel)))) < 2)
     return 1;
   return 2;
 }

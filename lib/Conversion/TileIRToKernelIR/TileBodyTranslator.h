@@ -62,6 +62,10 @@ public:
   /// or kernelir.wgmma), its tile's accumulators held in registers.
   bool multipliesOnTensorCores() const { return mma || wgmma; }
 
+  /// The tile's elements each thread holds (its accumulators, in a
+  /// contraction kernel).
+  int64_t getElementsPerThread() const { return elementsPerThread; }
+
 private:
   LogicalResult translateOps(Block &source);
   LogicalResult translateOp(Operation &op);

@@ -76,9 +76,7 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
       return failure();
     kernelir::ReturnOp::create(rewriter, loc);
     if (translator.multipliesOnTensorCores())
-      boundOccupancy(rewriter, func,
-                     op.getTileType(rewriter.getF32Type()).getNumElements() /
-                         op.getThreads());
+      boundOccupancy(rewriter, func, translator.getElementsPerThread());
 
     rewriter.setInsertionPoint(op);
     SmallVector<Value> args(adaptor.getInputs());

@@ -29,6 +29,18 @@ class Program:
     # torch 1.x), False for the usual outermost-first order.
     innermost_first: bool = True
 
+    def arguments(self, inputs):
+        """The tensors the placeholders take, in order: `inputs` and the
+        weights."""
+        return [inputs[b[1]] if b[0] == "input" else self.weights[b[1]]
+                for b in self.bindings]
+
+    def argument_names(self):
+        """The placeholders' names in a build artifact: inputN, or the
+        weight's name."""
+        return [("input%d" % b[1]) if b[0] == "input" else b[1]
+                for b in self.bindings]
+
 
 def _torch_major():
     return int(torch.__version__.split(".")[0])
