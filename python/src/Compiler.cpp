@@ -135,7 +135,8 @@ std::unique_ptr<Module> Module::create() {
 
 ModuleOp Module::op() const { return **module; }
 
-std::string Module::run(const std::string &pipeline, bool timing) {
+std::string Module::run(const std::string &pipeline, bool timing,
+                        bool verifyEach) {
   DiagnosticCollector diagnostics(ctx.get());
   // The pass manager is anchored on the module; the text lists what runs in
   // it, so an explicit builtin.module(...) wrapper is unwrapped.
@@ -160,8 +161,11 @@ std::string Module::run(const std::string &pipeline, bool timing) {
     root = timer.getRootScope();
     pm.enableTiming(*root);
   }
+  pm.enableVerifier(verifyEach);
   if (failed(pm.run(**module)))
     diagnostics.fail("pipeline '" + pipeline + "' failed");
+  if (!verifyEach && failed(mlir::verify(**module)))
+    diagnostics.fail("pipeline '" + pipeline + "' produced invalid IR");
   if (timing) {
     root->stop();
     timer.print();

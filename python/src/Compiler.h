@@ -54,7 +54,11 @@ public:
   /// Runs a pass pipeline: a registered pipeline ("strata-lower-to-loop"), a
   /// comma-separated list of passes, or a full "builtin.module(...)" string.
   /// With `timing`, returns MLIR's report of the time of every pass.
-  std::string run(const std::string &pipeline, bool timing = false);
+  /// With `verifyEach` the module is verified after every pass (MLIR's
+  /// default, and strata-opt's); without, once at the end, which takes a
+  /// fifth less of Strata's own time to PTX (docs/architecture.md).
+  std::string run(const std::string &pipeline, bool timing = false,
+                  bool verifyEach = true);
   void verify();
   std::string str(bool generic) const;
   std::vector<GpuObject> gpuObjects() const;

@@ -64,9 +64,11 @@ PYBIND11_MODULE(_strata, m) {
                   py::arg("filename") = "<string>",
                   "Parses MLIR text into a module.")
       .def("run", &Module::run, py::arg("pipeline"), py::arg("timing") = false,
+           py::arg("verify_each") = true,
            "Runs a pass pipeline (a registered pipeline name, a list of "
            "passes, or builtin.module(...)); with timing=True returns the "
-           "time of every pass.")
+           "time of every pass. verify_each=False verifies the module once, "
+           "at the end, instead of after every pass (faster).")
       .def("verify", &Module::verify)
       .def("to_string", &Module::str, py::arg("generic") = false)
       .def("__str__", [](const Module &m) { return m.str(false); })

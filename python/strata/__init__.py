@@ -40,10 +40,13 @@ def pipeline(stage, options=""):
     return "%s{%s}" % (name, options) if options else name
 
 
-def lower(text, stage, options="", filename="<string>"):
-    """Parses a tensorir program and lowers it to `stage`; returns the Module."""
+def lower(text, stage, options="", filename="<string>", verify_each=False):
+    """Parses a tensorir program and lowers it to `stage`; returns the Module.
+
+    The result is verified; `verify_each` verifies the IR after every pass
+    as well (as strata-opt does), to find which pass broke it."""
     module = parse(text, filename)
-    module.run(pipeline(stage, options))
+    module.run(pipeline(stage, options), verify_each=verify_each)
     return module
 
 

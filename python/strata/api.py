@@ -32,17 +32,20 @@ def nvvm_options(target, ptx_version, schedule=""):
 
 
 def build_artifact(module_text, names, target="sm_90", ptx_version="80",
-                   schedule=""):
+                   schedule="", verify_each=False):
     """The artifact bytes of a tensorir program: its launch plan, PTX and,
     where ptxas is available, a cubin for `target` (`schedule`: pipeline
-    options such as 'stages=3 tf32=true')."""
+    options such as 'stages=3 tf32=true'; `verify_each`: verify after every
+    pass, not only the result)."""
     options = nvvm_options(target, ptx_version, schedule)
     isa = strata.parse(module_text)
-    isa.run(strata.pipeline("nvvm", options + " format=isa"))
+    isa.run(strata.pipeline("nvvm", options + " format=isa"),
+            verify_each=verify_each)
     cubin = None
     if _ptxas_available():
         cubin = strata.parse(module_text)
-        cubin.run(strata.pipeline("nvvm", options + " format=bin"))
+        cubin.run(strata.pipeline("nvvm", options + " format=bin"),
+                  verify_each=verify_each)
     return isa.artifact("forward", names, cubin)
 
 

@@ -41,7 +41,8 @@ def _nvvm_options(args):
 def cmd_lower(args):
     text = _read(args.file)
     options = _nvvm_options(args) if args.to == "nvvm" else args.options or ""
-    module = strata.lower(text, args.to, options, filename=args.file)
+    module = strata.lower(text, args.to, options, filename=args.file,
+                          verify_each=args.verify_each)
     _write(args.output, str(module))
     return 0
 
@@ -66,7 +67,8 @@ def cmd_stages(args):
     print("// ===== tensorir (input) =====")
     print(str(strata.parse(text, args.file)))
     for stage in ["loop", "tile", "kernel"]:
-        module = strata.lower(text, stage, filename=args.file)
+        module = strata.lower(text, stage, filename=args.file,
+                              verify_each=args.verify_each)
         print("// ===== %s =====" % strata.PIPELINES[stage])
         print(str(module))
     module.run("convert-kernelir-to-gpu,canonicalize,cse")
@@ -85,7 +87,8 @@ def cmd_stages(args):
 
 def _ptx(text, args):
     options = _nvvm_options(args) + " format=isa"
-    module = strata.lower(text, "nvvm", options, filename=args.file)
+    module = strata.lower(text, "nvvm", options, filename=args.file,
+                          verify_each=args.verify_each)
     ptx = "".join(o.data.decode() for o in module.gpu_objects())
     if not ptx:
         raise strata.CompilerError("the program has no kernels")
@@ -168,23 +171,27 @@ def cmd_compile(args):
         from strata.api import build_artifact
         _write(args.output, build_artifact(str(module),
                                            program.argument_names(), args.chip,
-                                           args.ptx, args.options or ""))
+                                           args.ptx, args.options or "",
+                                           args.verify_each))
         return 0
     schedule = args.options or ""
     if args.emit == "tensor":
         text = str(module)
     elif args.emit == "cuda":
-        module.run(strata.pipeline("kernel", schedule))
+        module.run(strata.pipeline("kernel", schedule),
+                   verify_each=args.verify_each)
         text = module.to_cuda()
     elif args.emit == "ptx":
         start = time.perf_counter()
         passes = module.run(strata.pipeline("nvvm", _nvvm_options(args)
-                                            + " format=isa"), args.timing)
+                                            + " format=isa"), args.timing,
+                            args.verify_each)
         times.append(("tensorir to PTX", time.perf_counter() - start))
         text = "".join(o.data.decode() for o in module.gpu_objects())
     else:
         start = time.perf_counter()
-        passes = module.run(strata.pipeline(args.emit, schedule), args.timing)
+        passes = module.run(strata.pipeline(args.emit, schedule), args.timing,
+                            args.verify_each)
         times.append(("tensorir to %s" % args.emit, time.perf_counter() - start))
         text = str(module)
     _write(args.output, text)
@@ -302,6 +309,11 @@ def build_parser():
         p.add_argument("--ptx", default="80",
                        help="PTX ISA version, e.g. 80 for 8.0 (default: 80)")
 
+    def add_verify(p):
+        p.add_argument("--verify-each", action="store_true",
+                       help="verify the IR after every pass, not only the "
+                            "result (slower; names the pass that broke it)")
+
     p = sub.add_parser("compile", help="capture a PyTorch program and "
                        "compile it to a stage")
     source = p.add_mutually_exclusive_group(required=True)
@@ -326,6 +338,7 @@ def build_parser():
                    help="schedule options of the pipelines, e.g. "
                         "'stages=3 tf32=true k-tile=32'")
     add_target(p)
+    add_verify(p)
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("run", help="compile a PyTorch program, run it and "
@@ -364,6 +377,7 @@ def build_parser():
                    "'tile-sizes=4,64 threads=128'")
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     add_target(p)
+    add_verify(p)
     p.set_defaults(func=cmd_lower)
 
     p = sub.add_parser("stages", help="print a tensorir program at every "
@@ -373,12 +387,14 @@ def build_parser():
                    help="lower to the CPU and run @main (which prints PASS "
                         "or FAIL)")
     add_target(p)
+    add_verify(p)
     p.set_defaults(func=cmd_stages)
 
     p = sub.add_parser("ptx", help="write the PTX of a program's kernels")
     p.add_argument("file")
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     add_target(p)
+    add_verify(p)
     p.set_defaults(func=cmd_ptx)
     return parser
 

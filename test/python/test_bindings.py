@@ -87,10 +87,27 @@ def test_verifier_errors_are_reported():
         strata.parse(bad)
 
 
-def test_impossible_schedule_is_a_compiler_error():
+@pytest.mark.parametrize("verify_each", [False, True])
+def test_impossible_schedule_is_a_compiler_error(verify_each):
     with pytest.raises(strata.CompilerError,
                        match="cannot be split evenly among 3 threads"):
-        strata.lower(PROGRAM, "tile", "tile-sizes=64 threads=3")
+        strata.lower(PROGRAM, "tile", "tile-sizes=64 threads=3",
+                     verify_each=verify_each)
+
+
+@pytest.mark.parametrize("stage", ["loop", "kernel", "gpu", "nvvm"])
+def test_verifying_only_the_result_lowers_to_the_same_ir(stage):
+    # strata.lower verifies the result only (a fifth less time to PTX);
+    # verify_each=True verifies after every pass, as strata-opt does.
+    once = strata.lower(PROGRAM, stage)
+    each = strata.lower(PROGRAM, stage, verify_each=True)
+    if stage == "nvvm":  # The binary's properties include LLVM's time.
+        assert [o.data for o in once.gpu_objects()] == [
+            o.data for o in each.gpu_objects()]
+    else:
+        assert str(once) == str(each)
+    assert strata.parse(PROGRAM).run(strata.pipeline(stage),
+                                     verify_each=False) == ""
 
 
 def test_unknown_pipeline_is_a_compiler_error():

@@ -128,6 +128,14 @@ def test_compile_emits_every_stage_down_to_gpu_and_ptx(tmp_path):
         assert ".target sm_80" in r.stdout
 
 
+def test_compile_verify_each_gives_the_same_ptx():
+    expr = "F.softmax(torch.randn(33, 2049), -1)"
+    once = run("compile", "-c", expr, "--emit", "ptx")
+    each = run("compile", "-c", expr, "--emit", "ptx", "--verify-each")
+    assert once.returncode == 0 and each.returncode == 0, each.stderr
+    assert ".entry" in once.stdout and once.stdout == each.stdout
+
+
 def test_compile_timing_lists_passes_and_stages():
     r = run("compile", "-c", "F.softmax(torch.randn(33, 2049), -1)", "--emit",
             "loop", "--timing")

@@ -30,6 +30,7 @@ struct Producer {
   ParallelOp nest;
   StoreOp store;
   double work = 0; // Arithmetic of the whole kernel, invariants hoisted.
+  bool reduces = false;
   int64_t elements = 1;
 };
 
@@ -110,7 +111,13 @@ FailureOr<Producer> analyzeProducer(KernelOp kernel, FusionMemo &memo) {
   if (nestedStore)
     return failure();
   p.elements = product(shape);
-  p.work = hoistedWork(p.nest, memo);
+  FusionMemo::ProducerCost cost = memo.cost(kernel, [&] {
+    bool reduces = false;
+    p.nest.walk([&](ReduceOp) { reduces = true; });
+    return FusionMemo::ProducerCost{hoistedWork(p.nest, memo), reduces};
+  });
+  p.work = cost.work;
+  p.reduces = cost.reduces;
   return p;
 }
 
@@ -340,6 +347,27 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
   });
 }
 
+/// The elements of its input `pos` that `consumer` computes again with the
+/// producer fused (`scalar`: the producer has no reduction).
+double consumerDemand(KernelOp consumer, unsigned pos, bool scalar,
+                      FusionMemo &memo) {
+  double demand = 0;
+  UnitDependences unitDependences;
+  // Loads of one element in one consumer (same address once unused indices
+  // are dropped) become one computation after normalization.
+  std::set<SmallVector<const void *>> seen; // map, then read indices
+  for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos])) {
+    SmallVector<const void *> key = {
+        memo.compressed(load.getIndexMap()).getAsOpaquePointer()};
+    for (Value index : readIndices(load, memo))
+      key.push_back(index.getAsOpaquePointer());
+    if (!seen.insert(key).second)
+      continue;
+    demand += loadWork(load, scalar, unitDependences, memo);
+  }
+  return demand;
+}
+
 struct FuseProducer : OpRewritePattern<KernelOp> {
   FuseProducer(MLIRContext *ctx, double maxRecompute, double roundTripCost,
                FusionMemo *memo)
@@ -375,23 +403,13 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     if (p.work == 0)
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
-    bool scalar = true;
-    p.nest.walk([&](ReduceOp) { scalar = false; });
     double demand = uses.producerStays ? p.elements : 0;
-    UnitDependences unitDependences;
-    for (auto [consumer, pos] : uses.consumers) {
-      // Loads of one element in one consumer (same address once unused
-      // indices are dropped) become one computation after normalization.
-      std::set<SmallVector<const void *>> seen; // map, then read indices
-      for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos])) {
-        SmallVector<const void *> key = {
-            m.compressed(load.getIndexMap()).getAsOpaquePointer()};
-        for (Value index : readIndices(load, m))
-          key.push_back(index.getAsOpaquePointer());
-        if (!seen.insert(key).second)
-          continue;
-        demand += loadWork(load, scalar, unitDependences, m);
-      }
+    for (auto [kernel, input] : uses.consumers) {
+      KernelOp consumer = kernel; // Captured below (no structured bindings).
+      unsigned pos = input;
+      demand += m.demand(consumer, pos, p.reduces, [&] {
+        return consumerDemand(consumer, pos, !p.reduces, m);
+      });
     }
     double fused = demand / p.elements * p.work;
     double unfused = p.work + p.elements * roundTripCost;
@@ -519,15 +537,34 @@ AffineMap FusionMemo::compressed(AffineMap map) {
   return it->second;
 }
 
+FusionMemo::ProducerCost
+FusionMemo::cost(KernelOp producer,
+                 llvm::function_ref<ProducerCost()> compute) {
+  auto it = costs.find(producer);
+  if (it == costs.end())
+    it = costs.try_emplace(producer, compute()).first;
+  return it->second;
+}
+
+double FusionMemo::demand(KernelOp consumer, unsigned input, bool reduces,
+                          llvm::function_ref<double()> compute) {
+  llvm::SmallDenseMap<unsigned, double> &known = demands[consumer];
+  unsigned key = 2 * input + reduces;
+  auto it = known.find(key);
+  if (it == known.end())
+    it = known.try_emplace(key, compute()).first;
+  return it->second;
+}
+
 void FusionMemo::forget(Operation *op) {
-  if (rejected.empty())
-    return;
   auto kernel = dyn_cast<KernelOp>(op);
   if (!kernel)
     kernel = op->getParentOfType<KernelOp>();
   if (!kernel)
     return;
   rejected.erase(kernel);
+  costs.erase(kernel);
+  demands.erase(kernel);
   for (Value input : kernel.getInputs())
     if (auto producer = input.getDefiningOp<KernelOp>())
       rejected.erase(producer);

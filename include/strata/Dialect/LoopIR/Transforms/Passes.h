@@ -17,13 +17,31 @@ namespace strata::loopir {
 /// greedy driver revisits every consumer after each fusion; deciding again
 /// each time made fusion grow with the cube of a program's kernels (eight
 /// decoder blocks: 11 s), and composed index maps are large expression
-/// trees to walk. Give it to the driver as its listener.
+/// trees to walk. A producer's cost and each consumer's demand for it are
+/// remembered too, until that kernel changes: a producer that feeds many
+/// kernels (a mask or position table shared by every decoder block) is
+/// weighed again after each fusion into one of them, and summing every
+/// consumer's demand each time made fusion grow with the square of its
+/// consumers. Give the memo to the driver as its listener.
 class FusionMemo : public mlir::RewriterBase::Listener {
 public:
   bool isRejected(KernelOp producer) const {
     return rejected.contains(producer);
   }
   void reject(KernelOp producer) { rejected.insert(producer); }
+
+  /// A producer's arithmetic (invariants hoisted) and whether it reduces.
+  struct ProducerCost {
+    double work;
+    bool reduces;
+  };
+  /// `producer`'s cost, from `compute` the first time.
+  ProducerCost cost(KernelOp producer,
+                    llvm::function_ref<ProducerCost()> compute);
+  /// The elements `consumer` needs of its input `input` (the cost of
+  /// fusing a producer that `reduces` there), from `compute` the first time.
+  double demand(KernelOp consumer, unsigned input, bool reduces,
+                llvm::function_ref<double()> compute);
 
   /// The dims `map` reads (maps are uniqued and immortal: never stale).
   const llvm::SmallBitVector &readDims(mlir::AffineMap map);
@@ -41,11 +59,15 @@ public:
   void notifyOperationErased(mlir::Operation *op) override { forget(op); }
 
 private:
-  /// Forgets the decisions of the kernel holding `op` (as a producer, and
-  /// as a consumer of its producers).
+  /// Forgets what was learnt of the kernel holding `op` (as a producer and
+  /// as a consumer), and the decisions on its producers.
   void forget(mlir::Operation *op);
 
   llvm::DenseSet<mlir::Operation *> rejected;
+  llvm::DenseMap<mlir::Operation *, ProducerCost> costs;
+  /// Per consumer, keyed by 2 * input + reduces.
+  llvm::DenseMap<mlir::Operation *, llvm::SmallDenseMap<unsigned, double>>
+      demands;
   llvm::DenseMap<mlir::AffineMap, llvm::SmallBitVector> dimsRead;
   llvm::DenseMap<mlir::AffineMap, mlir::AffineMap> compressedMaps;
 };
