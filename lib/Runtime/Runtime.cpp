@@ -208,6 +208,21 @@ void Program::run(const std::vector<uint64_t> &arguments,
     checkAligned(arguments[a], "argument " + std::to_string(a));
   for (size_t o = 0; o < outputs.size(); ++o)
     checkAligned(outputs[o], "output " + std::to_string(o));
+  // Kernel arguments are noalias: an output may not be written over an
+  // argument the kernels read.
+  std::vector<std::pair<uint64_t, uint64_t>> argumentRanges;
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].kind == Buffer::Kind::Argument)
+      argumentRanges.push_back({pointers[i], plan.buffers[i].bytes()});
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    uint64_t bytes = plan.buffers[plan.outputs[o]].bytes();
+    for (size_t a = 0; a < argumentRanges.size(); ++a) {
+      auto [start, length] = argumentRanges[a];
+      if (outputs[o] < start + length && start < outputs[o] + bytes)
+        throw RuntimeError("output " + std::to_string(o) +
+                           " overlaps argument " + std::to_string(a));
+    }
+  }
   // Results computed into intermediates write straight to the caller's
   // outputs; others (an argument returned as is) are copied at the end.
   std::vector<std::pair<size_t, uint64_t>> copies;

@@ -3,23 +3,26 @@
 // one guard covers each vector). f16 rows get 8 x f16 per thread, 128 bits
 // too (the elementwise tile gives each thread 128 bits of its widest type).
 // Rows of 37 elements cannot start every vector at a multiple of its size,
-// so they stay scalar.
+// so they stay scalar. Every kernel argument is noalias (each result buffer
+// is the launch's own), so the loads of inputs, which the kernels only
+// read, take the read-only data path (ld.global.nc).
 // RUN: strata-opt %s --strata-lower-to-nvvm | FileCheck %s
 
 // CHECK: gpu.binary @strata_kernels
 // CHECK-SAME: .entry f32_rows_kernel
 // CHECK-NOT: .entry
-// CHECK-COUNT-2: ld.global{{(.nc)?}}.v4.b32
+// CHECK-COUNT-2: ld.global.nc.v4.b32
 // CHECK-NOT: .entry
 // CHECK: st.global.v4.b32
 // CHECK-SAME: .entry f16_rows_kernel
 // CHECK-NOT: .entry
-// CHECK: ld.global{{(.nc)?}}.v4.b32
+// CHECK: ld.global.nc.v4.b32
 // CHECK-NOT: .entry
 // CHECK: st.global.v4.b32
 // CHECK-SAME: .entry odd_rows_kernel
 // CHECK-NOT: .v4.
 // CHECK-NOT: .v2.
+// CHECK: ld.global.nc.b32
 // CHECK: st.global.b32
 
 func.func @f32_rows(%a: tensor<333x20xf32>, %b: tensor<20xf32>) -> tensor<333x20xf32> {

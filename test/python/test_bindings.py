@@ -130,3 +130,15 @@ def test_bundled_example_lowers_through_every_stage():
         assert absent not in lowered, stage
         # The example's checking driver survives every stage.
         assert "@main" in lowered, stage
+
+
+def test_cuda_rendering_restricts_only_noalias_buffers():
+    m = strata.parse("""
+    kernelir.func @copy(%in: memref<8xf32> {kernelir.noalias}, %out: memref<8xf32>)
+        attributes {block = array<i64: 8, 1, 1>, grid = array<i64: 1, 1, 1>} {
+      %t = kernelir.thread_id x
+      %v = kernelir.load %in[%t] : memref<8xf32>
+      kernelir.store %v, %out[%t] : memref<8xf32>
+      kernelir.return
+    }""")
+    assert "copy(float *__restrict__ a0, float *a1)" in m.to_cuda()

@@ -133,7 +133,7 @@ def test_ptx_assembles_for_sm90(name, tmp_path):
     if name == "half_matmul":
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx, ptx
     if name in VECTOR_PROGRAMS:
-        assert re.search(r"ld\.global(\.nc)?\.v4\.(b|f)32", ptx), ptx
+        assert re.search(r"ld\.global\.nc\.v4\.(b|f)32", ptx), ptx
         assert re.search(r"st\.global\.v4\.(b|f)32", ptx), ptx
 
 
@@ -249,6 +249,10 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
             assert construct in text, construct
     if name == "scale_rows":  # 4 x f32 per access.
         assert "strata_vec<float, 4>" in text, text
+        # Every argument is kernelir.noalias: each a __restrict__ pointer.
+        assert re.search(r"forward_kernel\(float \*__restrict__ a0, "
+                         r"float \*__restrict__ a1, float \*__restrict__ a2\)",
+                         text), text
     if name == "half_matmul":  # Tensor cores, as inline PTX.
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in text, text
         # The row-major B: k x n chunks, fragments by ldmatrix .trans with

@@ -208,6 +208,10 @@ def test_compiled_callable_on_cuda_tensors():
     x = torch.randn(33, 2049, device="cuda")
     f = strata.compile(lambda x: F.softmax(x, -1), (x.cpu(),))
     assert torch.allclose(f(x), F.softmax(x, -1), atol=1e-5)
+    # Kernel arguments are noalias: no output in place over an input.
+    program = f._device_program
+    with pytest.raises(rt.RuntimeError, match="output 0 overlaps argument 0"):
+        program.run([x.data_ptr()], [x.data_ptr()])
 
 
 def test_runtime_builds_without_llvm(tmp_path):

@@ -35,8 +35,10 @@ public:
 
   /// Runs the plan on `stream` (0: the default stream). `arguments` and
   /// `outputs` are device pointers, in the order of the artifact's argument
-  /// buffers and outputs, each aligned to kBufferAlignment. Returns without
-  /// synchronizing.
+  /// buffers and outputs, each aligned to kBufferAlignment. No output may
+  /// overlap an argument: kernels read their inputs through the read-only
+  /// data path (noalias arguments), so an output written in place over an
+  /// input would be read stale. Returns without synchronizing.
   void run(const std::vector<uint64_t> &arguments,
            const std::vector<uint64_t> &outputs, uint64_t stream = 0);
   void synchronize();

@@ -91,6 +91,12 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
       return rewriter.getDenseI32ArrayAttr(
           {(int32_t)v[0], (int32_t)v[1], (int32_t)v[2]});
     };
+    // LLVM's noalias: loads of buffers the kernel only reads become
+    // ld.global.nc (NVPTX tags them invariant).
+    for (unsigned i = 0, e = op.getNumArguments(); i < e; ++i)
+      if (op.getArgAttr(i, kernelir::kNoAliasAttrName))
+        gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                           rewriter.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(toI32(op.getBlock()));
     gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
     // convert-gpu-to-nvvm keeps it on the llvm.func: .minnctapersm.

@@ -70,6 +70,12 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         rewriter, loc, name, op.getBody().getArgumentTypes(),
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
+    // The launch below allocates every result buffer for this kernel alone,
+    // and the kernel only reads its inputs: nothing it accesses through one
+    // argument is written through another.
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<MemRefType>(type))
+        func.setArgAttr(i, kernelir::kNoAliasAttrName, rewriter.getUnitAttr());
     rewriter.setInsertionPointToStart(&func.getBody().front());
     TileBodyTranslator translator(rewriter, op, multiply);
     if (failed(translator.translate(func)))

@@ -31,7 +31,10 @@ public:
       std::string type;
       if (failed(typeName(func, buffer.getElementType(), type)))
         return failure();
-      os << (i ? ", " : "") << type << " *__restrict__ " << name(arg);
+      os << (i ? ", " : "") << type
+         << (func.getArgAttr(i, kernelir::kNoAliasAttrName) ? " *__restrict__ "
+                                                            : " *")
+         << name(arg);
     }
     os << ") {\n";
     indent = 1;

@@ -210,3 +210,13 @@ kernelir.func @copies(%a: memref<8x64xf32>) attributes {block = array<i64: 32, 1
 kernelir.func @two_per_sm() attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 4, 1, 1>, min_blocks_per_sm = 2} {
   kernelir.return
 }
+
+// kernelir.noalias becomes LLVM's noalias on the pointer (arguments without
+// it keep none).
+// CHECK: gpu.func @restricted(%{{.*}}: memref<8xf32> {llvm.noalias}, %{{.*}}: memref<8xf32>) kernel
+kernelir.func @restricted(%in: memref<8xf32> {kernelir.noalias}, %out: memref<8xf32>) attributes {block = array<i64: 8, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %t = kernelir.thread_id x
+  %v = kernelir.load %in[%t] : memref<8xf32>
+  kernelir.store %v, %out[%t] : memref<8xf32>
+  kernelir.return
+}

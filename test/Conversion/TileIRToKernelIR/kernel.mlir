@@ -24,8 +24,9 @@ func.func @host(%a: tensor<21xf32>) -> tensor<21xf32> {
   return %r : tensor<21xf32>
 }
 
-// ceil(21 / 8) = 3 blocks of 4 threads.
-// CHECK: kernelir.func @host_kernel(%[[IN:.*]]: memref<21xf32>, %[[OUT:.*]]: memref<21xf32>)
+// ceil(21 / 8) = 3 blocks of 4 threads. The result buffer is allocated for
+// the launch alone and the input only read: both arguments are noalias.
+// CHECK: kernelir.func @host_kernel(%[[IN:.*]]: memref<21xf32> {kernelir.noalias}, %[[OUT:.*]]: memref<21xf32> {kernelir.noalias})
 // CHECK-SAME: attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 3, 1, 1>}
 // CHECK-DAG: %[[BID:.*]] = kernelir.block_id x
 // CHECK-DAG: %[[TID:.*]] = kernelir.thread_id x
@@ -82,7 +83,7 @@ func.func @exact(%a: tensor<16x32xf32>) -> tensor<16x32xf32> {
 // `%t` is not (its neighbouring points are a column apart), so it stays 4
 // scalar loads.
 // CHECK-LABEL: kernelir.func @vectors_kernel
-// CHECK-SAME: (%[[IN:.*]]: memref<333x20xf32>, %[[ROW:.*]]: memref<20xf32>, %[[T:.*]]: memref<20x333xf32>, %[[OUT:.*]]: memref<333x20xf32>)
+// CHECK-SAME: (%[[IN:[^:]*]]: memref<333x20xf32> {{.*}}, %[[ROW:[^:]*]]: memref<20xf32> {{.*}}, %[[T:[^:]*]]: memref<20x333xf32> {{.*}}, %[[OUT:[^:]*]]: memref<333x20xf32> {{.*}})
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[TID:.*]] = kernelir.thread_id x
 // CHECK: %[[FIRST:.*]] = arith.muli %[[TID]], %[[C4]] : index

@@ -72,6 +72,53 @@ func.func @wrong_arguments(%a: memref<8xf32>) {
 
 // -----
 
+kernelir.func @in_place(%x: memref<8xf32> {kernelir.noalias}, %out: memref<8xf32>) attributes {block = array<i64: 8, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %t = kernelir.thread_id x
+  %c1 = arith.constant 1 : index
+  %n = arith.addi %t, %c1 : index
+  %c8 = arith.constant 8 : index
+  %ok = arith.cmpi ult, %n, %c8 : index
+  %v = kernelir.load %x[%n] if %ok : memref<8xf32>
+  kernelir.store %v, %out[%t] : memref<8xf32>
+  kernelir.return
+}
+
+func.func @aliased_output(%a: memref<8xf32>) {
+  // expected-error @+1 {{passes one buffer to arguments 0 and 1 of 'in_place', which writes it through one of them though they are marked kernelir.noalias}}
+  kernelir.launch @in_place(%a, %a) : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'kernelir.noalias' marks buffers; argument 0 is 'f32'}}
+kernelir.func @noalias_scalar(%x: f32 {kernelir.noalias}) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{'kernelir.noalias' takes no value}}
+kernelir.func @noalias_value(%x: memref<4xf32> {kernelir.noalias = 1}) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{'kernelir.noalias' marks arguments of kernelir.func only}}
+func.func @noalias_host(%x: memref<4xf32> {kernelir.noalias}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown kernelir argument attribute 'kernelir.restrict'}}
+kernelir.func @unknown_attribute(%x: memref<4xf32> {kernelir.restrict}) attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
 kernelir.func @index_count(%a: memref<4x4xf32>) attributes {block = array<i64: 4, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %t = kernelir.thread_id x
   // expected-error @+1 {{expects 2 indices, got 1}}

@@ -45,6 +45,27 @@ func.func @host(%a: memref<1000xf32>) -> memref<1000xf32> {
   return %r : memref<1000xf32>
 }
 
+// Buffers no other argument writes during a launch (restrict). One buffer
+// may reach two noalias arguments that the kernel only reads.
+// CHECK-LABEL: kernelir.func @add_kernel
+// CHECK-SAME: (%{{.*}}: memref<64xf32> {kernelir.noalias}, %{{.*}}: memref<64xf32> {kernelir.noalias}, %{{.*}}: memref<64xf32> {kernelir.noalias})
+kernelir.func @add_kernel(%x: memref<64xf32> {kernelir.noalias}, %y: memref<64xf32> {kernelir.noalias}, %out: memref<64xf32> {kernelir.noalias}) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %t = kernelir.thread_id x
+  %a = kernelir.load %x[%t] : memref<64xf32>
+  %b = kernelir.load %y[%t] : memref<64xf32>
+  %s = arith.addf %a, %b : f32
+  kernelir.store %s, %out[%t] : memref<64xf32>
+  kernelir.return
+}
+
+// CHECK-LABEL: func.func @doubled
+func.func @doubled(%a: memref<64xf32>) -> memref<64xf32> {
+  %r = memref.alloc() : memref<64xf32>
+  // CHECK: kernelir.launch @add_kernel(%[[A:.*]], %[[A]], %{{.*}})
+  kernelir.launch @add_kernel(%a, %a, %r) : memref<64xf32>, memref<64xf32>, memref<64xf32>
+  return %r : memref<64xf32>
+}
+
 // Shared memory, barriers and warp shuffles.
 // The blocks an SM should hold at once, a bound on the registers.
 // CHECK-LABEL: kernelir.func @two_per_sm()

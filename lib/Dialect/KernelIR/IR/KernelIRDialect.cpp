@@ -6,6 +6,26 @@ using namespace strata::kernelir;
 #include "strata/Dialect/KernelIR/IR/KernelIRDialect.cpp.inc"
 #include "strata/Dialect/KernelIR/IR/KernelIREnums.cpp.inc"
 
+LogicalResult KernelIRDialect::verifyRegionArgAttribute(Operation *op,
+                                                        unsigned region,
+                                                        unsigned index,
+                                                        NamedAttribute attr) {
+  if (attr.getName() != kNoAliasAttrName)
+    return op->emitError("unknown kernelir argument attribute '")
+           << attr.getName().getValue() << "'";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError("'") << kNoAliasAttrName << "' takes no value";
+  auto func = dyn_cast<FuncOp>(op);
+  if (!func)
+    return op->emitError("'")
+           << kNoAliasAttrName << "' marks arguments of kernelir.func only";
+  if (!isa<MemRefType>(func.getArgumentTypes()[index]))
+    return op->emitError("'")
+           << kNoAliasAttrName << "' marks buffers; argument " << index
+           << " is " << func.getArgumentTypes()[index];
+  return success();
+}
+
 void KernelIRDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

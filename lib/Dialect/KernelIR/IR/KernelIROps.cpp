@@ -134,7 +134,37 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       TypeRange(kernel.getFunctionType().getInputs()))
     return emitOpError("argument types do not match the signature of '")
            << getKernel() << "'";
+  // A buffer passed to a noalias argument and to another one must be only
+  // read by the kernel.
+  for (auto [i, buffer] : llvm::enumerate(getArgs()))
+    for (unsigned j = i + 1, e = getArgs().size(); j < e; ++j) {
+      bool marked = kernel.getArgAttr(i, kNoAliasAttrName) ||
+                    kernel.getArgAttr(j, kNoAliasAttrName);
+      if (getArgs()[j] != buffer || !marked)
+        continue;
+      if (writesBuffer(kernel.getArgument(i)) ||
+          writesBuffer(kernel.getArgument(j)))
+        return emitOpError("passes one buffer to arguments ")
+               << i << " and " << j << " of '" << getKernel()
+               << "', which writes it through one of them though they are "
+                  "marked "
+               << kNoAliasAttrName;
+    }
   return success();
+}
+
+bool strata::kernelir::writesBuffer(BlockArgument buffer) {
+  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects)
+      return true;
+    SmallVector<MemoryEffects::EffectInstance> onBuffer;
+    effects.getEffectsOnValue(buffer, onBuffer);
+    return onBuffer.empty() ||
+           llvm::any_of(onBuffer, [](MemoryEffects::EffectInstance &e) {
+             return !isa<MemoryEffects::Read>(e.getEffect());
+           });
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -26,6 +26,8 @@ def KernelIR_Dialect : Dialect {
                            "::mlir::memref::MemRefDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::vector::VectorDialect"];
+  // kernelir.noalias on kernelir.func buffer arguments.
+  let hasRegionArgAttrVerify = 1;
 }
 
 class KernelIR_Op<string mnemonic, list<Trait> traits = []>
@@ -51,8 +53,18 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     occupancy to ptxas (`.minnctapersm`, `__launch_bounds__(threads,
     blocks)`); verified against the SM's threads and shared memory.
 
+    A buffer argument marked `{kernelir.noalias}` promises that what the
+    kernel reads or writes through it is not written through any other
+    argument during a launch (C's `restrict`): loads from it may move past
+    stores to other buffers, and loads of a buffer the kernel only reads
+    take the read-only data path (`__restrict__`, LLVM's `noalias`, PTX
+    `ld.global.nc`). A launch may not pass one buffer to a `noalias`
+    argument and to another argument unless the kernel writes neither
+    (verified).
+
     ```mlir
-    kernelir.func @exp_kernel(%in: memref<1000xf32>, %out: memref<1000xf32>)
+    kernelir.func @exp_kernel(%in: memref<1000xf32> {kernelir.noalias},
+                              %out: memref<1000xf32> {kernelir.noalias})
         attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 8, 1, 1>} {
       %c128 = arith.constant 128 : index
       %c1000 = arith.constant 1000 : index
