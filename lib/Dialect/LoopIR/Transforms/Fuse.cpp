@@ -387,17 +387,7 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
         m.reject(kernel);
         continue;
       }
-      // Into every consumer at once: the decision weighs them all, and
-      // fusing one at a time weighed a producer again after each.
-      SmallVector<std::pair<KernelOp, unsigned>> into;
-      for (std::pair<KernelOp, unsigned> use :
-           usesOf(kernel.getResult(0)).consumers)
-        if (llvm::none_of(into, [&](auto &c) { return c.first == use.first; }))
-          into.push_back(use);
-      for (auto [other, input] : into) {
-        rewriter.setInsertionPoint(other);
-        fuse(rewriter, other, input, *producer);
-      }
+      fuse(rewriter, consumer, pos, *producer);
       return success();
     }
     return rewriter.notifyMatchFailure(consumer, "no producer to fuse");
