@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a build machine: compile the GPU check's programs (tools/gpu_programs.py)
 # into artifacts for tools/gpu-check.sh. Usage: tools/gpu-artifacts.sh [DIR [SET]]
-# (SET: check, the default, sweep or wgmma; see gpu_programs.SETS).
+# (SET: check, the default, sweep, wgmma or llvm_o2; see gpu_programs.SETS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-gpu-artifacts}
@@ -21,8 +21,8 @@ for name, make in gpu_programs.SETS[sys.argv[2]].items():
     start = time.perf_counter()
     program = capture(fn, inputs)
     module = import_program(program)
-    names = [("input%d" % b[1]) if b[0] == "input" else b[1] for b in program.bindings]
-    data = build_artifact(str(module), names, gpu_programs.TARGET.get(name, "sm_90"),
+    data = build_artifact(str(module), program.argument_names(),
+                          gpu_programs.TARGET.get(name, "sm_90"),
                           schedule=gpu_programs.SCHEDULE.get(name, ""))
     with open(os.path.join(out, name + ".strata"), "wb") as f:
         f.write(data)

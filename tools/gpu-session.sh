@@ -6,7 +6,9 @@
 # next to torch.compile. Each step has its own time limit and writes its
 # log to LOG_DIR, so a step that runs long loses only itself.
 # With SET wgmma (artifacts of tools/gpu-artifacts.sh DIR wgmma): the check
-# and the sanitizers of the warpgroup-mma set instead.
+# and the sanitizers of the warpgroup-mma set instead; with SET llvm_o2,
+# the check (numbers and times) of the programs compiled with LLVM at O2,
+# to compare with the check set's times at O3.
 # Usage: tools/gpu-session.sh ARTIFACT_DIR LOG_DIR [SET]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,10 @@ if [ "$set_name" = wgmma ]; then
     $check --set wgmma --no-timing --only "$ragged"
   step racecheck 60 compute-sanitizer --tool racecheck --print-limit 10 \
     $check --set wgmma --no-timing --only wgmma_f16_issue,wgmma_f16_ragged
+  exit 0
+fi
+if [ "$set_name" = llvm_o2 ]; then
+  step check 150 $check --set llvm_o2 --no-torch-compile
   exit 0
 fi
 ragged=matmul_f16_issue,matmul_f16_ragged,matmul_bf16_ragged,matmul_f32_ragged

@@ -153,7 +153,15 @@ WGMMA = {
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
-SETS = {"check": PROGRAMS, "sweep": SWEEP, "wgmma": WGMMA}
+# LLVM at O2 (`--set llvm_o2`): the row, elementwise and matmul programs
+# and the decoder block with opt-level=2, to time against the check's O3
+# (O2 is 10-15% cheaper to compile and gives the decoder fewer registers,
+# 379 against 447; docs/architecture.md, Compile time).
+LLVM_O2 = {name + "_O2": PROGRAMS[name] for name in (
+    "elementwise_chain", "rmsnorm_4096", "softmax_4096", "layer_norm_4096",
+    "matmul_f32_4096", "matmul_f16_4096", "decoder_block")}
+LLVM_O2_SCHEDULE = {name: "opt-level=2" for name in LLVM_O2}
+SETS = {"check": PROGRAMS, "sweep": SWEEP, "wgmma": WGMMA, "llvm_o2": LLVM_O2}
 
 # The chip each program is compiled for: sm_90, but wgmma exists on sm_90a
 # only (and an sm_90a cubin runs on the H100/H200's sm_90).
@@ -173,6 +181,7 @@ SCHEDULE = {
 }
 SCHEDULE.update(SWEEP_SCHEDULE)
 SCHEDULE.update(WGMMA_SCHEDULE)
+SCHEDULE.update(LLVM_O2_SCHEDULE)
 PROGRAM_TOLERANCE = {name: 2e-3 for name, options in SCHEDULE.items()
                      if "tf32=true" in options}
 

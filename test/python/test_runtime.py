@@ -255,6 +255,32 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
     assert "matmul_split_k_prime binds 2 arguments, 3 kernels" in r.stdout
 
 
+PTXAS = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "ptxas")
+
+
+@pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+def test_llvm_o2_artifacts_take_fewer_registers(tmp_path):
+    # The llvm_o2 set (opt-level=2, to time against O3 on a GPU) is built
+    # with its option: the decoder block's kernels take fewer registers.
+    r = subprocess.run([os.path.join(REPO, "tools", "gpu-artifacts.sh"),
+                        str(tmp_path), "llvm_o2"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(r.stdout.splitlines()) == 7
+    o2 = rt.Artifact.parse((tmp_path / "decoder_block_O2.strata").read_bytes())
+    assert len(o2.launches) == 12
+    decoder = os.path.join(REPO, "examples", "decoder.py")
+    registers = {}
+    for level in ("2", "3"):
+        r = subprocess.run([os.path.join(BUILD, "bin", "strata"), "compile",
+                            "--file", decoder, "--emit", "ptx", "-o",
+                            str(tmp_path / "d.ptx"), "--report", "--options",
+                            "opt-level=" + level], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        registers[level] = sum(int(l.split()[1]) for l in r.stderr.splitlines()
+                               if l.startswith("forward_kernel"))
+    assert registers["2"] < registers["3"], registers
+
+
 @pytest.mark.skipif(has_cuda_device(), reason="this machine has a CUDA device")
 def test_run_on_cuda_without_a_device_is_one_line():
     r = subprocess.run([STRATA, "run", "-c", "F.softmax(torch.randn(33, 2049), -1)",
