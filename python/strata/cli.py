@@ -22,8 +22,8 @@ def _write(path, data):
     if path in (None, "-"):
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
+        else:  # Text ends its last line, so what follows starts a new one.
+            sys.stdout.write(data if data.endswith("\n") else data + "\n")
         return
     try:
         with open(path, mode) as f:

@@ -134,6 +134,7 @@ def test_compile_verify_each_gives_the_same_ptx():
     each = run("compile", "-c", expr, "--emit", "ptx", "--verify-each")
     assert once.returncode == 0 and each.returncode == 0, each.stderr
     assert ".entry" in once.stdout and once.stdout == each.stdout
+    assert once.stdout.endswith("}\n")  # The last line ends.
 
 
 def test_compile_timing_lists_passes_and_stages():
