@@ -71,7 +71,8 @@ def cmd_stages(args):
                               verify_each=args.verify_each)
         print("// ===== %s =====" % strata.PIPELINES[stage])
         print(str(module))
-    module.run("convert-kernelir-to-gpu,canonicalize,cse")
+    module.run("convert-kernelir-to-gpu,canonicalize,cse",
+               verify_each=args.verify_each)
     print("// ===== convert-kernelir-to-gpu =====")
     print(str(module))
     print("// ===== %s: PTX for %s =====" % (strata.PIPELINES["nvvm"],
@@ -273,8 +274,7 @@ def run_on_cuda(fn, inputs, args):
     got = compiled(*device_inputs)
     with torch.no_grad():
         want = fn(*device_inputs)
-    got = list(got) if isinstance(got, tuple) else [got]
-    want = as_list(want)
+    got, want = as_list(got), as_list(want)
     passed, worst = True, 0.0
     for g, w in zip(got, want):
         error = float((g.double() - w.double()).abs().max())

@@ -106,8 +106,6 @@ def test_verifying_only_the_result_lowers_to_the_same_ir(stage):
             o.data for o in each.gpu_objects()]
     else:
         assert str(once) == str(each)
-    assert strata.parse(PROGRAM).run(strata.pipeline(stage),
-                                     verify_each=False) == ""
 
 
 def test_unknown_pipeline_is_a_compiler_error():

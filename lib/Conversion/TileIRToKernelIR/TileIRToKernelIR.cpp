@@ -71,8 +71,8 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
     // The launch below allocates every result buffer for this kernel alone,
-    // and the kernel only reads its inputs: nothing it accesses through one
-    // argument is written through another.
+    // and the kernel only reads its inputs (tileir.kernel's verifier): nothing
+    // it accesses through one argument is written through another.
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
       if (isa<MemRefType>(type))
         func.setArgAttr(i, kernelir::kNoAliasAttrName, rewriter.getUnitAttr());

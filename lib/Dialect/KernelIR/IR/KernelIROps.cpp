@@ -124,6 +124,23 @@ std::pair<SmallVector<int64_t>, int64_t> FuncOp::getSharedLayout() {
 // LaunchOp
 //===----------------------------------------------------------------------===//
 
+/// Whether the kernel writes `buffer` (an argument of its kernelir.func),
+/// directly or through anything it passes the buffer to: only uses that
+/// declare reading it alone count as not writing.
+static bool writesBuffer(BlockArgument buffer) {
+  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects)
+      return true;
+    SmallVector<MemoryEffects::EffectInstance> onBuffer;
+    effects.getEffectsOnValue(buffer, onBuffer);
+    return onBuffer.empty() ||
+           llvm::any_of(onBuffer, [](MemoryEffects::EffectInstance &e) {
+             return !isa<MemoryEffects::Read>(e.getEffect());
+           });
+  });
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =
       symbolTable.lookupNearestSymbolFrom<FuncOp>(*this, getKernelAttr());
@@ -151,20 +168,6 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                << kNoAliasAttrName;
     }
   return success();
-}
-
-bool strata::kernelir::writesBuffer(BlockArgument buffer) {
-  return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-    if (!effects)
-      return true;
-    SmallVector<MemoryEffects::EffectInstance> onBuffer;
-    effects.getEffectsOnValue(buffer, onBuffer);
-    return onBuffer.empty() ||
-           llvm::any_of(onBuffer, [](MemoryEffects::EffectInstance &e) {
-             return !isa<MemoryEffects::Read>(e.getEffect());
-           });
-  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -404,13 +404,10 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
     double demand = uses.producerStays ? p.elements : 0;
-    for (auto [kernel, input] : uses.consumers) {
-      KernelOp consumer = kernel; // Captured below (no structured bindings).
-      unsigned pos = input;
-      demand += m.demand(consumer, pos, p.reduces, [&] {
-        return consumerDemand(consumer, pos, !p.reduces, m);
+    for (std::pair<KernelOp, unsigned> use : uses.consumers)
+      demand += m.demand(use.first, use.second, p.reduces, [&] {
+        return consumerDemand(use.first, use.second, !p.reduces, m);
       });
-    }
     double fused = demand / p.elements * p.work;
     double unfused = p.work + p.elements * roundTripCost;
     return fused <= maxRecompute * unfused;

@@ -32,11 +32,6 @@ namespace strata::kernelir {
 /// argument writes during a launch (see kernelir.func).
 constexpr llvm::StringLiteral kNoAliasAttrName = "kernelir.noalias";
 
-/// Whether the kernel writes `buffer` (an argument of its kernelir.func),
-/// directly or through anything it passes the buffer to: only uses that
-/// declare reading it alone count as not writing.
-bool writesBuffer(mlir::BlockArgument buffer);
-
 /// Threads per warp: a kernelir.shuffle spans one warp, so schedules that
 /// shuffle give blocks a whole number of warps.
 constexpr int64_t kWarpSize = strata::kWarpSize;
