@@ -1,4 +1,6 @@
-"""Runs captured programs on the CPU and checks them against PyTorch eager."""
+"""Runs captured programs on the CPU and checks them against a reference
+that is independent of the host: PyTorch's ops in f64, each rounded to its
+own dtype."""
 
 from dataclasses import dataclass
 from typing import List
@@ -146,71 +148,65 @@ def output_specs(program, fn, inputs):
     return isinstance(expected, (list, tuple)), as_list(expected)
 
 
-HALVES = (torch.float16, torch.bfloat16)
-
-# ATen contractions: on a GPU PyTorch sums their half-precision products in
-# f32 (cuBLAS), on the CPU 1.13 has none for f16 and a bf16 one whose sums
-# lose about ten times one rounding (k = 72: 0.7 against 0.06).
-CONTRACTIONS = {"mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "mv",
-                "dot", "addmv", "convolution"}
-
-
-def contracts_halves(program):
-    """Whether the captured program has a contraction of f16 or bf16."""
-    for node in program.graph.graph.nodes:
-        packet = getattr(node.target, "overloadpacket", None)
-        if node.op != "call_function" or packet is None or \
-                packet.__name__ not in CONTRACTIONS:
-            continue
-        for arg in node.all_input_nodes:
-            value = arg.meta.get("val")
-            if getattr(value, "dtype", None) in HALVES:
-                return True
-    return False
+def _recorded_dtypes(node):
+    """The dtype of each tensor a graph node gives, as the capture recorded
+    it (a list for multi-output nodes, None where nothing is recorded)."""
+    value = node.meta.get("val", node.meta.get("tensor_meta"))
+    # (shape propagation's TensorMetadata is a tuple with a dtype.)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "dtype"):
+        return [getattr(v, "dtype", None) for v in value]
+    return getattr(value, "dtype", None)
 
 
-def widened_reference(program, fn, inputs):
-    """The captured program run in PyTorch eager with its f16 and bf16
-    inputs and weights widened to f32, its results rounded back to the
-    dtypes the capture gives them: what PyTorch computes on a GPU, whose
-    contractions sum halves in f32, up to the rounding of intermediates."""
-    args = program.arguments(inputs)
+def _rounded(value, dtype):
+    """`value` (an op's f64 result) rounded to the op's own `dtype`, then
+    widened back to f64 for the ops that read it."""
+    if isinstance(value, (list, tuple)):
+        dtypes = dtype if isinstance(dtype, list) else [None] * len(value)
+        return type(value)(_rounded(v, d) for v, d in zip(value, dtypes))
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and \
+            isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+        return value.to(dtype).double()
+    return value
+
+
+class _RoundedInterpreter(torch.fx.Interpreter):
+    """Runs a captured graph on f64 values, rounding each op's result to the
+    dtype the op has in the program."""
+
+    def run_node(self, node):
+        result = super().run_node(node)
+        if node.op == "call_function":
+            return _rounded(result, _recorded_dtypes(node))
+        return result
+
+
+def reference(program, inputs):
+    """The captured program's outputs on `inputs`: each of its PyTorch ops
+    computed in f64 and its result rounded to the op's own dtype (f32, f16,
+    bf16), so every op is as exact as its dtype allows: what a GPU kernel
+    that computes in f32 and rounds once approximates. Independent of the
+    host's PyTorch kernels (whose f32 reductions, vectorized math and bf16
+    matmul differ between builds and CPUs)."""
+    args = [x.double() if x.is_floating_point() else x
+            for x in program.arguments(inputs)]
     with torch.no_grad():
-        results = program.graph(*[x.float() if x.dtype in HALVES else x
-                                  for x in args])
-    _, specs = output_specs(program, fn, inputs)
-    return [r.to(spec.dtype) for r, spec in zip(as_list(results), specs)]
-
-
-def eager_reference(fn, inputs, program):
-    """fn's outputs on `inputs` in PyTorch eager, as a list; for a program
-    that contracts halves, or where this PyTorch lacks a CPU kernel for
-    half-precision operands (1.13 has no half matmul), the
-    widened_reference instead."""
-    if contracts_halves(program):
-        return widened_reference(program, fn, inputs)
-    with torch.no_grad():
-        try:
-            result = fn(*inputs)
-        except RuntimeError as e:
-            if "not implemented for" not in str(e) or not any(
-                    x.dtype in HALVES for x in program.arguments(inputs)):
-                raise
-            try:
-                return widened_reference(program, fn, inputs)
-            except RuntimeError:
-                raise e from None
-    return as_list(result)
+        results = _RoundedInterpreter(program.graph).run(*args)
+    output = next(n for n in program.graph.graph.nodes if n.op == "output")
+    dtypes = [_recorded_dtypes(n) if isinstance(n, torch.fx.Node) else None
+              for n in as_list(output.args[0])]
+    return [r.to(d) if d is not None else r
+            for r, d in zip(as_list(results), dtypes)]
 
 
 def check(fn, inputs, via="loop", options="") -> Report:
     """Compiles fn for its inputs, runs it on the CPU through `via` (with
-    schedule `options`), and compares every output with PyTorch eager on
-    the same inputs (eager_reference)."""
+    schedule `options`), and compares every output with the program's
+    reference on the same inputs (PyTorch's ops in f64, see reference)."""
     inputs = tuple(inputs)
     program = capture(fn, inputs)
     module = import_program(program)
-    expected = eager_reference(fn, inputs, program)
+    expected = reference(program, inputs)
     args = program.arguments(inputs)
     results = [poisoned(e.shape, e.dtype) for e in expected]
     module.run_on_cpu("forward", via_pipeline(via, options),

@@ -9,3 +9,18 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("STRATA_BUILD_DIR", os.path.join(REPO, "build"))
 
 sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(BUILD, "python")]
+
+
+def excess_over_one_rounding(out, a, b):
+    """How far `out` (a product of halves or f32, batched or not) lies
+    beyond one rounding to its dtype of the exact `a @ b` plus an f32
+    summation's error: at most 0 everywhere for a kernel that sums in f32
+    and rounds once. The exact product is computed in f64 (exact for halves
+    at these sizes), so no host BLAS is the reference."""
+    import torch
+    exact = a.double() @ b.double()
+    magnitude = a.double().abs() @ b.double().abs()
+    bits = {torch.float16: 11, torch.bfloat16: 8}.get(out.dtype, 24)
+    k = a.shape[-1]
+    bound = exact.abs() * 2.0 ** -bits + magnitude * k * 2.0 ** -24
+    return float(((out.double() - exact).abs() - bound).max())

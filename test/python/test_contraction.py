@@ -11,6 +11,7 @@ import torch.nn.functional as F
 import strata
 from strata.frontend import capture, import_program
 from strata.runner import check
+from conftest import excess_over_one_rounding
 
 
 def randn(*shape):
@@ -63,11 +64,11 @@ def test_forced_contraction_shapes(options):
 
 @pytest.mark.parametrize("via", ["loop", "kernel", "kernel-reversed"])
 def test_bfloat16_contraction_accumulates_in_f32(via):
-    # bf16 products are summed in f32 and rounded once, as cuBLAS does: the
-    # result is the f32 product of the bf16 inputs, rounded to bf16, to the
-    # last bit. (PyTorch 1.13's CPU bf16 matmul is off by several ulps here,
-    # so it is not the reference.)
-    from strata.runner import compare, host_view, poisoned, via_pipeline
+    # bf16 products are summed in f32 and rounded once, as cuBLAS does:
+    # within one bf16 rounding of the exact product (plus f32 summation
+    # error), which summing in bf16 would miss by far. (No host matmul is
+    # the reference: their bf16 and f32 sums differ between builds.)
+    from strata.runner import host_view, poisoned, via_pipeline
     torch.manual_seed(3)
     a, b = randn(45, 77).bfloat16(), randn(77, 29).bfloat16()
     program = capture(torch.matmul, (a, b))
@@ -77,9 +78,7 @@ def test_bfloat16_contraction_accumulates_in_f32(via):
     out = poisoned((45, 29), torch.bfloat16)
     module.run_on_cpu("forward", via_pipeline(via), [host_view(a), host_view(b)],
                       [host_view(out)])
-    want = (a.float() @ b.float()).bfloat16()
-    check = compare(out, want)
-    assert check.max_abs_error == 0, check
+    assert excess_over_one_rounding(out, a, b) <= 0
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -99,18 +98,13 @@ def test_half_matmul_multiplies_on_tensor_cores(shape, dtype):
     text = str(module)
     assert text.count("kernelir.launch") == 1, text
     assert "kernelir.mma" in text, text
-    want = a.float() @ b.float()
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(torch.matmul, (a, b)))
         out = poisoned((m, n), dtype)
         module.run_on_cpu("forward", via_pipeline(via), [host_view(a), host_view(b)],
                           [host_view(out)])
-        error = (out.float() - want).abs()
-        # Half an ulp of rounding (f16: 11 bits, bf16: 8), plus f32
-        # summation-order noise.
-        bits = 11 if dtype == torch.float16 else 8
-        bound = want.abs() * 2.0 ** -bits * 1.01 + 1e-6 * k
-        assert bool((error <= bound).all()), (via, (error - bound).max())
+        excess = excess_over_one_rounding(out, a, b)
+        assert excess <= 0, (via, excess)
 
 
 WARPGROUP_SCHEDULES = {
@@ -149,16 +143,13 @@ def test_half_matmul_by_warpgroups(schedule, dtype):
     assert "kernelir.wgmma" in text and "kernelir.mma " not in text, text
     assert text.count("kernelir.launch") == (2 if schedule == "split_k" else 1)
     assert "kernelir.proxy_fence" in text, text
-    want = a.float() @ b.float()
-    bits = 11 if dtype == torch.float16 else 8
-    bound = want.abs() * 2.0 ** -bits * 1.01 + 1e-6 * k
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(torch.matmul, (a, b)))
         out = poisoned((m, n), dtype)
         module.run_on_cpu("forward", via_pipeline(via, options),
                           [host_view(a), host_view(b)], [host_view(out)])
-        error = (out.float() - want).abs()
-        assert bool((error <= bound).all()), (via, (error - bound).max())
+        excess = excess_over_one_rounding(out, a, b)
+        assert excess <= 0, (via, excess)
 
 
 def test_warpgroups_only_where_the_tile_allows():
@@ -266,10 +257,10 @@ def test_half_matmul_copies_both_operands(layout):
     x = randn(70, 104).half()
     if layout == "linear":
         w = randn(48, 104).half()
-        fn, want = (lambda x, w: x @ w.t()), x.float() @ w.float().t()
+        fn, b = (lambda x, w: x @ w.t()), w.t()
     else:
         w = randn(104, 48).half()
-        fn, want = (lambda x, w: x @ w), x.float() @ w.float()
+        fn, b = (lambda x, w: x @ w), w
     module = import_program(capture(fn, (x, w)))
     module.run(strata.pipeline("kernel"))
     text = str(module)
@@ -283,9 +274,8 @@ def test_half_matmul_copies_both_operands(layout):
         out = poisoned((70, 48), torch.float16)
         module.run_on_cpu("forward", via_pipeline(via), [host_view(x), host_view(w)],
                           [host_view(out)])
-        error = (out.float() - want).abs()
-        bound = want.abs() * 2.0 ** -11 * 1.01 + 1e-6 * 104
-        assert bool((error <= bound).all()), (via, (error - bound).max())
+        excess = excess_over_one_rounding(out, x, b)
+        assert excess <= 0, (via, excess)
 
 
 @pytest.mark.parametrize("shape", [(100, 64, 72), (45, 77, 29), (9, 513, 8)])
@@ -390,13 +380,10 @@ def test_half_matmul_without_tensor_cores_stages_halves(shape, dtype):
     assert "kernelir.mma" not in text, text
     half = "bf16" if dtype == torch.bfloat16 else "f16"
     assert "memref<2x64x16x%s, #gpu.address_space<workgroup>>" % half in text, text
-    want = a.float() @ b.float()
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(torch.matmul, (a, b)))
         out = poisoned((m, n), dtype)
         module.run_on_cpu("forward", via_pipeline(via, "tensor-cores=false"),
                           [host_view(a), host_view(b)], [host_view(out)])
-        error = (out.float() - want).abs()
-        bits = 11 if dtype == torch.float16 else 8
-        bound = want.abs() * 2.0 ** -bits * 1.01 + 1e-6 * k
-        assert bool((error <= bound).all()), (via, (error - bound).max())
+        excess = excess_over_one_rounding(out, a, b)
+        assert excess <= 0, (via, excess)

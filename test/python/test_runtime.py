@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 import _strata_runtime as rt
 import strata
-from conftest import BUILD, REPO
+from conftest import BUILD, REPO, excess_over_one_rounding
 
 STRATA = os.path.join(BUILD, "bin", "strata")
 
@@ -193,8 +193,7 @@ def test_compiled_callable_takes_schedule_options():
     h, w = a.half(), b.half()
     warpgroups = strata.compile(torch.matmul, (h, w), target="sm_90a",
                                 options="wgmma=true")
-    error = (warpgroups(h, w).float() - h.float() @ w.float()).abs()
-    assert bool((error <= (h.float() @ w.float()).abs() * 2.0 ** -11 * 1.01 + 1e-4).all())
+    assert excess_over_one_rounding(warpgroups(h, w), h, w) <= 0
     with pytest.raises(strata.CompilerError, match="stages must be positive"):
         strata.compile(torch.matmul, (a, b), options="stages=-1")(a, b)
     with pytest.raises(strata.CompilerError, match="wgmma=true needs the target sm_90a"):
