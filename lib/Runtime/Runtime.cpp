@@ -132,11 +132,13 @@ Program::Program(Artifact artifact) : plan(std::move(artifact)) {
   // The cubin where it was built for this device, PTX (JIT) otherwise.
   fromCubin = !plan.cubin.empty() && plan.target == deviceChip(d);
   const std::string &image = fromCubin ? plan.cubin : plan.ptx;
-  if (image.empty())
+  // A plan without launches (a program on empty tensors) needs no module.
+  if (image.empty() && !plan.launches.empty())
     throw RuntimeError("the artifact has neither a cubin for " +
                        deviceChip(d) + " nor PTX");
-  check(d, d.cuModuleLoadData(&module, image.c_str()),
-        fromCubin ? "loading the cubin" : "JIT-compiling the PTX");
+  if (!plan.launches.empty())
+    check(d, d.cuModuleLoadData(&module, image.c_str()),
+          fromCubin ? "loading the cubin" : "JIT-compiling the PTX");
   for (const Launch &l : plan.launches) {
     void *f = nullptr;
     check(d, d.cuModuleGetFunction(&f, module, l.kernel.c_str()),

@@ -90,10 +90,9 @@ def _ptx(text, args):
     options = _nvvm_options(args) + " format=isa"
     module = strata.lower(text, "nvvm", options, filename=args.file,
                           verify_each=args.verify_each)
-    ptx = "".join(o.data.decode() for o in module.gpu_objects())
-    if not ptx:
-        raise strata.CompilerError("the program has no kernels")
-    return ptx
+    # A program that computes nothing (its tensors are empty) has no kernels
+    # and no PTX.
+    return "".join(o.data.decode() for o in module.gpu_objects())
 
 
 def cmd_ptx(args):
@@ -154,7 +153,7 @@ def cmd_compile(args):
     import time
     # Imported here: torch is slow to import and other commands need none.
     from strata.compile_expr import InputError, from_expression, from_file
-    from strata.frontend import UnsupportedOperation, capture, import_program
+    from strata.frontend import FrontendError, capture, import_program
     times = []
     try:
         fn, inputs = (from_expression(args.c) if args.c is not None
@@ -165,7 +164,7 @@ def cmd_compile(args):
         start = time.perf_counter()
         module = import_program(program)
         times.append(("import into tensorir", time.perf_counter() - start))
-    except (InputError, UnsupportedOperation) as e:
+    except (InputError, FrontendError) as e:
         raise SystemExit("strata: error: %s" % e)
     passes = ""
     if args.output and args.output.endswith(".strata"):
@@ -199,7 +198,8 @@ def cmd_compile(args):
     if args.report or (args.timing and args.emit == "ptx"):
         if args.emit != "ptx":
             raise SystemExit("strata: error: --report needs --emit ptx")
-        seconds, ptxas_out = _ptxas(text, args.chip, verbose=True)
+        seconds, ptxas_out = (_ptxas(text, args.chip, verbose=True) if text
+                              else (0.0, ""))  # No kernels.
         times.append(("ptxas -arch=%s" % args.chip, seconds))
         if args.report:
             sys.stderr.write("%-32s %9s %12s %11s %10s\n" % (
@@ -217,7 +217,7 @@ def cmd_compile(args):
 
 def cmd_run(args):
     from strata.compile_expr import InputError, from_expression, from_file
-    from strata.frontend import UnsupportedOperation
+    from strata.frontend import FrontendError
     try:
         fn, inputs = (from_expression(args.c) if args.c is not None
                       else from_file(args.file))
@@ -229,12 +229,12 @@ def cmd_run(args):
         # Each emulated kernel against the same fused loop kernel.
         kernels = ([] if args.via == "loop"
                    else check_kernels(fn, inputs, via=args.via, options=options))
-    except (InputError, UnsupportedOperation) as e:
+    except (InputError, FrontendError) as e:
         raise SystemExit("strata: error: %s" % e)
     except RuntimeError as e:  # PyTorch's, computing the reference
-        raise SystemExit("strata: error: PyTorch eager cannot run the "
-                         "program on the CPU for the reference: %s"
-                         % str(e).splitlines()[0])
+        raise SystemExit("strata: error: PyTorch cannot compute the "
+                         "reference (the program's ops in f64 on the CPU): "
+                         "%s" % (str(e).strip().splitlines() or [""])[0])
 
     def describe(o):
         return ("%s %s: max abs error %.3g (tolerance %.3g)"
@@ -359,7 +359,8 @@ def build_parser():
                    help="cpu: run on the CPU (default); cuda: run the "
                         "artifact through the CUDA runtime")
     p.add_argument("--check", action="store_true",
-                   help="compare with PyTorch eager (always done today)")
+                   help="compare with PyTorch (always done today: its ops "
+                        "in f64, each rounded to its dtype)")
     p.add_argument("--bench", action="store_true",
                    help="with --device cuda: time with CUDA events against "
                         "eager")
@@ -406,6 +407,17 @@ def main(argv=None):
     except strata.CompilerError as e:
         sys.stderr.write("strata: error: %s\n" % e)
         return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("strata: interrupted\n")
+        return 2
+    except Exception as e:  # A bug in Strata: one line, not a traceback.
+        if os.environ.get("STRATA_TRACEBACK"):
+            raise
+        first = (str(e).strip().splitlines() or [""])[0]
+        sys.stderr.write("strata: internal error: %s: %s (a bug in Strata; "
+                         "STRATA_TRACEBACK=1 shows where)\n"
+                         % (type(e).__name__, first))
+        return 3
 
 
 if __name__ == "__main__":

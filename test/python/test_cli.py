@@ -199,3 +199,24 @@ def test_wgmma_needs_sm90a():
     assert r.returncode == 1
     assert r.stderr.strip() == ("strata: error: wgmma=true needs the target "
                                 "sm_90a (wgmma exists only there), got sm_90")
+
+
+def test_programs_on_empty_tensors_compute_what_pytorch_does(tmp_path):
+    # A program whose tensors have no elements needs no kernel: its PTX is
+    # empty (not an error), it runs, and its artifact has no launch.
+    empty = "(lambda x: x * 2)(torch.randn(3, 0))"
+    r = run("compile", "-c", empty, "--emit", "ptx", "--report")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "" and ".entry" not in r.stdout
+    assert r.stderr.startswith("kernel ") and r.stderr.count("\n") == 1, r.stderr
+    r = run("run", "-c", empty, "--check")
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "PASS", r.stdout
+    # A sum over an empty axis is 0 everywhere: one fill kernel.
+    path = tmp_path / "sum.strata"
+    r = run("compile", "-c", "(lambda x: x.sum(-1))(torch.randn(3, 0))",
+            "-o", str(path))
+    assert r.returncode == 0, r.stderr
+    import _strata_runtime as rt
+    artifact = rt.Artifact.parse(path.read_bytes())
+    assert len(artifact.launches) == 1
+    assert artifact.buffers[artifact.outputs[0]].shape == [3]

@@ -196,3 +196,42 @@ def test_decoder_block_from_the_command_line():
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("tensorir.matmul") == 7
+
+
+def test_tracing_errors_name_the_users_line(tmp_path):
+    # What PyTorch raises while tracing is a one-line CaptureError at the
+    # user's line, from the library and from the command line alike.
+    from strata.frontend import CaptureError
+    model = tmp_path / "empty_max.py"
+    model.write_text(textwrap.dedent("""\
+        import torch
+
+        def model(x):
+            y = x * 2
+            return y.amax(-1)
+
+        inputs = (torch.randn(3, 0),)
+        """))
+    r = subprocess.run([STRATA, "compile", "--file", str(model)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert r.stderr.startswith("strata: error: PyTorch cannot trace the program "
+                               "at %s:5: IndexError: amax(): Expected reduction "
+                               "dim -1 to have non-zero size" % model), r.stderr
+    with pytest.raises(CaptureError, match="at .*test_frontend.py"):
+        capture(lambda x: x.amax(-1), (torch.randn(3, 0),))
+
+
+@pytest.mark.parametrize("expr", [
+    "(lambda x, s: torch.narrow(x, 0, s, 2))(torch.randn(5, 3), torch.tensor(1))",
+    "(lambda x: x[: int(x.sum() > 0) + 1])(torch.randn(4))",
+    "(lambda x: x * 2 if x.sum() > 0 else x)(torch.randn(4))",
+])
+def test_data_dependent_programs_are_one_clean_error(expr):
+    r = subprocess.run([STRATA, "compile", "-c", expr], capture_output=True,
+                       text=True)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().count("\n") == 0, r.stderr
+    assert r.stderr.startswith("strata: error: the program is data-dependent "
+                               "at <expression>:1: a tensor's value decides"), r.stderr

@@ -65,6 +65,29 @@ PROGRAMS = {
     "softmax_rows": (lambda x: F.softmax(x, -1), lambda: (randn(13, 1028),)),
     "rmsnorm_rows": (lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
                      lambda: (randn(3, 5, 516), randn(516))),
+    # Bools and integers as inputs, outputs and intermediates: a bool takes
+    # a byte in every buffer (vector accesses of them are bytes, not bits).
+    "bool_outputs": (lambda x, i: (x > 0.5, i == 0),
+                     lambda: (randn(33, 68), torch.randint(-3, 3, (7, 12)))),
+    "bool_input": (lambda c, x, y: torch.where(c, x, y),
+                   lambda: (randn(10, 12) > 0, randn(10, 12), randn(10, 12))),
+    "bool_intermediates": (lambda x: ((x > 0).sum(-1), torch.where(x > 1, x, -x) * 2,
+                                      (x > 0).to(torch.float32).mean(0)),
+                           lambda: (randn(9, 36),)),
+    "integers": (lambda i, j: (i + j * 3, (i - j).sum(0), i.int() * 2 + 1,
+                               *torch.max(i, 1)),
+                 lambda: (torch.randint(-50, 50, (6, 20)),
+                          torch.randint(-50, 50, (6, 20)))),
+    # 0-d tensors: reductions of one element, losses of scalars.
+    "zero_d": (lambda x, y: (x.sum(), x.amax(), x.amin(), x.mean(), x.prod(),
+                             F.l1_loss(x, y), *torch.max(x.reshape(1), 0)),
+               lambda: (randn(()), randn(()))),
+    # Tensors without elements: empty results, sums of nothing (0), a
+    # product with k = 0 (zeros), a concatenation with an empty part.
+    "empty_tensors": (lambda x, w, b: (x * 2, x.sum(-1), x.prod(-1),
+                                       torch.matmul(x, w) + b,
+                                       torch.cat([x, b.reshape(1, 5).expand(3, 5)], 1)),
+                      lambda: (randn(3, 0), randn(0, 5), randn(5))),
 }
 
 # Programs whose contiguous fp32 rows must be read and written 128 bits at a

@@ -54,6 +54,8 @@ bool isShareable(loopir::ReduceOp reduce) {
 /// buffer dimension with the innermost one (so the threads' loads coalesce).
 bool readsContiguously(loopir::ReduceOp reduce) {
   ValueRange ivs = reduce.getInductionVars();
+  if (ivs.empty()) // A reduction over one point reads no row.
+    return false;
   Value innermost = ivs.back();
   bool readsRow = false;
   WalkResult walk = reduce.getBody().walk([&](loopir::LoadOp load) {

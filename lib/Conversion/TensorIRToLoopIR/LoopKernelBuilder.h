@@ -31,6 +31,10 @@ loopir::KernelOp buildEmptyLoopKernel(mlir::OpBuilder &b, mlir::Location loc,
 /// Patterns for reductions, generators, concat and gather.
 void populateStructuredOpToLoopPatterns(mlir::RewritePatternSet &patterns);
 
+/// Patterns for ops on tensors without elements, which build no kernel
+/// (they take precedence over the others).
+void populateEmptyTensorToLoopPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace strata
 
 #endif

@@ -143,7 +143,8 @@ struct IotaToKernel : OpConversionPattern<tensorir::IotaOp> {
   }
 };
 
-/// One parallel nest per input, each storing into its part of the result.
+/// One parallel nest per input with elements, each storing into its part of
+/// the result.
 struct ConcatToKernel : OpConversionPattern<tensorir::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -151,8 +152,12 @@ struct ConcatToKernel : OpConversionPattern<tensorir::ConcatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder::InsertionGuard guard(rewriter);
+    SmallVector<Value> inputs;
+    for (Value in : adaptor.getInputs())
+      if (cast<RankedTensorType>(in.getType()).getNumElements() != 0)
+        inputs.push_back(in);
     auto kernel = buildEmptyLoopKernel(rewriter, loc, TypeRange{op.getType()},
-                                       adaptor.getInputs());
+                                       inputs);
     Block *body = &kernel.getBody().front();
     Value out = body->getArguments().back();
     int64_t axis = op.getAxis(), offset = 0;

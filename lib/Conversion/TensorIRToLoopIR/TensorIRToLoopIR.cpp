@@ -150,4 +150,5 @@ void strata::populateTensorIRToLoopIRPatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseToKernel, LayoutToKernel>(patterns.getContext());
   patterns.add<ConstantToKernel>(patterns.getContext());
   populateStructuredOpToLoopPatterns(patterns);
+  populateEmptyTensorToLoopPatterns(patterns);
 }

@@ -5,6 +5,7 @@
 #include "TileBodyTranslator.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Dialect/Utils/LoopBox.h"
+#include "strata/Dialect/Utils/ElementStorage.h"
 
 using namespace mlir;
 using namespace strata;
@@ -175,7 +176,7 @@ TileBodyTranslator::planAsyncCopy(Region &operand, const ChunkShape &shape) {
                       ? cast<tileir::ContractOp>(operand.getParentOp()).getK()
                       : kernel.getDomain()[varied];
   ValueRange indices = load.getIndices();
-  int64_t bits = buffer.getElementTypeBitWidth();
+  int64_t bits = getStorageBits(buffer.getElementType());
   // cp.async moves 4, 8 or 16 bytes.
   for (int64_t width = kMaxVectorBits / bits; width * bits >= 32; width /= 2)
     if (shape.storedCols() % width == 0 && bound % width == 0 &&

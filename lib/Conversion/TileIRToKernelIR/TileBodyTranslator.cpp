@@ -5,6 +5,7 @@
 #include "strata/Dialect/Utils/LoopBox.h"
 #include "BlockCombine.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
+#include "strata/Dialect/Utils/ElementStorage.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -148,7 +149,7 @@ int64_t strata::detail::maxVectorWidth(ArrayRef<MemRefType> buffers) {
       return 1;
     width = std::min<int64_t>(
         width,
-        kMaxVectorBits / buffer.getElementType().getIntOrFloatBitWidth());
+        kMaxVectorBits / getStorageBits(buffer.getElementType()));
   }
   return width;
 }

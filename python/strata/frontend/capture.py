@@ -17,6 +17,22 @@ TORCH_DIR = os.path.dirname(torch.__file__)
 STRATA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+class FrontendError(Exception):
+    """A program the front end cannot take: one line that says what and
+    where (the user's source line)."""
+
+
+class CaptureError(FrontendError):
+    """PyTorch could not trace the program."""
+
+
+# What PyTorch's tracers say when a tensor's value decides something
+# tracing needs to know (a shape, a Python number, a branch).
+_DATA_DEPENDENT = ("get value out of a tracing tensor", "data-dependent",
+                   "DataDependentOutputException", "_local_scalar_dense",
+                   "data dependent")
+
+
 @dataclass
 class Program:
     """An aten graph plus what its placeholders are bound to."""
@@ -76,15 +92,44 @@ def _trace(fn, inputs, mode):
         tracer_class.record_stack_traces = saved
 
 
+def _user_frame(tb):
+    """The innermost (file, line) of a traceback outside torch and Strata."""
+    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(tb)]
+    user = [f for f in frames
+            if not os.path.abspath(f[0]).startswith((TORCH_DIR, STRATA_DIR))]
+    return user[-1] if user else None
+
+
+def _capture_error(error):
+    """A CaptureError for an exception PyTorch raised while tracing: its
+    first line, what kind of problem it is, and the user's line."""
+    message = str(error).strip().splitlines()
+    first = message[0] if message else type(error).__name__
+    where = _user_frame(error.__traceback__)
+    at = " at %s:%d" % where if where else ""
+    text = str(error)
+    if any(marker in text for marker in _DATA_DEPENDENT):
+        return CaptureError(
+            "the program is data-dependent%s: a tensor's value decides a "
+            "shape, a Python number or a branch (torch.narrow with a tensor "
+            "start, .item(), `if` on a tensor, ...); Strata compiles "
+            "programs that the input shapes alone decide" % at)
+    return CaptureError("PyTorch cannot trace the program%s: %s: %s"
+                        % (at, type(error).__name__, first))
+
+
 def _capture_make_fx(fn, inputs) -> Program:
     # Fake tensors give every value's shape and dtype without computing
     # anything (fast on large inputs, and fine for ops the CPU lacks, like
     # half-precision matmul); real tracing plus shape propagation is the
-    # fallback.
+    # fallback. What the real trace raises is the user's error.
     try:
         gm, fake = _trace(fn, inputs, "fake"), True
     except Exception:
-        gm, fake = _trace(fn, inputs, "real"), False
+        try:
+            gm, fake = _trace(fn, inputs, "real"), False
+        except Exception as e:
+            raise _capture_error(e) from e
     # Parameters appear as get_attr nodes; turn them into placeholders.
     named = {}
     if isinstance(fn, torch.nn.Module):
@@ -111,7 +156,10 @@ def _capture_make_fx(fn, inputs) -> Program:
     gm.recompile()
     if not fake:
         args = list(inputs) + [weights[b[1]] for b in bindings if b[0] == "weight"]
-        ShapeProp(gm).propagate(*args)
+        try:
+            ShapeProp(gm).propagate(*args)
+        except Exception as e:
+            raise _capture_error(e) from e
     return Program(gm, bindings, weights, innermost_first=_torch_major() < 2)
 
 

@@ -13,7 +13,7 @@ import operator
 import torch
 
 import _strata
-from .capture import Program, user_source_line
+from .capture import FrontendError, Program, user_source_line
 
 DTYPES = {
     torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
@@ -22,7 +22,7 @@ DTYPES = {
 }
 
 
-class UnsupportedOperation(Exception):
+class UnsupportedOperation(FrontendError):
     """A PyTorch operation Strata cannot import; names the op and the user's
     source line."""
 
@@ -504,6 +504,7 @@ class Importer:
         t["aten.sum.default"] = self.reduce_all(0)
         t["aten.prod.dim_int"] = lambda x, dim, keepdim=False, dtype=None: \
             self.reduce(1)(x, [dim], keepdim)
+        t["aten.prod.default"] = self.reduce_all(1)
         t["aten.amax.default"] = self.reduce(2)
         t["aten.amin.default"] = self.reduce(3)
         t["aten.max.dim"] = self.arg_reduce(2)

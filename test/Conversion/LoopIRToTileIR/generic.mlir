@@ -69,3 +69,25 @@ func.func @concat(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
   }
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A reduction over a box of one point (unless canonicalized away first) is
+// no row: it gets the generic schedule, and the whole program is one point.
+// CHECK-LABEL: func.func @zero_d_reduction
+// CHECK: tileir.kernel ins(%{{.*}} : tensor<f32>) -> tensor<f32> domain [1] tile [1]
+// CHECK: tileir.for_each_point
+// CHECK: loopir.reduce add () in [] : f32
+func.func @zero_d_reduction(%a: tensor<f32>) -> tensor<f32> {
+  %0 = loopir.kernel ins(%a : tensor<f32>) -> tensor<f32> {
+  ^bb0(%in: memref<f32>, %out: memref<f32>):
+    loopir.parallel () in [] {
+      %1 = loopir.load %in[] : memref<f32>
+      %2 = loopir.reduce add () in [] : f32 {
+        loopir.yield %1 : f32
+      }
+      loopir.store %2, %out[] : memref<f32>
+    }
+  }
+  return %0 : tensor<f32>
+}

@@ -540,3 +540,33 @@ kernelir.func @wgmma_core_matrix_start() attributes {block = array<i64: 128, 1, 
   %d = kernelir.wgmma %a[%c0, %c4, %c0], %b[%c0, %c0, %c0], %acc k 16 : memref<2x128x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
   kernelir.return
 }
+
+// -----
+
+// Each launch dimension stays within CUDA's limit, which also keeps the
+// thread count from overflowing (2^63 - 1 threads in y once passed as -32).
+// expected-error @+1 {{block size y is at most 1024, got 9223372036854775807}}
+kernelir.func @block_overflow() attributes {block = array<i64: 32, 9223372036854775807, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{block size z is at most 64, got 128}}
+kernelir.func @block_z() attributes {block = array<i64: 1, 1, 128>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{grid size y is at most 65535, got 65536}}
+kernelir.func @grid_y() attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 1, 65536, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{grid size x is at most 2147483647, got 2147483648}}
+kernelir.func @grid_x() attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 2147483648, 1, 1>} {
+  kernelir.return
+}

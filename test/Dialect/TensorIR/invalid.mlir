@@ -258,3 +258,30 @@ func.func @select_condition(%c: tensor<8xf32>, %x: tensor<8xf32>) {
   %0 = "tensorir.select"(%c, %x, %x) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   return
 }
+
+// -----
+
+func.func @iota_negative_dim() -> tensor<4x8xf32> {
+  // expected-error @+1 {{attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = tensorir.iota dim -1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The extreme of nothing has no position (PyTorch rejects it too).
+func.func @arg_reduce_empty_axis(%a: tensor<3x0xf32>) {
+  // expected-error @+2 {{arg_reduce over the empty axis 1 has no position to give}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %v, %i = tensorir.arg_reduce max %a axis 1 : tensor<3x0xf32> -> tensor<3xf32>, tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @gather_empty_axis(%t: tensor<0x4xf32>, %ids: tensor<2xi64>) {
+  // expected-error @+2 {{gathers from the empty axis 0: every index is out of bounds}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = tensorir.gather %t[%ids] axis 0 : (tensor<0x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  return
+}

@@ -302,3 +302,46 @@ func.func @cooperative_contract(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Domain dimensions are non-negative: the lowerings index the domain with them.
+func.func @program_id_negative(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4xf32>) -> tensor<4xf32> domain [4] tile [1] threads 1 {
+  ^bb0(%in: memref<4xf32>, %out: memref<4xf32>):
+    // expected-error @+1 {{attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+    %i = tileir.program_id -1
+    %x = loopir.load %in[%i] : memref<4xf32>
+    loopir.store %x, %out[%i] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @tile_offset_negative(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = tileir.kernel ins(%a : tensor<8xf32>) -> tensor<8xf32> domain [8] tile [8] threads 4 {
+  ^bb0(%in: memref<8xf32>, %out: memref<8xf32>):
+    // expected-error @+1 {{attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+    %o = tileir.tile_offset -1
+    %x = tileir.load %in[%o] : memref<8xf32> -> !tileir.tile<8xf32>
+    tileir.store %x, %out[%o] : !tileir.tile<8xf32>, memref<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @point_negative(%a: tensor<2x64xi32>) -> tensor<2xi32> {
+  %r = tileir.kernel ins(%a : tensor<2x64xi32>) -> tensor<2xi32> domain [2] tile [1] threads 32 {
+  ^bb0(%in: memref<2x64xi32>, %out: memref<2xi32>):
+    // expected-error @+1 {{attribute 'dim' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+    %row = tileir.point -1
+    %s = tileir.fold add(0 : i32) (%k) in [64] {
+      %x = loopir.load %in[%row, %k] : memref<2x64xi32>
+      tileir.yield %x : i32
+    }
+    loopir.store %s, %out[%row] : memref<2xi32>
+  }
+  return %r : tensor<2xi32>
+}

@@ -1,4 +1,5 @@
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
+#include "strata/Dialect/Utils/ElementStorage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
@@ -21,8 +22,6 @@ static void printAccessTypes(OpAsmPrinter &p, Operation *, Type bufferType,
 //===----------------------------------------------------------------------===//
 // FuncOp
 //===----------------------------------------------------------------------===//
-
-/// CUDA's limit on the threads of one block.
 
 void FuncOp::build(OpBuilder &b, OperationState &state, StringRef name,
                    TypeRange argTypes, ArrayRef<int64_t> grid,
@@ -58,14 +57,22 @@ void FuncOp::print(OpAsmPrinter &p) {
       getArgAttrsAttrName(), getResAttrsAttrName());
 }
 
+/// Checks a grid or block shape against CUDA's limits per dimension
+/// (`limits`), which also keeps products of the sizes from overflowing.
 static LogicalResult verifyLaunchShape(FuncOp op, StringRef what,
-                                       ArrayRef<int64_t> sizes) {
+                                       ArrayRef<int64_t> sizes,
+                                       const int64_t (&limits)[3]) {
   if (sizes.size() != 3)
     return op.emitOpError() << what << " must have 3 sizes (x, y, z), got "
                             << sizes.size();
-  for (int64_t s : sizes)
+  for (auto [s, limit, name] : llvm::zip(sizes, limits, StringRef("xyz"))) {
     if (s <= 0)
       return op.emitOpError() << what << " sizes must be positive, got " << s;
+    if (s > limit)
+      return op.emitOpError()
+             << what << " size " << name << " is at most " << limit
+             << ", got " << s;
+  }
   return success();
 }
 
@@ -76,8 +83,8 @@ LogicalResult FuncOp::verify() {
     return emitOpError("a kernel must have a body");
   if (getBody().getArgumentTypes() != getFunctionType().getInputs())
     return emitOpError("entry block arguments do not match the signature");
-  if (failed(verifyLaunchShape(*this, "grid", getGrid())) ||
-      failed(verifyLaunchShape(*this, "block", getBlock())))
+  if (failed(verifyLaunchShape(*this, "grid", getGrid(), kMaxGridSize)) ||
+      failed(verifyLaunchShape(*this, "block", getBlock(), kMaxBlockSize)))
     return failure();
   if (getNumThreadsPerBlock() > kMaxThreadsPerBlock)
     return emitOpError("a block has at most ")
@@ -218,7 +225,7 @@ static LogicalResult verifyAccess(Operation *op, MemRefType buffer,
            << vector;
   int64_t width = vector.getNumElements();
   if (!element.isIntOrFloat() || !llvm::isPowerOf2_64(width) || width < 2 ||
-      width * element.getIntOrFloatBitWidth() > kMaxAccessBits)
+      width * strata::getStorageBits(element) > kMaxAccessBits)
     return op->emitOpError("a vector access has 2, 4, ... elements and at "
                            "most ")
            << kMaxAccessBits << " bits, got " << vector;
@@ -481,7 +488,7 @@ int64_t AsyncCopyOp::getBytes() {
   Type element = getSource().getType().getElementType();
   if (!element.isIntOrFloat())
     return 0;
-  return getElements() * element.getIntOrFloatBitWidth() / 8;
+  return getElements() * strata::getStorageBits(element) / 8;
 }
 
 LogicalResult AsyncCopyOp::verify() {
@@ -496,7 +503,7 @@ LogicalResult AsyncCopyOp::verify() {
     return emitOpError("copies from global memory into a shared buffer");
   int64_t bytes = getBytes(), elements = getElements();
   if (elements < 1 || (bytes != 4 && bytes != 8 && bytes != 16) ||
-      bytes * 8 != elements * source.getElementTypeBitWidth())
+      bytes * 8 != elements * strata::getStorageBits(source.getElementType()))
     return emitOpError("copies 4, 8 or 16 bytes, got ")
            << elements << " x " << source.getElementType();
   for (MemRefType buffer : {source, dest})

@@ -2,7 +2,9 @@
 #include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -173,6 +175,41 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("has ") << getNumResults() << " results for "
                                << result << " expected";
   return success();
+}
+
+namespace {
+/// A reduction over a box of one point folds a single contribution with
+/// the combiner's identity: it is that contribution (and position 0).
+struct InlineOnePointReduction : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (llvm::any_of(op.getBounds(), [](int64_t b) { return b != 1; }))
+      return rewriter.notifyMatchFailure(op, "more than one point");
+    Block &body = op.getBody().front();
+    SmallVector<Value> contributions(body.getTerminator()->getOperands());
+    Value zero = arith::ConstantIndexOp::create(rewriter, op.getLoc(), 0);
+    SmallVector<Value> ivs(body.getNumArguments(), zero);
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, op, ivs);
+    SmallVector<Value> results;
+    for (auto [combiner, value] :
+         llvm::zip(op.getCombinerList(), contributions)) {
+      results.push_back(value);
+      if (ReduceOp::isArgCombiner(combiner))
+        results.push_back(
+            arith::ConstantIntOp::create(rewriter, op.getLoc(), 0, 64));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+} // namespace
+
+void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<InlineOnePointReduction>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -247,6 +247,9 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                              " is outside a tensor of rank ", input.getRank());
   if (!indices.hasStaticShape())
     return emitOptionalError(loc, "indices must have a static shape");
+  if (input.getDimSize(axis) == 0 && indices.getNumElements() != 0)
+    return emitOptionalError(loc, "gathers from the empty axis ", axis,
+                             ": every index is out of bounds");
   SmallVector<int64_t> shape(input.getShape().take_front(axis));
   llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, input.getShape().drop_front(axis + 1));

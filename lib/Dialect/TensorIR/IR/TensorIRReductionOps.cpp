@@ -27,6 +27,10 @@ LogicalResult ArgReduceOp::inferReturnTypes(MLIRContext *ctx,
   if (failed(checkAxes(loc, {axis}, input.getRank())))
     return failure();
   auto shape = reducedShape(input.getShape(), {axis}, adaptor.getKeepdim());
+  if (input.getDimSize(axis) == 0 &&
+      llvm::none_of(shape, [](int64_t d) { return d == 0; }))
+    return emitOptionalError(loc, "arg_reduce over the empty axis ", axis,
+                             " has no position to give");
   types.push_back(input.clone(shape));
   types.push_back(input.clone(shape, IntegerType::get(ctx, 64)));
   return success();

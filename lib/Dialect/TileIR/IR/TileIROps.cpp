@@ -17,8 +17,6 @@ using namespace strata::tileir;
 // KernelOp
 //===----------------------------------------------------------------------===//
 
-/// CUDA's limit on the threads of one block.
-
 LogicalResult KernelOp::verify() {
   if (failed(verifyKernelBuffers(*this, getInputs().getTypes(),
                                  getResults().getTypes(), getBody().front())))

@@ -43,6 +43,12 @@ constexpr int64_t kWarpSize = strata::kWarpSize;
 constexpr int64_t kMaxStaticSharedBytes = kStaticSharedMemoryBytes;
 constexpr int64_t kMaxSharedBytes = kMaxSharedMemoryBytes;
 
+/// CUDA's limits on each launch dimension (x, y, z) of every GPU since
+/// sm_30: the grid's and the block's (whose product is also at most
+/// kMaxThreadsPerBlock).
+constexpr int64_t kMaxGridSize[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+constexpr int64_t kMaxBlockSize[3] = {1024, 1024, 64};
+
 /// What one SM of sm_90 holds at once: threads, 32-bit registers, and
 /// shared memory, of which each resident block takes 1 KiB more than it
 /// declares (the system's).

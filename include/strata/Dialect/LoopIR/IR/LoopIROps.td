@@ -17,7 +17,8 @@ def LoopIR_Dialect : Dialect {
     above: it takes tensors and returns tensors, and inside it sees them as
     buffers and computes with loops, loads, stores and scalar `arith`/`math`.
     Loads and stores carry affine index maps from loop indices to buffer
-    indices, so fusion can compose them. Reduction loops come next.
+    indices, so fusion can compose them; reductions fold over boxes of their
+    own (`loopir.reduce`).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
@@ -178,7 +179,10 @@ def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
     `argmin` combiner gives two results: the extreme and the row-major
     position (i64) of its first occurrence (of the first NaN, if any). The
     combiners are associative, so later stages may split and reorder the
-    folds; several combiners in one op share one pass over the box.
+    folds; several combiners in one op share one pass over the box. A box
+    of one point (no bounds, or all of them 1) is one contribution:
+    canonicalization replaces the reduction by its body (an arg-reduction's
+    position is then 0).
 
     ```mlir
     %m = loopir.reduce max (%k) in [2048] : f32 {
@@ -200,6 +204,7 @@ def LoopIR_ReduceOp : LoopIR_Op<"reduce", [RecursiveMemoryEffects,
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let builders = [
     // The body gets one index argument per bound and no terminator: the
     // caller fills it and yields the combined values.

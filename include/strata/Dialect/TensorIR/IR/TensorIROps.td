@@ -179,7 +179,7 @@ def TensorIR_IotaOp : TensorIR_Op<"iota", [Pure]> {
     %cols = tensorir.iota dim 1 : tensor<128x128xi64>
     ```
   }];
-  let arguments = (ins I64Attr:$dim);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
   let results = (outs TensorIR_Tensor:$result);
   let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -119,7 +119,7 @@ def TileIR_ProgramIdOp : TileIR_Op<"program_id", [Pure,
     %p = tileir.program_id 0
     ```
   }];
-  let arguments = (ins I64Attr:$dim);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
   let results = (outs Index:$result);
   let builders = [OpBuilder<(ins "int64_t":$dim), [{
     build($_builder, $_state, $_builder.getIndexType(), dim);
@@ -141,7 +141,7 @@ def TileIR_TileOffsetOp : TileIR_Op<"tile_offset", [Pure,
     %o1 = tileir.tile_offset 1
     ```
   }];
-  let arguments = (ins I64Attr:$dim);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
   let results = (outs Index:$result);
   let builders = [OpBuilder<(ins "int64_t":$dim), [{
     build($_builder, $_state, $_builder.getIndexType(), dim);
@@ -163,7 +163,7 @@ def TileIR_PointOp : TileIR_Op<"point", [Pure, HasParent<"KernelOp">]> {
     %row = tileir.point 0
     ```
   }];
-  let arguments = (ins I64Attr:$dim);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
   let results = (outs Index:$result);
   let builders = [OpBuilder<(ins "int64_t":$dim), [{
     build($_builder, $_state, $_builder.getIndexType(), dim);

@@ -1,0 +1,67 @@
+// RUN: strata-opt %s -split-input-file --canonicalize | FileCheck %s
+
+// A reduction over one point is that point's contribution (an
+// arg-reduction's position is 0): no box without bounds, or with bounds of
+// 1, is left to schedule.
+// CHECK-LABEL: func.func @zero_d
+// CHECK: loopir.parallel () in [] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: loopir.store %[[X]], %{{.*}}[] : memref<f32>
+// CHECK-NOT: loopir.reduce
+func.func @zero_d(%a: tensor<f32>) -> tensor<f32> {
+  %0 = loopir.kernel ins(%a : tensor<f32>) -> tensor<f32> {
+  ^bb0(%in: memref<f32>, %out: memref<f32>):
+    loopir.parallel () in [] {
+      %1 = loopir.load %in[] : memref<f32>
+      %2 = loopir.reduce add () in [] : f32 {
+        loopir.yield %1 : f32
+      }
+      loopir.store %2, %out[] : memref<f32>
+    }
+  }
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unit_box
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[POS:.*]] = arith.constant 0 : i64
+// CHECK: loopir.parallel (%[[I:.*]]) in [4] {
+// CHECK: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[ZERO]], %[[ZERO]]] : memref<4x1x1xf32>
+// CHECK: loopir.store %[[X]], %{{.*}}[%[[I]]] : memref<4xf32>
+// CHECK: loopir.store %[[POS]], %{{.*}}[%[[I]]] : memref<4xi64>
+// CHECK-NOT: loopir.reduce
+func.func @unit_box(%a: tensor<4x1x1xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %0:2 = loopir.kernel ins(%a : tensor<4x1x1xf32>) -> tensor<4xf32>, tensor<4xi64> {
+  ^bb0(%in: memref<4x1x1xf32>, %v: memref<4xf32>, %p: memref<4xi64>):
+    loopir.parallel (%i) in [4] {
+      %m, %k = loopir.reduce argmax (%j, %l) in [1, 1] : f32, i64 {
+        %x = loopir.load %in[%i, %j, %l] : memref<4x1x1xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %m, %v[%i] : memref<4xf32>
+      loopir.store %k, %p[%i] : memref<4xi64>
+    }
+  }
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xi64>
+}
+
+// -----
+
+// Two points or more stay a reduction.
+// CHECK-LABEL: func.func @two_points
+// CHECK: loopir.reduce add (%{{.*}}) in [2]
+func.func @two_points(%a: tensor<2xf32>) -> tensor<f32> {
+  %0 = loopir.kernel ins(%a : tensor<2xf32>) -> tensor<f32> {
+  ^bb0(%in: memref<2xf32>, %out: memref<f32>):
+    loopir.parallel () in [] {
+      %s = loopir.reduce add (%k) in [2] : f32 {
+        %x = loopir.load %in[%k] : memref<2xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[] : memref<f32>
+    }
+  }
+  return %0 : tensor<f32>
+}
