@@ -2,6 +2,7 @@
 
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/InitAll.h"
+#include "strata/Support/ParserGuard.h"
 #include "strata/Target/CUDA/CUDAEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -116,6 +117,9 @@ std::unique_ptr<Module> Module::parse(const std::string &text,
                                       const std::string &filename) {
   std::unique_ptr<Module> result(new Module());
   DiagnosticCollector diagnostics(result->ctx.get());
+  if (failed(strata::rejectKnownParserCrashes(text, filename,
+                                              result->ctx.get())))
+    diagnostics.fail("could not parse " + filename);
   ParserConfig config(result->ctx.get());
   OwningOpRef<ModuleOp> parsed =
       parseSourceString<ModuleOp>(text, config, filename);

@@ -140,3 +140,13 @@ def test_cuda_rendering_restricts_only_noalias_buffers():
       kernelir.return
     }""")
     assert "copy(float *__restrict__ a0, float *a1)" in m.to_cuda()
+
+
+def test_parse_rejects_what_upstream_mlir_crashes_on():
+    # MLIR 22's parser segfaults on a dense array of index: strata.parse
+    # raises a CompilerError at its place instead (and never looks inside
+    # comments or strings).
+    with pytest.raises(strata.CompilerError,
+                       match=r"<string>:2:26: error: a dense array of index"):
+        strata.parse('// array<index: 0>\nmodule attributes {t.x = array<index: 1>} {}')
+    strata.parse('module attributes {t.s = "array<index: 1>"} {} // array<index>')
