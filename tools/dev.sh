@@ -26,17 +26,35 @@ install_missing() {
     --no-install-recommends "${missing[@]}"
 }
 
+# The sanitizer runtimes (and libFuzzer's) of clang-22, for `sanitize` and
+# tools/fuzz.sh only.
+SANITIZER_PACKAGES=(libclang-rt-22-dev)
+
+# build [DIR [CMAKE_FLAGS...]]: configures DIR (default build/) once, then
+# builds it.
 build() {
-  if [ ! -f build/build.ninja ]; then
-    cmake -G Ninja -S . -B build \
+  local dir=${1:-build}
+  shift || true
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -G Ninja -S . -B "$dir" \
       -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
       -DLLVM_USE_LINKER=lld \
       -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
       -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "$@"
   fi
-  cmake --build build
+  cmake --build "$dir"
+}
+
+# The sanitized build in build-asan/: Strata's code (not LLVM's, not
+# Python) with AddressSanitizer and UndefinedBehaviorSanitizer, plus the
+# libFuzzer target strata-fuzz.
+build_sanitized() {
+  PACKAGES+=("${SANITIZER_PACKAGES[@]}")
+  install_missing
+  build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DSTRATA_SANITIZERS=address;undefined" -DSTRATA_ENABLE_FUZZER=ON
 }
 
 case "${1:-}" in
@@ -51,8 +69,21 @@ case "${1:-}" in
     /usr/lib/llvm-22/bin/lit -sv build/test
     /usr/bin/python3 -m pytest -q test/python
     ;;
+  sanitize)
+    # Every test against the sanitized build (docs/reliability.md). Python
+    # is not instrumented: the ASan runtime is preloaded into it.
+    build_sanitized
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+    /usr/lib/llvm-22/bin/lit -sv build-asan/test
+    LD_PRELOAD=$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so) \
+      STRATA_BUILD_DIR=build-asan /usr/bin/python3 -m pytest -q test/python
+    ;;
+  build-sanitized)
+    build_sanitized
+    ;;
   *)
-    echo "usage: tools/dev.sh example|test" >&2
+    echo "usage: tools/dev.sh example|test|sanitize" >&2
     exit 2
     ;;
 esac

@@ -18,6 +18,7 @@ import torch
 import _strata_runtime as rt
 import gpu_programs
 from strata.bench import rotating_sets, time_ms
+from strata.device import TORCH_DTYPE
 
 H200_GBPS, H200_TFLOPS_F32 = 4800.0, 67.0
 
@@ -78,9 +79,8 @@ def main():
             tensors = [t.to(device) for t in tensors]
         tensors = [t.contiguous() for t in tensors]
         outputs = [artifact.buffers[i] for i in artifact.outputs]
-        dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-                  "i64": torch.int64, "i32": torch.int32, "i1": torch.bool, "f64": torch.float64}
-        results = [torch.empty(b.shape, dtype=dtypes[b.dtype], device=device) for b in outputs]
+        results = [torch.empty(b.shape, dtype=TORCH_DTYPE[b.dtype], device=device)
+                   for b in outputs]
         for r in results:
             if r.is_floating_point():
                 r.fill_(float("nan"))  # An unwritten element fails.

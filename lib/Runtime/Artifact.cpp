@@ -133,6 +133,11 @@ public:
     return data;
   }
 
+  /// Whether only blanks are left.
+  bool atEnd() const {
+    return rest.find_first_not_of(" \t\r\n") == std::string_view::npos;
+  }
+
 private:
   [[noreturn]] static void fail(const char *what) {
     throw ArtifactError(std::string("malformed artifact: expected ") + what);
@@ -140,13 +145,71 @@ private:
 
   std::string_view rest;
 };
+
+[[noreturn]] void malformed(const std::string &what) {
+  throw ArtifactError("malformed artifact: " + what);
+}
+
+/// The bytes of a buffer of `shape` and `dtype`, checked: no dimension is
+/// negative and the product stays within kMaxBufferBytes.
+int64_t checkedBytes(const Buffer &b, size_t id) {
+  int64_t bytes = Artifact::elementBytes(b.dtype);
+  for (int64_t d : b.shape) {
+    if (d < 0)
+      malformed("negative dimension " + std::to_string(d) + " of buffer " +
+                std::to_string(id));
+    if (d != 0 && bytes > Artifact::kMaxBufferBytes / d)
+      malformed("buffer " + std::to_string(id) + " claims more than " +
+                std::to_string(Artifact::kMaxBufferBytes) +
+                " bytes, more than a GPU holds");
+    bytes *= d;
+  }
+  return bytes;
+}
+
+/// Checks what the runtime relies on once every record is read: argument
+/// buffers in the order of their positions, launch shapes CUDA can launch,
+/// outputs that name buffers.
+void validate(const Artifact &a) {
+  int argument = 0;
+  for (size_t id = 0; id < a.buffers.size(); ++id) {
+    const Buffer &b = a.buffers[id];
+    if (b.kind == Buffer::Kind::Argument && b.argument != argument++)
+      malformed("buffer " + std::to_string(id) + " is argument " +
+                std::to_string(b.argument) + ", expected " +
+                std::to_string(argument - 1) + " (arguments come in order)");
+  }
+  for (const Launch &l : a.launches) {
+    uint64_t threads = 1;
+    for (unsigned t : l.block)
+      threads *= t;
+    for (unsigned g : l.grid)
+      if (g == 0)
+        malformed("launch of '" + l.kernel + "' has an empty grid");
+    if (threads == 0 || threads > Artifact::kMaxThreadsPerBlock)
+      malformed("launch of '" + l.kernel + "' has " +
+                std::to_string(threads) + " threads per block (1 to " +
+                std::to_string(Artifact::kMaxThreadsPerBlock) + ")");
+    if (l.sharedBytes > Artifact::kMaxSharedBytes)
+      malformed("launch of '" + l.kernel + "' asks for " +
+                std::to_string(l.sharedBytes) + " bytes of shared memory (at "
+                "most " + std::to_string(Artifact::kMaxSharedBytes) + ")");
+  }
+  for (int o : a.outputs)
+    if (o < 0 || o >= (int)a.buffers.size())
+      malformed("output names unknown buffer " + std::to_string(o));
+}
 } // namespace
 
 Artifact Artifact::parse(const std::string &text) {
   Reader r(text);
-  if (r.read<std::string>("header") != "strata-artifact" ||
-      r.read<int>("version") != 1)
-    throw ArtifactError("not a Strata artifact (version 1)");
+  if (r.read<std::string>("header") != "strata-artifact")
+    throw ArtifactError("not a Strata artifact");
+  int version = r.read<int>("version");
+  if (version != kVersion)
+    throw ArtifactError("artifact version " + std::to_string(version) +
+                        " is not supported (this runtime reads version " +
+                        std::to_string(kVersion) + ")");
   Artifact a;
   for (;;) {
     auto record = r.read<std::string>("a record");
@@ -169,15 +232,15 @@ Artifact Artifact::parse(const std::string &text) {
       b.dtype = r.read<std::string>("dtype");
       elementBytes(b.dtype); // Validates it.
       auto rank = r.read<size_t>("rank");
-      for (size_t i = 0; i < rank; ++i) {
+      for (size_t i = 0; i < rank; ++i)
         b.shape.push_back(r.read<int64_t>("dimension"));
-        if (b.shape.back() < 0)
-          throw ArtifactError("malformed artifact: negative dimension");
-      }
+      int64_t bytes = checkedBytes(b, a.buffers.size());
       if (b.kind == Buffer::Kind::Constant) {
         b.data = r.bytes("constant data");
-        if ((int64_t)b.data.size() != b.bytes())
-          throw ArtifactError("malformed artifact: constant of wrong size");
+        if ((int64_t)b.data.size() != bytes)
+          malformed("constant buffer " + std::to_string(a.buffers.size()) +
+                    " holds " + std::to_string(b.data.size()) +
+                    " bytes for " + std::to_string(bytes));
       }
       a.buffers.push_back(std::move(b));
     } else if (record == "launch") {
@@ -210,6 +273,9 @@ Artifact Artifact::parse(const std::string &text) {
                           "'");
     }
   }
+  if (!r.atEnd())
+    malformed("data after 'end'");
+  validate(a);
   return a;
 }
 

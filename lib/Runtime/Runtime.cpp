@@ -206,10 +206,27 @@ void Program::run(const std::vector<uint64_t> &arguments,
       throw RuntimeError(what + " is not " + std::to_string(kBufferAlignment) +
                          "-byte aligned");
   };
-  for (size_t a = 0; a < arguments.size(); ++a)
-    checkAligned(arguments[a], "argument " + std::to_string(a));
-  for (size_t o = 0; o < outputs.size(); ++o)
+  // A null pointer is an empty tensor's (PyTorch gives those none), and
+  // nothing else's.
+  auto checkPresent = [](uint64_t pointer, const Buffer &b,
+                         const std::string &what) {
+    if (pointer == 0 && b.bytes() != 0)
+      throw RuntimeError(what + " is a null pointer");
+  };
+  for (size_t i = 0, a = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].kind == Buffer::Kind::Argument) {
+      std::string what = "argument " + std::to_string(a) +
+                         (plan.buffers[i].name.empty()
+                              ? std::string()
+                              : " ('" + plan.buffers[i].name + "')");
+      checkPresent(arguments[a], plan.buffers[i], what);
+      checkAligned(arguments[a++], what);
+    }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    checkPresent(outputs[o], plan.buffers[plan.outputs[o]],
+                 "output " + std::to_string(o));
     checkAligned(outputs[o], "output " + std::to_string(o));
+  }
   // Kernel arguments are noalias: an output may not be written over an
   // argument the kernels read.
   std::vector<std::pair<uint64_t, uint64_t>> argumentRanges;

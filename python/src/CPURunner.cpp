@@ -3,6 +3,8 @@
 
 #include "Compiler.h"
 
+#include "strata/Dialect/Utils/ElementStorage.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -104,15 +106,34 @@ void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
                         std::to_string(entry.getNumArguments()) +
                         " inputs and gives " +
                         std::to_string(entry.getNumResults()) + " results");
-  auto checkShapes = [&](TypeRange types,
-                         const std::vector<HostBuffer> &buffers) {
-    for (auto [t, buffer] : llvm::zip(types, buffers))
-      if (cast<RankedTensorType>(t).getShape() != ArrayRef(buffer.shape))
-        throw CompilerError("a buffer's shape does not match the signature "
-                            "of @" + entryName);
+  // A buffer of another shape or element than the signature's would be
+  // read or written out of bounds, or reinterpreted.
+  auto checkBuffers = [&](TypeRange types,
+                          const std::vector<HostBuffer> &buffers,
+                          const char *what) {
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(types, buffers))) {
+      auto [t, buffer] = pair;
+      auto tensor = cast<RankedTensorType>(t);
+      std::string name = std::string(what) + " " + std::to_string(i) +
+                         " of @" + entryName;
+      if (tensor.getShape() != ArrayRef(buffer.shape))
+        throw CompilerError("the shape of " + name +
+                            " does not match its signature");
+      Type element = tensor.getElementType();
+      // bf16 travels as int16 (numpy has no bf16).
+      bool isFloat = isa<FloatType>(element) && !element.isBF16();
+      if (buffer.itemBytes != getStorageBits(element) / 8 ||
+          buffer.isFloat != isFloat) {
+        std::string type;
+        llvm::raw_string_ostream os(type);
+        os << element;
+        throw CompilerError("the element type of " + name +
+                            " does not match its signature (" + type + ")");
+      }
+    }
   };
-  checkShapes(entry.getArgumentTypes(), inputs);
-  checkShapes(entry.getResultTypes(), outputs);
+  checkBuffers(entry.getArgumentTypes(), inputs, "input");
+  checkBuffers(entry.getResultTypes(), outputs, "result");
 
   // Lower a copy, so the caller's module stays at its stage.
   std::unique_ptr<Module> copy = Module::parse(str(/*generic=*/true), "<cpu>");

@@ -36,6 +36,10 @@ struct GpuObject {
 struct HostBuffer {
   void *data;
   std::vector<int64_t> shape;
+  /// The element: its bytes and whether it is a float (Python buffer
+  /// protocol format 'f', 'd', 'e'); bf16 travels as int16.
+  int64_t itemBytes;
+  bool isFloat;
 };
 
 /// An MLIR module in a context of its own with every Strata dialect.

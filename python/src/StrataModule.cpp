@@ -104,9 +104,12 @@ PYBIND11_MODULE(_strata, m) {
                      throw CompilerError("buffers must be C-contiguous");
                    expected *= info.shape[d];
                  }
-                 result.push_back({info.ptr, std::vector<int64_t>(
-                                                 info.shape.begin(),
-                                                 info.shape.end())});
+                 bool isFloat = info.format == "f" || info.format == "d" ||
+                                info.format == "e";
+                 result.push_back({info.ptr,
+                                   std::vector<int64_t>(info.shape.begin(),
+                                                        info.shape.end()),
+                                   info.itemsize, isFloat});
                }
                return result;
              };

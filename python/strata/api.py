@@ -9,7 +9,8 @@ import torch
 
 import strata
 from strata.frontend import capture, import_program
-from strata.runner import empty_like, host_view, output_specs
+from strata.device import BUFFER_ALIGNMENT, BindingError, Loaded, check_tensor
+from strata.runner import host_view, output_specs
 
 
 def _ptxas_available():
@@ -60,38 +61,60 @@ class Compiled:
         self.tuple_output, self.outputs = output_specs(self.program, fn,
                                                        self.inputs)
         self.names = self.program.argument_names()
-        self._device_program = None
+        self._loaded = None
         self._device_weights = None
 
     def _arguments(self, args):
         if len(args) != len(self.inputs):
-            raise TypeError("expected %d inputs, got %d" % (len(self.inputs), len(args)))
-        for a, e in zip(args, self.inputs):
+            raise BindingError("expected %d inputs, got %d"
+                               % (len(self.inputs), len(args)))
+        for i, (a, e) in enumerate(zip(args, self.inputs)):
+            if not isinstance(a, torch.Tensor):
+                raise BindingError("input %d is a %s, not a tensor"
+                                   % (i, type(a).__name__))
             if tuple(a.shape) != tuple(e.shape) or a.dtype != e.dtype:
-                raise ValueError("compiled for %s %s, got %s %s"
-                                 % (tuple(e.shape), e.dtype, tuple(a.shape), a.dtype))
+                raise BindingError("input %d: compiled for %s %s, got %s %s"
+                                   % (i, tuple(e.shape), e.dtype,
+                                      tuple(a.shape), a.dtype))
         return self.program.arguments(args)
 
-    def __call__(self, *args):
+    def _results(self, out, device):
+        """`out` checked against the outputs (on `device`), or new tensors."""
+        if out is None:
+            return [torch.empty(o.shape, dtype=o.dtype, device=device)
+                    for o in self.outputs]
+        out = list(out) if isinstance(out, (list, tuple)) else [out]
+        if len(out) != len(self.outputs):
+            raise BindingError("the program gives %d outputs, out has %d"
+                               % (len(self.outputs), len(out)))
+        for i, (t, o) in enumerate(zip(out, self.outputs)):
+            check_tensor(t, o.shape, o.dtype, "output %d" % i,
+                         device="cuda" if device.type == "cuda" else "cpu")
+        return out
+
+    def __call__(self, *args, out=None):
+        """Runs the program on `args` (all CUDA or all CPU tensors); returns
+        its outputs, or writes them into `out` (contiguous tensors of the
+        outputs' shapes and dtypes, on the inputs' device)."""
         full = self._arguments(args)
-        if all(a.is_cuda for a in args):
-            results = self._run_cuda(full, args[0].device)
+        if args and all(a.is_cuda for a in args):
+            results = self._run_cuda(full, self._results(out, args[0].device))
         elif not any(a.is_cuda for a in args):
-            results = [empty_like(o) for o in self.outputs]
+            results = self._results(out, torch.device("cpu"))
             self.module.run_on_cpu("forward", strata.pipeline("cpu", self.options),
                                    [host_view(a) for a in full],
                                    [host_view(r) for r in results])
         else:
-            raise ValueError("inputs must all be CUDA tensors or all CPU tensors")
+            raise BindingError("inputs must all be CUDA tensors or all CPU "
+                               "tensors")
         return tuple(results) if self.tuple_output else results[0]
 
-    def _run_cuda(self, full, device):
-        import _strata_runtime
-        if self._device_program is None:
-            artifact = build_artifact(self.text, self.names, self.target,
-                                      schedule=self.options)
-            self._device_program = _strata_runtime.Program(artifact)
+    def _run_cuda(self, full, results):
+        if self._loaded is None:
+            self._loaded = Loaded(build_artifact(
+                self.text, self.names, self.target, schedule=self.options))
             self._device_weights = {}
+        device = results[0].device if results else full[0].device
         arguments = []
         for b, a in zip(self.program.bindings, full):
             if b[0] == "weight":  # Weights move to the device once.
@@ -99,20 +122,12 @@ class Compiled:
             a = a.contiguous()
             # Kernels access 16 bytes at a time at 16-byte boundaries; a view
             # at an odd offset into its storage gets an aligned copy.
-            if a.data_ptr() % VECTOR_ALIGNMENT:
+            if a.data_ptr() % BUFFER_ALIGNMENT:
                 a = a.clone()
             arguments.append(a)
-        results = [torch.empty(o.shape, dtype=o.dtype, device=device)
-                   for o in self.outputs]
-        stream = torch.cuda.current_stream(device).cuda_stream
-        self._device_program.run([a.data_ptr() for a in arguments],
-                                 [r.data_ptr() for r in results], stream)
+        self._loaded(*arguments, out=results)
         self._keepalive = arguments  # Until the stream has used them.
         return results
-
-
-# The alignment vector accesses claim (kernelir vectors of up to 128 bits).
-VECTOR_ALIGNMENT = 16
 
 
 def compile(fn, example_inputs, target="sm_90", options=""):

@@ -76,12 +76,6 @@ def host_view(t: torch.Tensor):
     return t.numpy()
 
 
-def empty_like(t: torch.Tensor):
-    """A fresh C-contiguous CPU tensor of t's shape and dtype (unlike
-    torch.empty_like, which keeps t's strides and device)."""
-    return torch.empty(t.shape, dtype=t.dtype)
-
-
 def count_kernels(module):
     """Kernels of the program after strata-lower-to-loop."""
     copy = strata.parse(str(module))

@@ -56,7 +56,9 @@ def test_artifact_round_trips(decoder_artifact):
 
 @pytest.mark.parametrize("text, message", [
     (b"", "expected header"),
-    (b"strata-artifact 2\nend\n", "not a Strata artifact"),
+    (b"strata-artifact 2\nend\n",
+     "artifact version 2 is not supported \\(this runtime reads version 1\\)"),
+    (b"strata-artefact 1\nend\n", "not a Strata artifact"),
     (b"strata-artifact 1\nbuffer argument x0 a f32 0\nend\n",
      "expected argument position"),
     (b"strata-artifact 1\nbuffer argument 0 a f32 1 -3\nend\n", "negative dimension"),
@@ -67,6 +69,24 @@ def test_artifact_round_trips(decoder_artifact):
     (b"strata-artifact 1\nptx 3 abc\nend\n", "truncated ptx"),
     (b"strata-artifact 1\nfoo\nend\n", "unknown record 'foo'"),
     (b"strata-artifact 1\ntarget sm_90\n", "expected a record"),
+    # Absurd sizes: 2^60 bytes, or a product that overflows.
+    (b"strata-artifact 1\nbuffer intermediate -1 - f32 1 288230376151711744\nend\n",
+     "buffer 0 claims more than 1099511627776 bytes"),
+    (b"strata-artifact 1\nbuffer intermediate -1 - i8 3 4294967296 4294967296 16\nend\n",
+     "buffer 0 claims more than"),
+    (b"strata-artifact 1\nbuffer constant -1 - f32 1 2 4\nabcd\nend\n",
+     "constant buffer 0 holds 4 bytes for 8"),
+    # Arguments bind in order: a plan must list them so.
+    (b"strata-artifact 1\nbuffer argument 1 a f32 0\nend\n",
+     "buffer 0 is argument 1, expected 0"),
+    (b"strata-artifact 1\noutputs 1 3\nend\n", "output names unknown buffer 3"),
+    (b"strata-artifact 1\nlaunch k 0 1 1 32 1 1 0 0\nend\n", "has an empty grid"),
+    (b"strata-artifact 1\nlaunch k 1 1 1 64 32 1 0 0\nend\n",
+     "has 2048 threads per block"),
+    (b"strata-artifact 1\nlaunch k 1 1 1 32 1 1 300000 0\nend\n",
+     "asks for 300000 bytes of shared memory"),
+    (b"strata-artifact 1\nend\ngarbage", "data after 'end'"),
+    (b"strata-artifact 1\ncubin 99999999999999999999\n", "expected cubin"),
 ])
 def test_malformed_artifacts_are_artifact_errors(text, message):
     with pytest.raises(rt.ArtifactError, match=message):
@@ -208,7 +228,7 @@ def test_compiled_callable_on_cuda_tensors():
     f = strata.compile(lambda x: F.softmax(x, -1), (x.cpu(),))
     assert torch.allclose(f(x), F.softmax(x, -1), atol=1e-5)
     # Kernel arguments are noalias: no output in place over an input.
-    program = f._device_program
+    program = f._loaded._program
     with pytest.raises(rt.RuntimeError, match="output 0 overlaps argument 0"):
         program.run([x.data_ptr()], [x.data_ptr()])
 
@@ -290,3 +310,87 @@ def test_run_on_cuda_without_a_device_is_one_line():
     assert r.returncode == 1
     assert r.stderr.startswith("strata: error: no CUDA")
     assert r.stderr.strip().count("\n") == 0
+
+
+def test_truncated_or_corrupted_artifacts_never_crash(decoder_artifact):
+    # Every cut of a real artifact, and single corrupted bytes across it,
+    # either parse or raise ArtifactError: the reader never reads past its
+    # text, never trusts a size it has not checked.
+    import random
+    n = len(decoder_artifact)
+    for cut in range(0, n, max(1, n // 300)):
+        with pytest.raises(rt.ArtifactError):
+            rt.Artifact.parse(decoder_artifact[:cut])
+    rng = random.Random(7)
+    for _ in range(300):
+        data = bytearray(decoder_artifact)
+        at = rng.randrange(n)
+        data[at] = rng.choice(b"0123456789- \n\x00\xffz")
+        try:
+            rt.Artifact.parse(bytes(data))
+        except rt.ArtifactError:
+            pass
+
+
+def test_tensors_are_checked_against_the_plan_before_the_gpu():
+    # strata.device binds tensors to an artifact's buffers: a mismatch is a
+    # BindingError naming the argument and what is wrong, found without a
+    # GPU (and so before any pointer reaches the runtime).
+    from strata.api import build_artifact
+    from strata.device import BindingError, Loaded
+    from strata.frontend import capture, import_program
+    mlp = nn.Linear(8, 4)
+    program = capture(mlp, (torch.randn(3, 8),))
+    loaded = Loaded(build_artifact(str(import_program(program)),
+                                   program.argument_names()))
+    assert loaded.argument_names == ["input0", "weight", "bias"]
+    x, w, b = torch.randn(3, 8), torch.randn(4, 8), torch.randn(4)
+    cases = [
+        ((x, w), r"takes 3 arguments \(input0, weight, bias\), got 2"),
+        ((x, w, [1.0] * 4), r"argument 'bias' is a list, not a tensor"),
+        ((torch.randn(3, 9), w, b), r"argument 'input0' has shape \(3, 9\), "
+                                    r"the program takes \(3, 8\)"),
+        ((x, w.double(), b), r"argument 'weight' is torch.float64, the "
+                             r"program takes torch.float32"),
+        ((x, torch.randn(8, 4).t(), b), r"argument 'weight' is not contiguous"),
+        ((x, w, torch.randn(5)[1:]), r"argument 'bias' starts at an address "
+                                     r"that is not 16-byte aligned"),
+        ((x, w, b), r"argument 'input0' is on cpu; the program runs on cuda:0"),
+    ]
+    for arguments, message in cases:
+        with pytest.raises(BindingError, match=message):
+            loaded.bind(arguments)
+    # Outputs given as `out` are checked the same way.
+    f = strata.compile(mlp, (x,))
+    with pytest.raises(BindingError, match=r"output 0 has shape \(4, 3\)"):
+        f(x, out=torch.empty(4, 3))
+    with pytest.raises(BindingError, match=r"output 0 is torch.float16"):
+        f(x, out=torch.empty(3, 4, dtype=torch.float16))
+    with pytest.raises(BindingError, match=r"output 0 is not contiguous"):
+        f(x, out=torch.empty(4, 3).t())
+    with pytest.raises(BindingError, match=r"input 0: compiled for \(3, 8\)"):
+        f(torch.randn(3, 7))
+    out = torch.empty(3, 4)
+    assert f(x, out=out) is out
+    with torch.no_grad():
+        assert torch.allclose(out, mlp(x), atol=1e-5)
+
+
+def test_cpu_runs_check_element_types():
+    # A buffer of another element than the signature's would be read as
+    # the wrong type: run_on_cpu refuses it, naming the buffer.
+    m = strata.parse("""
+    func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %r = tensorir.exp %x : tensor<4xf32>
+      return %r : tensor<4xf32>
+    }""")
+    import numpy as np
+    out = np.zeros(4, np.float32)
+    for bad, message in [(np.zeros(4, np.float64), "element type of input 0"),
+                         (np.zeros(4, np.int32), "element type of input 0"),
+                         (np.zeros(5, np.float32), "shape of input 0")]:
+        with pytest.raises(strata.CompilerError, match=message):
+            m.run_on_cpu("forward", "strata-lower-to-cpu", [bad], [out])
+    with pytest.raises(strata.CompilerError, match="element type of result 0"):
+        m.run_on_cpu("forward", "strata-lower-to-cpu", [out.copy()],
+                     [np.zeros(4, np.int32)])

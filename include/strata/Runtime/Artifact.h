@@ -51,7 +51,18 @@ struct Artifact {
   std::string ptx, cubin;   // cubin may be empty (PTX is JIT-compiled).
 
   std::string serialize() const;
+  /// Reads an artifact; throws ArtifactError saying what is wrong with a
+  /// truncated, corrupted or other-version one (never reads past the text).
   static Artifact parse(const std::string &text);
+
+  /// The format version this runtime reads and writes.
+  static constexpr int kVersion = 1;
+  /// What a launch plan may ask for: no buffer beyond 1 TiB (a GPU holds
+  /// less; the cap keeps sizes from overflowing), CUDA's threads per block,
+  /// sm_90's shared memory per block.
+  static constexpr int64_t kMaxBufferBytes = int64_t(1) << 40;
+  static constexpr uint64_t kMaxThreadsPerBlock = 1024;
+  static constexpr unsigned kMaxSharedBytes = 227 * 1024;
   /// Element size of a dtype in bytes (1 for booleans).
   static int64_t elementBytes(const std::string &dtype);
 };
