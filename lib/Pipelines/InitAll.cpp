@@ -1,6 +1,7 @@
 #include "strata/InitAll.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
+#include "strata/Dialect/KernelIR/Transforms/Passes.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
@@ -33,6 +34,7 @@ void registerStrataPasses() {
     tensorir::registerTensorIRTransformsPasses();
     loopir::registerLoopIRTransformsPasses();
     tileir::registerTileIRTransformsPasses();
+    kernelir::registerKernelIRTransformsPasses();
     registerStrataConversionPasses();
     registerPipelines();
     return true;

@@ -2,6 +2,7 @@
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/TensorIR/Transforms/Passes.h"
+#include "strata/Dialect/KernelIR/Transforms/Passes.h"
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -96,9 +97,8 @@ void buildLowerToKernelPipeline(OpPassManager &pm,
   buildKernelStages(pm, options);
 }
 
-template <typename Options>
-static void buildGPUStages(OpPassManager &pm, const Options &options) {
-  buildKernelStages(pm, options);
+/// kernelir to gpu: everything after the kernel stages on the way to PTX.
+static void addGPUConversion(OpPassManager &pm) {
   pm.addPass(createConvertKernelIRToGPUPass());
   // Host functions one by one, as above. The gpu.func kernels are cleaned
   // up only where the pipeline ends at them (strata-lower-to-gpu, to be
@@ -110,12 +110,18 @@ static void buildGPUStages(OpPassManager &pm, const Options &options) {
 
 void buildLowerToGPUPipeline(OpPassManager &pm,
                              const ScheduleOptions &options) {
-  buildGPUStages(pm, options);
+  buildKernelStages(pm, options);
+  addGPUConversion(pm);
   addCleanup(pm.nest<gpu::GPUModuleOp>().nest<gpu::GPUFuncOp>());
 }
 
 void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
-  buildGPUStages(pm, options);
+  buildKernelStages(pm, options);
+  // What the chip lacks is a diagnostic here; LLVM would stop on it.
+  kernelir::KernelIRCheckTargetPassOptions target;
+  target.chip = options.chip;
+  pm.addPass(kernelir::createKernelIRCheckTargetPass(target));
+  addGPUConversion(pm);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertNVGPUToNVVMPass()); // Tensor-core mma.
@@ -128,11 +134,11 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   // No canonicalize or CSE of the llvm.func kernels: LLVM's optimizer does
   // the same rewrites (the PTX is the same without them, in 4% less time).
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = options.chip;
+  attach.features = options.features;
+  attach.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.cudaPath;

@@ -3,7 +3,6 @@ inputs' shapes, callable on CUDA tensors (through the CUDA runtime) and on
 CPU tensors (through the final kernels, emulated on the CPU)."""
 
 import os
-import re
 
 import torch
 
@@ -20,14 +19,9 @@ def _ptxas_available():
 
 def nvvm_options(target, ptx_version, schedule=""):
     """The options of the nvvm pipeline for `target` (sm_80, sm_90, ...),
-    PTX ISA `ptx_version` (80 for 8.0) and `schedule` options. wgmma is an
-    sm_90a instruction: wgmma=true with another target is a CompilerError
-    that says so, before any lowering."""
-    if re.search(r"(^|\s)wgmma=(true|1)(\s|$)", schedule or "") and \
-            target != "sm_90a":
-        raise strata.CompilerError(
-            "wgmma=true needs the target sm_90a (wgmma exists only there), "
-            "got %s" % target)
+    PTX ISA `ptx_version` (80 for 8.0) and `schedule` options. What the
+    target lacks (wgmma outside sm_90a, ...) the pipeline reports
+    (kernelir-check-target)."""
     return " ".join(filter(None, ["chip=%s features=+ptx%s"
                                   % (target, ptx_version), schedule]))
 

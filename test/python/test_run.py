@@ -88,6 +88,14 @@ PROGRAMS = {
                                        torch.matmul(x, w) + b,
                                        torch.cat([x, b.reshape(1, 5).expand(3, 5)], 1)),
                       lambda: (randn(3, 0), randn(0, 5), randn(5))),
+    # Found by tools/fuzz_frontend.py: 1-D empty tensors only (PyTorch
+    # skips them in a cat, unless all are such); products with vectors
+    # (PyTorch's matmul squeezes in place); relu6 (hardtanh).
+    "empty_cat": (lambda e, x: (torch.cat([e, e * 2]), torch.cat([e, x, e])),
+                  lambda: (randn(0), randn(4, 3))),
+    "vector_products": (lambda v, w, u: (torch.matmul(v, w), w.t() @ v,
+                                         torch.dot(v, u), F.relu6(v * 5)),
+                        lambda: (randn(7), randn(7, 5), randn(7))),
 }
 
 # Programs whose contiguous fp32 rows must be read and written 128 bits at a

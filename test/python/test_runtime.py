@@ -200,8 +200,8 @@ def test_compiled_callable_takes_schedule_options():
     # The pipelines' options reach the kernels (here emulated): tf32 rounds
     # the f32 matmul's operands (its error is tf32's, not f32's), warpgroup
     # mma multiplies the halves; an invalid option is a CompilerError that
-    # names it, and wgmma for a target other than sm_90a is refused before
-    # any lowering.
+    # names it, and wgmma for a target other than sm_90a is refused by the
+    # pipeline (kernelir-check-target), before LLVM.
     from strata.api import build_artifact
     torch.manual_seed(4)
     a, b = torch.randn(100, 64) * 2 + 0.5, torch.randn(64, 72) * 2 + 0.5
@@ -216,7 +216,8 @@ def test_compiled_callable_takes_schedule_options():
     assert excess_over_one_rounding(warpgroups(h, w), h, w) <= 0
     with pytest.raises(strata.CompilerError, match="stages must be positive"):
         strata.compile(torch.matmul, (a, b), options="stages=-1")(a, b)
-    with pytest.raises(strata.CompilerError, match="wgmma=true needs the target sm_90a"):
+    with pytest.raises(strata.CompilerError,
+                       match="'kernelir.wgmma' op exists on sm_90a alone"):
         build_artifact(warpgroups.text, warpgroups.names, "sm_90", schedule="wgmma=true")
 
 

@@ -4,6 +4,8 @@
 
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+#include "strata/Dialect/TileIR/IR/TileIR.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -19,7 +21,6 @@ using namespace mlir;
 using namespace strata;
 
 namespace {
-
 
 struct KernelToBuffers : OpConversionPattern<loopir::KernelOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -45,6 +46,20 @@ struct ConvertLoopIRToCPUPass
     : strata::impl::ConvertLoopIRToCPUPassBase<ConvertLoopIRToCPUPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // Scheduled kernels are not loop kernels: their own CPU lowering runs
+    // them (the upstream LLVM lowering after this pass would break them).
+    WalkResult scheduled =
+        getOperation()->walk<WalkOrder::PreOrder>([](Operation *op) {
+      if (!isa<tileir::TileIRDialect, kernelir::KernelIRDialect>(
+              op->getDialect()))
+        return WalkResult::advance();
+      op->emitError("convert-loopir-to-cpu runs loop kernels; '")
+          << op->getName()
+          << "' is a scheduled kernel's (strata-lower-to-cpu runs those)";
+      return WalkResult::interrupt();
+    });
+    if (scheduled.wasInterrupted())
+      return signalPassFailure();
     HostBufferTypeConverter converter;
     ConversionTarget target(*ctx);
     target.addIllegalDialect<loopir::LoopIRDialect>();

@@ -36,14 +36,16 @@ struct ConstantTensorToGlobal : OpConversionPattern<arith::ConstantOp> {
     auto bufferType =
         cast<MemRefType>(getTypeConverter()->convertType(tensorType));
     auto module = op->getParentOfType<ModuleOp>();
+    // A name no symbol has yet (the globals made so far included).
+    std::string name = "strata_constant";
+    for (unsigned n = 0; SymbolTable::lookupSymbolIn(module, name); ++n)
+      name = "strata_constant_" + std::to_string(n);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(module.getBody());
     auto global = memref::GlobalOp::create(
-        rewriter, op.getLoc(), "strata_constant",
-        rewriter.getStringAttr("private"), bufferType,
-        cast<ElementsAttr>(op.getValue()), /*constant=*/true,
+        rewriter, op.getLoc(), name, rewriter.getStringAttr("private"),
+        bufferType, cast<ElementsAttr>(op.getValue()), /*constant=*/true,
         /*alignment=*/rewriter.getI64IntegerAttr(64));
-    SymbolTable(module).insert(global); // Makes the name unique.
     rewriter.setInsertionPoint(op);
     rewriter.replaceOpWithNewOp<memref::GetGlobalOp>(op, bufferType,
                                                      global.getSymName());

@@ -201,6 +201,20 @@ class Importer:
         return self.op("tensorir.clamp", [self.cast(self.value(x), dtype)],
                        shape, dtype, **attrs)
 
+    def hardtanh(self, x, min_val=-1.0, max_val=1.0):
+        return self.clamp(x, min_val, max_val)
+
+    def in_place(self, convert):
+        """An in-place view op (squeeze_, ...) whose input nothing else
+        reads: the same as its functional form. PyTorch's own
+        decompositions make these (matmul of a vector)."""
+        def apply(x, *args, **kwargs):
+            if len(x.users) > 1:
+                self.error("in-place '%s' on a value that is also read "
+                           "elsewhere is not supported" % self.node.target)
+            return convert(x, *args, **kwargs)
+        return apply
+
     def where(self, cond, x, y):
         shape, dtype = self.out()
         c = self.broadcast(self.value(cond), shape)
@@ -397,8 +411,10 @@ class Importer:
 
     def cat(self, tensors, dim=0):
         shape, dtype = self.out()
-        values = [self.cast(self.value(t), dtype) for t in tensors
-                  if list(_meta(t).shape) != [0]]
+        # PyTorch skips 1-D empty tensors whatever the others' rank (legacy
+        # torch.cat); if all are such, the result is one of them.
+        kept = [t for t in tensors if list(_meta(t).shape) != [0]] or tensors[:1]
+        values = [self.cast(self.value(t), dtype) for t in kept]
         return self.op("tensorir.concat", values, shape, dtype,
                        axis=_norm_dim(dim, len(shape)))
 
@@ -487,6 +503,7 @@ class Importer:
         t["aten.silu.default"] = self.unary("tensorir.silu")
         t["aten.gelu.default"] = self.gelu
         t["aten.clamp.default"] = self.clamp
+        t["aten.hardtanh.default"] = self.hardtanh
         t["aten.clamp_min.default"] = lambda x, m: self.clamp(x, min=m)
         t["aten.clamp_max.default"] = lambda x, m: self.clamp(x, max=m)
         for name, predicate in (("eq", 0), ("ne", 1), ("lt", 2), ("le", 3),
@@ -526,6 +543,8 @@ class Importer:
         t["aten.addmm.default"] = self.addmm
         t["aten.linear.default"] = self.linear
         t["aten.einsum.default"] = self.einsum
+        t["aten.mv.default"] = lambda a, v: self.einsum("ij,j->i", [a, v])
+        t["aten.dot.default"] = lambda a, b: self.einsum("i,i->", [a, b])
         t["aten.t.default"] = self.transpose_t
         t["aten.transpose.int"] = self.transpose
         t["aten.permute.default"] = self.permute
@@ -534,6 +553,10 @@ class Importer:
                      "flatten.using_ints", "view_copy.default",
                      "_reshape_alias.default"):
             t["aten." + name] = self.reshape
+        for name in ("squeeze_.dim", "squeeze_.default", "unsqueeze_.default"):
+            t["aten." + name] = self.in_place(self.reshape)
+        t["aten.transpose_.default"] = self.in_place(self.transpose)
+        t["aten.t_.default"] = self.in_place(self.transpose_t)
         t["aten.expand.default"] = self.expand
         t["aten.slice.Tensor"] = self.slice
         t["aten.select.int"] = self.select_index

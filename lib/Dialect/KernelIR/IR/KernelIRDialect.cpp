@@ -5,6 +5,7 @@ using namespace strata::kernelir;
 
 #include "strata/Dialect/KernelIR/IR/KernelIRDialect.cpp.inc"
 #include "strata/Dialect/KernelIR/IR/KernelIREnums.cpp.inc"
+#include "strata/Dialect/KernelIR/IR/KernelIRInterfaces.cpp.inc"
 
 LogicalResult KernelIRDialect::verifyRegionArgAttribute(Operation *op,
                                                         unsigned region,

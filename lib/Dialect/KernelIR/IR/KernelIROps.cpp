@@ -515,3 +515,21 @@ LogicalResult AsyncCopyOp::verify() {
              << buffer;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// TargetInstructionOpInterface: where each instruction first exists
+//===----------------------------------------------------------------------===//
+
+// mma.sync m16n8k16 (f16, bf16) and m16n8k8 (tf32): sm_80.
+int64_t MmaOp::getMinComputeCapability() { return 80; }
+// ldmatrix: sm_75.
+int64_t LdMatrixOp::getMinComputeCapability() { return 75; }
+// wgmma.mma_async: sm_90a, and no other target.
+int64_t WgmmaOp::getMinComputeCapability() { return 90; }
+bool WgmmaOp::needsArchSpecificTarget() { return true; }
+// fence.proxy.async: sm_90.
+int64_t ProxyFenceOp::getMinComputeCapability() { return 90; }
+// cp.async and its groups: sm_80.
+int64_t AsyncCopyOp::getMinComputeCapability() { return 80; }
+int64_t AsyncCommitOp::getMinComputeCapability() { return 80; }
+int64_t AsyncWaitOp::getMinComputeCapability() { return 80; }

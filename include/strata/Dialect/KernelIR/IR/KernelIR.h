@@ -18,6 +18,7 @@
 
 #include "strata/Dialect/KernelIR/IR/KernelIRDialect.h.inc"
 #include "strata/Dialect/KernelIR/IR/KernelIREnums.h.inc"
+#include "strata/Dialect/KernelIR/IR/KernelIRInterfaces.h.inc"
 
 namespace strata::kernelir {
 /// The operands of kernelir.mma.

@@ -7,6 +7,7 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "strata/Dialect/KernelIR/IR/KernelIRInterfaces.td"
 
 def KernelIR_Dialect : Dialect {
   let name = "kernelir";
@@ -314,6 +315,7 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
 }
 
 def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>,
     AllTypesMatch<["acc", "result"]>]> {
   let summary = "A warp's 16x8xK matrix multiply-accumulate on tensor cores.";
   let description = [{
@@ -354,7 +356,8 @@ def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,
   let hasVerifier = 1;
 }
 
-def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
+def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
   let summary = "Loads a warp's mma fragment from shared memory.";
   let description = [{
     The 32 lanes of a warp together load the `kernelir.mma` fragment of a
@@ -419,6 +422,8 @@ def KernelIR_LdMatrixOp : KernelIR_Op<"ldmatrix", []> {
 }
 
 def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface,
+                              ["needsArchSpecificTarget"]>,
     AllTypesMatch<["acc", "result"]>]> {
   let summary = "A warpgroup's 64xNxK multiply-accumulate from shared memory.";
   let description = [{
@@ -478,7 +483,8 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
   }];
 }
 
-def KernelIR_ProxyFenceOp : KernelIR_Op<"proxy_fence"> {
+def KernelIR_ProxyFenceOp : KernelIR_Op<"proxy_fence", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
   let summary = "Orders this thread's shared writes before kernelir.wgmma reads.";
   let description = [{
     `kernelir.wgmma` reads shared memory through the async proxy, which
@@ -494,8 +500,8 @@ def KernelIR_ProxyFenceOp : KernelIR_Op<"proxy_fence"> {
   let assemblyFormat = "attr-dict";
 }
 
-def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy",
-    [AttrSizedOperandSegments]> {
+def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
   let summary = "Starts a copy of global elements into shared memory.";
   let description = [{
     Starts copying `elements` neighbouring elements of the innermost
@@ -538,7 +544,8 @@ def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy",
   let hasVerifier = 1;
 }
 
-def KernelIR_AsyncCommitOp : KernelIR_Op<"async_commit"> {
+def KernelIR_AsyncCommitOp : KernelIR_Op<"async_commit", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
   let summary = "Closes this thread's group of asynchronous copies.";
   let description = [{
     The `kernelir.async_copy` ops this thread started since its previous
@@ -552,7 +559,8 @@ def KernelIR_AsyncCommitOp : KernelIR_Op<"async_commit"> {
   let assemblyFormat = "attr-dict";
 }
 
-def KernelIR_AsyncWaitOp : KernelIR_Op<"async_wait"> {
+def KernelIR_AsyncWaitOp : KernelIR_Op<"async_wait", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
   let summary = "Waits for all but the newest groups of asynchronous copies.";
   let description = [{
     Waits until at most `pending` of this thread's committed groups are
