@@ -96,6 +96,12 @@ PROGRAMS = {
     "vector_products": (lambda v, w, u: (torch.matmul(v, w), w.t() @ v,
                                          torch.dot(v, u), F.relu6(v * 5)),
                         lambda: (randn(7), randn(7, 5), randn(7))),
+    # Also found by it: the variance of nothing is NaN (N - correction counts
+    # from 0), and a sum over a box of one point reads a constant index.
+    "degenerate_reductions": (lambda e, x, i: (e.var(-1), x.var(0, correction=2),
+                                               (i > 0).sum(), i.sum(0)),
+                              lambda: (randn(3, 0), randn(2, 5),
+                                       torch.randint(-20, 20, (1, 1)))),
 }
 
 # Programs whose contiguous fp32 rows must be read and written 128 bits at a

@@ -5,6 +5,7 @@
 #include "strata/Conversion/KernelIRCommon/ThreadIndex.h"
 #include "strata/Conversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -427,6 +428,35 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
   }
 };
 
+/// Copies into `gpuModule` the functions its kernels call (and those call)
+/// from `module`: on the GPU they are device functions beside the kernels.
+/// A callee that is no function with a body is a diagnostic at the call.
+LogicalResult copyCallees(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+  SymbolTable host(module), device(gpuModule);
+  SmallVector<Operation *> worklist{gpuModule};
+  while (!worklist.empty()) {
+    Operation *root = worklist.pop_back_val();
+    WalkResult walk = root->walk([&](CallOpInterface call) {
+      auto symbol = dyn_cast<SymbolRefAttr>(call.getCallableForCallee());
+      if (!symbol || device.lookup(symbol.getRootReference()))
+        return WalkResult::advance();
+      auto callee = host.lookup<func::FuncOp>(symbol.getRootReference());
+      if (!callee || callee.isExternal()) {
+        call->emitError("a kernel calls ")
+            << symbol << ", which is no function with a body the GPU can run";
+        return WalkResult::interrupt();
+      }
+      Operation *copy = callee->clone();
+      device.insert(copy);
+      worklist.push_back(copy);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
 struct ConvertKernelIRToGPUPass
     : strata::impl::ConvertKernelIRToGPUPassBase<ConvertKernelIRToGPUPass> {
   void runOnOperation() override {
@@ -450,6 +480,8 @@ struct ConvertKernelIRToGPUPass
       for (kernelir::FuncOp kernel : kernels)
         kernel->moveBefore(gpuModule.getBody(),
                            gpuModule.getBody()->end());
+      if (failed(copyCallees(module, gpuModule)))
+        return signalPassFailure();
     }
     ConversionTarget target(*ctx);
     target.addIllegalDialect<kernelir::KernelIRDialect>();

@@ -9,6 +9,7 @@
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -22,14 +23,19 @@ using namespace strata;
 
 namespace {
 
-/// Rewrites an access map over `indices` as a map over the loop indices:
-/// each index must be one of the loop indices.
+/// Rewrites an access map over `indices` as a map over the loop indices
+/// (a domain of `domainRank` dimensions; one unit dimension for a 0-d
+/// nest): each index must be one of the loop indices or a constant.
 FailureOr<AffineMap> mapOverLoopIndices(Operation *access, AffineMap map,
                                         ValueRange indices, ValueRange ivs,
                                         unsigned domainRank) {
   MLIRContext *ctx = access->getContext();
   SmallVector<AffineExpr> select;
   for (Value index : indices) {
+    if (std::optional<int64_t> c = getConstantIntValue(index)) {
+      select.push_back(getAffineConstantExpr(*c, ctx));
+      continue;
+    }
     auto it = llvm::find(ivs, index);
     if (it == ivs.end())
       return failure(); // A computed address: the generic schedule's job.
@@ -128,10 +134,8 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     // schedule.
     ValueRange ivs = loop.getInductionVars();
     auto accessMap = [&](auto access) -> FailureOr<AffineMap> {
-      AffineMap map = access.getIndexMap();
-      if (ivs.empty()) // 0-d loop nest: the map ignores the unit domain.
-        return AffineMap::get(1, 0, map.getResults(), getContext());
-      return mapOverLoopIndices(access, map, access.getIndices(), ivs, rank);
+      return mapOverLoopIndices(access, access.getIndexMap(),
+                                access.getIndices(), ivs, rank);
     };
     DenseMap<Operation *, AffineMap> domainMaps;
     for (Operation &inner : loop.getBody().front().without_terminator()) {

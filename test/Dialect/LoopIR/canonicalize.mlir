@@ -24,11 +24,12 @@ func.func @zero_d(%a: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// (The box's indices become 0, which the load's map then holds.)
+// CHECK-DAG: #[[FIRST:.*]] = affine_map<(d0) -> (d0, 0, 0)>
 // CHECK-LABEL: func.func @unit_box
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[POS:.*]] = arith.constant 0 : i64
 // CHECK: loopir.parallel (%[[I:.*]]) in [4] {
-// CHECK: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[ZERO]], %[[ZERO]]] : memref<4x1x1xf32>
+// CHECK: %[[X:.*]] = loopir.load %{{.*}}[%[[I]]] map #[[FIRST]] : memref<4x1x1xf32>
 // CHECK: loopir.store %[[X]], %{{.*}}[%[[I]]] : memref<4xf32>
 // CHECK: loopir.store %[[POS]], %{{.*}}[%[[I]]] : memref<4xi64>
 // CHECK-NOT: loopir.reduce
@@ -64,4 +65,27 @@ func.func @two_points(%a: tensor<2xf32>) -> tensor<f32> {
     }
   }
   return %0 : tensor<f32>
+}
+
+// -----
+
+// Constant indices move into the access maps, so the indices of loads and
+// stores are loop indices (what fusion and the schedules compose).
+// CHECK-DAG: #[[LOAD:.*]] = affine_map<(d0) -> (d0 + 1, 2)>
+// CHECK-DAG: #[[STORE:.*]] = affine_map<(d0) -> (3, d0)>
+// CHECK-LABEL: func.func @constant_indices
+// CHECK: loopir.parallel (%[[I:.*]]) in [4] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]]] map #[[LOAD]] : memref<5x3xf32>
+// CHECK-NEXT: loopir.store %[[X]], %{{.*}}[%[[I]]] map #[[STORE]] : memref<4x4xf32>
+func.func @constant_indices(%a: tensor<5x3xf32>) -> tensor<4x4xf32> {
+  %0 = loopir.kernel ins(%a : tensor<5x3xf32>) -> tensor<4x4xf32> {
+  ^bb0(%in: memref<5x3xf32>, %out: memref<4x4xf32>):
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    loopir.parallel (%i) in [4] {
+      %x = loopir.load %in[%i, %c2] map affine_map<(d0, d1) -> (d0 + 1, d1)> : memref<5x3xf32>
+      loopir.store %x, %out[%c3, %i] : memref<4x4xf32>
+    }
+  }
+  return %0 : tensor<4x4xf32>
 }

@@ -3,6 +3,7 @@
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
@@ -215,6 +216,48 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// A constant index becomes a constant of the access's map.
+template <typename AccessOp>
+struct FoldConstantIndices : OpRewritePattern<AccessOp> {
+  using OpRewritePattern<AccessOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AccessOp op,
+                                PatternRewriter &rewriter) const override {
+    MLIRContext *ctx = op.getContext();
+    SmallVector<Value> kept;
+    SmallVector<AffineExpr> select;
+    for (Value index : op.getIndices()) {
+      if (std::optional<int64_t> c = getConstantIntValue(index)) {
+        select.push_back(getAffineConstantExpr(*c, ctx));
+      } else {
+        select.push_back(getAffineDimExpr(kept.size(), ctx));
+        kept.push_back(index);
+      }
+    }
+    if (kept.size() == op.getIndices().size())
+      return rewriter.notifyMatchFailure(op, "no constant index");
+    AffineMap map = op.getIndexMap().compose(
+        AffineMap::get(kept.size(), 0, select, ctx));
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getIndicesMutable().assign(kept);
+      op.setMapAttr(getIndexMapAttr(map));
+    });
+    return success();
+  }
+};
+} // namespace
+
+void LoadOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<FoldConstantIndices<LoadOp>>(context);
+}
+
+void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<FoldConstantIndices<StoreOp>>(context);
+}
 
 AffineMap LoadOp::getIndexMap() {
   return getIndexMapOrIdentity(getMap(), getIndices().size(), getContext());

@@ -494,7 +494,8 @@ SmallVector<Value> VarOp::decompose(OpBuilder &b) {
   int64_t n = 1;
   for (int64_t a : getAxes())
     n *= getInput().getType().getDimSize(a);
-  // N - correction may be 0: the division then gives inf/NaN, as in PyTorch.
-  return {DivOp::create(b, getLoc(), sum,
-                        e.splatLike(sum, n - (int64_t)getCorrection()))};
+  // The degrees of freedom, N - correction, count from 0, as in PyTorch:
+  // where there are none the division gives inf (NaN for no elements).
+  int64_t freedom = std::max<int64_t>(n - (int64_t)getCorrection(), 0);
+  return {DivOp::create(b, getLoc(), sum, e.splatLike(sum, freedom))};
 }

@@ -105,7 +105,9 @@ def LoopIR_LoadOp : LoopIR_Op<"load", [
     Reads `memref[map(indices)]`. Without `map`, the indices address the
     buffer directly. The map makes layout explicit: a broadcast row reads
     with `affine_map<(d0, d1) -> (d1)>`, a transpose with
-    `affine_map<(d0, d1) -> (d1, d0)>`.
+    `affine_map<(d0, d1) -> (d1, d0)>`. Canonicalization moves constant
+    indices into the map, so the indices are loop indices (what fusion and
+    the schedules compose).
 
     ```mlir
     %x = loopir.load %a[%i, %j] : memref<1000x37xf32>
@@ -126,6 +128,7 @@ def LoopIR_LoadOp : LoopIR_Op<"load", [
           memref, indices, map);
   }]>];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The map from `indices` to buffer coordinates (identity if absent).
     ::mlir::AffineMap getIndexMap();
@@ -154,6 +157,7 @@ def LoopIR_StoreOp : LoopIR_Op<"store", [
     type($memref)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The map from `indices` to buffer coordinates (identity if absent).
     ::mlir::AffineMap getIndexMap();
