@@ -15,7 +15,9 @@ a finding.
     tools/fuzz_frontend.py [--count N] [--seed S] [--out DIR]
 
 runs N programs (default 200) in a worker process that is restarted after
-a crash; findings are printed and, with --out, written one file each.
+a crash; findings are printed and, with --out, written one file each. The
+same seed gives the same programs and values (program i's inputs come
+from torch.manual_seed(i)) on every machine.
 `programs(seed, count)` and `check_program(expr)` are what the test suite
 uses.
 """
@@ -40,6 +42,8 @@ UNARY_FLOAT = ["torch.neg({x})", "torch.abs({x})", "torch.exp({x} * 0.25)",
 BINARY = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / (torch.abs({b}) + 1)",
           "torch.maximum({a}, {b})", "torch.minimum({a}, {b})"]
 SCALAR_BINARY = ["{a} + {s}", "{a} * {s}", "{s} - {a}", "{a} / {s}"]
+FULL_REDUCE = ["{x}.sum()", "{x}.mean()", "{x}.amax()", "{x}.amin()",
+               "{x}.max()", "{x}.var()", "{x}.prod()"]
 REDUCE = ["{x}.sum({d}{k})", "{x}.mean({d}{k})", "{x}.amax({d}{k})",
           "{x}.amin({d}{k})", "{x}.prod({d}{k})", "{x}.var({d}{k})",
           "torch.max({x}, {d1}{k})[0]", "torch.min({x}, {d1}{k})[1]",
@@ -129,8 +133,9 @@ class Generator:
         rng, torch = self.rng, self.torch
         floats = self.floats(values)
         choice = rng.choice(["unary", "binary", "binary", "scalar", "compare",
-                             "reduce", "layout", "matmul", "cast", "int",
-                             "norm", "mask", "cat"])
+                             "reduce", "full_reduce", "layout", "matmul",
+                             "linear", "cast", "int", "norm", "mask", "cat",
+                             "gather", "factory"])
         x = rng.choice(floats) if floats else None
         try:
             if choice == "unary" and x is not None:
@@ -163,6 +168,29 @@ class Generator:
                 if "softmax" in template:
                     keep = ""
                 expr = template.format(x=x.expr, d=d, d1=d, k=keep)
+            elif choice == "full_reduce" and x is not None:
+                expr = rng.choice(FULL_REDUCE).format(x=x.expr)
+            elif choice == "linear" and x is not None and x.tensor.dim() >= 1 \
+                    and x.tensor.dtype == torch.float32:
+                k, n = x.shape[-1], rng.choice(SIZES)
+                w = self.new_input("torch.randn(%d, %d)" % (n, k))
+                bias = (", " + self.new_input("torch.randn(%d)" % n).expr
+                        if rng.random() < 0.5 else "")
+                expr = "F.linear(%s, %s%s)" % (x.expr, w.expr, bias)
+            elif choice == "gather" and x is not None and x.tensor.dim() >= 1 \
+                    and x.shape[0] > 0:
+                ids = self.new_input("torch.randint(0, %d, (%d,))"
+                                     % (x.shape[0], rng.choice(SIZES)))
+                expr = rng.choice(["F.embedding(%s, %s)" % (ids.expr, x.expr)
+                                   if x.tensor.dim() == 2 else
+                                   "torch.index_select(%s, 0, %s)" % (x.expr, ids.expr),
+                                   "torch.index_select(%s, 0, %s)" % (x.expr, ids.expr)])
+            elif choice == "factory" and x is not None:
+                expr = rng.choice(["torch.ones_like(%s) * %s" % (x.expr, x.expr),
+                                   "torch.zeros_like(%s) + %s" % (x.expr, x.expr),
+                                   "torch.full_like(%s, 2.5) - %s" % (x.expr, x.expr),
+                                   "%s * torch.arange(%d)" % (x.expr, x.shape[-1])
+                                   if x.tensor.dim() else "%s + 1" % x.expr])
             elif choice == "layout" and x is not None:
                 expr = self.layout(x)
             elif choice == "matmul" and x is not None and x.tensor.dim() >= 1:
@@ -249,13 +277,16 @@ def programs(seed, count):
 VIAS = ["loop", "kernel", "kernel-reversed"]
 
 
-def check_program(expr):
+def check_program(expr, values_seed=0):
     """None if the program passes every way it runs, or 'unsupported: ...'
-    for an operation Strata does not take; else what went wrong."""
+    for an operation Strata does not take; else what went wrong. Its
+    inputs' values come from torch.manual_seed(values_seed)."""
+    import torch
     from strata.compile_expr import from_expression
     from strata.frontend import FrontendError
     from strata.runner import check
     try:
+        torch.manual_seed(values_seed)
         fn, inputs = from_expression(expr)
         for via in VIAS:
             report = check(fn, inputs, via=via)
@@ -273,7 +304,7 @@ def check_program(expr):
 def worker(seed, start, count):
     for i, expr in enumerate(programs(seed, start + count)[start:], start):
         print("BEGIN %d" % i, flush=True)
-        result = check_program(expr)
+        result = check_program(expr, values_seed=i)
         print("END %d %s" % (i, result or "ok"), flush=True)
 
 
@@ -310,7 +341,8 @@ def main():
             last += 1
         start = last
     for i, what in findings:
-        print("program %d: %s\n  strata run -c %r" % (i, what, exprs[i]))
+        print("program %d (values: torch.manual_seed(%d)): %s\n  strata run -c %r"
+              % (i, i, what, exprs[i]))
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, "finding-%d-%d.txt" % (args.seed, i)), "w") as f:

@@ -83,10 +83,13 @@ def count_kernels(module):
     return str(copy).count("loopir.kernel")
 
 
-def compare(got: torch.Tensor, want: torch.Tensor) -> OutputCheck:
+def compare(got: torch.Tensor, want: torch.Tensor,
+            computed_in=None) -> OutputCheck:
     """How far `got` is from `want`: for floats the largest absolute error
-    against a tolerance scaled by `want`'s magnitude, for integers the
-    number of elements that differ."""
+    against a tolerance scaled by `want`'s magnitude (the tolerance of
+    `computed_in`, the least precise dtype the value passed through, if
+    given; else of its own dtype), for integers the number of elements
+    that differ."""
     if want.is_floating_point():
         g, w = got.double(), want.double()
         # Equal values (infinities included) and NaN where the reference has
@@ -98,7 +101,8 @@ def compare(got: torch.Tensor, want: torch.Tensor) -> OutputCheck:
             error = float("nan")
         finite = w[w.isfinite()]
         scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
-        tolerance = TOLERANCE.get(want.dtype, 1e-4) * scale
+        tolerance = max(TOLERANCE.get(want.dtype, 1e-4),
+                        TOLERANCE.get(computed_in, 0.0)) * scale
     else:
         error = float((got != want).sum())
         tolerance = 0.0
@@ -153,14 +157,22 @@ def _recorded_dtypes(node):
 
 
 def _rounded(value, dtype):
-    """`value` (an op's f64 result) rounded to the op's own `dtype`, then
-    widened back to f64 for the ops that read it."""
+    """`value` (an op's result, from f64 operands) rounded to the op's own
+    `dtype`, as f64. An f64 result is rounded in place: the graph's later
+    ops may depend on its strides and aliasing (_reshape_alias,
+    as_strided); a view is its base's values, which were rounded already.
+    A result in another dtype (a cast, a factory with a dtype) is rounded
+    by construction, and widened."""
     if isinstance(value, (list, tuple)):
         dtypes = dtype if isinstance(dtype, list) else [None] * len(value)
         return type(value)(_rounded(v, d) for v, d in zip(value, dtypes))
-    if isinstance(value, torch.Tensor) and value.is_floating_point() and \
-            isinstance(dtype, torch.dtype) and dtype.is_floating_point:
-        return value.to(dtype).double()
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        return value
+    if value.dtype != torch.float64:
+        return value.double()
+    if isinstance(dtype, torch.dtype) and dtype.is_floating_point and \
+            dtype != torch.float64 and value._base is None:
+        value.copy_(value.to(dtype))
     return value
 
 
@@ -173,6 +185,29 @@ class _RoundedInterpreter(torch.fx.Interpreter):
         if node.op == "call_function":
             return _rounded(result, _recorded_dtypes(node))
         return result
+
+
+def least_precise_dtypes(program):
+    """Per output of the captured program, the least precise float dtype
+    among the values it is computed from (itself included): a bf16 result
+    widened to f32 is only as exact as bf16."""
+    def less_precise(a, b):
+        return b if a is None or TOLERANCE.get(b, 0) > TOLERANCE.get(a, 0) else a
+
+    worst = {}
+    for node in program.graph.graph.nodes:  # In topological order.
+        least = None
+        dtypes = _recorded_dtypes(node)
+        for d in dtypes if isinstance(dtypes, list) else [dtypes]:
+            if isinstance(d, torch.dtype) and d.is_floating_point:
+                least = less_precise(least, d)
+        for parent in node.all_input_nodes:
+            if worst.get(parent) is not None:
+                least = less_precise(least, worst[parent])
+        worst[node] = least
+    output = next(n for n in program.graph.graph.nodes if n.op == "output")
+    return [worst.get(n) if isinstance(n, torch.fx.Node) else None
+            for n in as_list(output.args[0])]
 
 
 def reference(program, inputs):
@@ -206,7 +241,8 @@ def check(fn, inputs, via="loop", options="") -> Report:
     module.run_on_cpu("forward", via_pipeline(via, options),
                       [host_view(a) for a in args],
                       [host_view(r) for r in results])
-    checks = [compare(got, want) for got, want in zip(results, expected)]
+    checks = [compare(got, want, computed_in) for got, want, computed_in
+              in zip(results, expected, least_precise_dtypes(program))]
     return Report(count_kernels(module), checks)
 
 

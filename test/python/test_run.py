@@ -80,7 +80,10 @@ PROGRAMS = {
                           torch.randint(-50, 50, (6, 20)))),
     # 0-d tensors: reductions of one element, losses of scalars.
     "zero_d": (lambda x, y: (x.sum(), x.amax(), x.amin(), x.mean(), x.prod(),
-                             F.l1_loss(x, y), *torch.max(x.reshape(1), 0)),
+                             F.l1_loss(x, y), *torch.max(x.reshape(1), 0),
+                             # dims 0 and -1 of a 0-d tensor name no axis.
+                             x.prod(-1), x.sum(0), *torch.max(y, -1),
+                             F.softmax(x, -1), F.log_softmax(y, 0)),
                lambda: (randn(()), randn(()))),
     # Tensors without elements: empty results, sums of nothing (0), a
     # product with k = 0 (zeros), a concatenation with an empty part.
@@ -98,6 +101,12 @@ PROGRAMS = {
                         lambda: (randn(7), randn(7, 5), randn(7))),
     # Also found by it: the variance of nothing is NaN (N - correction counts
     # from 0), and a sum over a box of one point reads a constant index.
+    # Sums of halves accumulate in f32 (a bf16 sum of 455 terms lost a
+    # digit), products and statistics too; bf16 values widened to f32 are
+    # checked with bf16's tolerance.
+    "half_reductions": (lambda h, g: (h.sum(), h.sum(0), h.prod(-1), h.mean(-1),
+                                      F.log_softmax(g, 1).to(torch.float32)),
+                        lambda: (randn(7, 65).bfloat16(), randn(3, 33).bfloat16())),
     "degenerate_reductions": (lambda e, x, i: (e.var(-1), x.var(0, correction=2),
                                                (i > 0).sum(), i.sum(0)),
                               lambda: (randn(3, 0), randn(2, 5),

@@ -228,7 +228,9 @@ class Importer:
     # Reductions
     def _axes(self, x, dims):
         rank = len(_meta(x).shape)
-        if dims is None or dims == []:
+        # A 0-d tensor's dims (0 or -1) name no axis: reductions of it
+        # reduce nothing.
+        if dims is None or dims == [] or rank == 0:
             return list(range(rank))
         if isinstance(dims, int):
             dims = [dims]
@@ -264,6 +266,8 @@ class Importer:
             # Both results' types follow from the input (either may be unused).
             meta = _meta(x)
             rank = len(meta.shape)
+            if rank == 0:  # The extreme of one element, at position 0.
+                return [self.value(x), self.b.splat(0.0, [], "i64")]
             axis = _norm_dim(dim, rank)
             vshape = [1 if d == axis else s for d, s in enumerate(meta.shape)
                       if keepdim or d != axis]
@@ -279,6 +283,10 @@ class Importer:
         def convert(x, dim, half_to_float=False):
             shape, dtype = self.out()
             v = self.cast(self.value(x), dtype)
+            if not shape:  # A 0-d tensor's softmax is over its one element.
+                row = self.op("tensorir.reshape", [v], [1], dtype)
+                result = self.op(name, [row], [1], dtype, axis=0)
+                return self.op("tensorir.reshape", [result], [], dtype)
             return self.op(name, [v], shape, dtype, axis=_norm_dim(dim, len(shape)))
         return convert
 

@@ -80,3 +80,26 @@ func.func @gather(%t: tensor<100x16xf32>, %ids: tensor<4x7xi64>) -> tensor<4x7x1
   %0 = tensorir.gather %t[%ids] axis 0 : (tensor<100x16xf32>, tensor<4x7xi64>) -> tensor<4x7x16xf32>
   return %0 : tensor<4x7x16xf32>
 }
+
+// -----
+
+// Sums and products of halves accumulate in f32 and round once (as
+// PyTorch's kernels do); extremes stay in the element type (exact).
+// CHECK-LABEL: func.func @half_sum
+// CHECK: %[[S:.*]] = loopir.reduce add (%{{.*}}) in [455] : f32 {
+// CHECK-NEXT: %[[X:.*]] = loopir.load
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: loopir.yield %[[W]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK-NEXT: loopir.store %[[R]]
+// CHECK-LABEL: func.func @half_max
+// CHECK: loopir.reduce max (%{{.*}}) in [455] : bf16 {
+// CHECK-NOT: arith.extf
+func.func @half_sum(%x: tensor<455xbf16>) -> tensor<bf16> {
+  %0 = tensorir.reduce sum %x axes [0] : tensor<455xbf16> -> tensor<bf16>
+  return %0 : tensor<bf16>
+}
+func.func @half_max(%x: tensor<455xbf16>) -> tensor<bf16> {
+  %0 = tensorir.reduce max %x axes [0] : tensor<455xbf16> -> tensor<bf16>
+  return %0 : tensor<bf16>
+}
