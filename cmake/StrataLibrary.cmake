@@ -18,6 +18,10 @@ function(strata_add_library name)
   target_include_directories(${name} SYSTEM PUBLIC
     ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
   target_link_libraries(${name} PUBLIC ${ARG_LINK} ${STRATA_MLIR_LIBS})
+  # A sanitized Strata needs its sanitizers' runtimes wherever it links.
+  if(STRATA_SANITIZER_LINK_OPTIONS)
+    target_link_options(${name} INTERFACE ${STRATA_SANITIZER_LINK_OPTIONS})
+  endif()
   install(TARGETS ${name} EXPORT StrataTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endfunction()

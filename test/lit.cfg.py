@@ -24,8 +24,11 @@ config.substitutions.append(("%strata_obj_root", config.strata_obj_root))
 config.substitutions.append(
     ("%strata_plugin",
      os.path.join(config.strata_obj_root, "lib", "StrataPlugin.so")))
-config.substitutions.append(
-    ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+if config.strata_asan_runtime:  # The plugin is instrumented, mlir-opt not.
+    mlir_opt = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0:allow_user_poisoning=0 %s" % (
+        config.strata_asan_runtime, mlir_opt)
+config.substitutions.append(("%mlir_opt", mlir_opt))
 # How the downstream test project is configured: same compiler and MLIR.
 config.substitutions.append(("%strata_cmake_flags", config.strata_cmake_flags))
 

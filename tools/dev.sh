@@ -71,9 +71,11 @@ case "${1:-}" in
     ;;
   sanitize)
     # Every test against the sanitized build (docs/reliability.md). Python
-    # is not instrumented: the ASan runtime is preloaded into it.
+    # is not instrumented: the ASan runtime is preloaded into it. Nor is
+    # libMLIR: LLVM's allocators poison memory only in instrumented code, so
+    # user poisoning would give false reports (allow_user_poisoning=0).
     build_sanitized
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allow_user_poisoning=0:abort_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
     /usr/lib/llvm-22/bin/lit -sv build-asan/test
     LD_PRELOAD=$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so) \

@@ -42,8 +42,14 @@ public:
     throw CompilerError(messages.empty() ? fallback : messages);
   }
 
+  /// Whether an error was reported (some upstream passes report one and
+  /// succeed: gpu-module-to-binary without libdevice leaves its calls
+  /// undefined in the PTX).
+  bool sawError() const { return errors; }
+
 private:
   void append(Diagnostic &diag) {
+    errors |= diag.getSeverity() == DiagnosticSeverity::Error;
     llvm::raw_string_ostream os(messages);
     if (!messages.empty())
       os << "\n";
@@ -79,6 +85,7 @@ private:
   }
 
   std::string messages;
+  bool errors = false;
   ScopedDiagnosticHandler handler;
 };
 
@@ -166,7 +173,7 @@ std::string Module::run(const std::string &pipeline, bool timing,
     pm.enableTiming(*root);
   }
   pm.enableVerifier(verifyEach);
-  if (failed(pm.run(**module)))
+  if (failed(pm.run(**module)) || diagnostics.sawError())
     diagnostics.fail("pipeline '" + pipeline + "' failed");
   if (!verifyEach && failed(mlir::verify(**module)))
     diagnostics.fail("pipeline '" + pipeline + "' produced invalid IR");
