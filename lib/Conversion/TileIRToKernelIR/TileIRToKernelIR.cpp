@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace strata {
 #define GEN_PASS_DEF_CONVERTTILEIRTOKERNELIRPASS
@@ -58,9 +59,26 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
     auto module = op->getParentOfType<ModuleOp>();
     auto host = op->getParentOfType<FunctionOpInterface>();
     Location loc = op.getLoc();
+    // One block per program instance, in a one-dimensional grid.
     int64_t blocks = 1;
     for (int64_t g : op.getGrid())
-      blocks *= g;
+      if (llvm::MulOverflow(blocks, g, blocks) ||
+          blocks > kernelir::kMaxGridSize[0])
+        return op.emitOpError("needs more program instances than a grid "
+                              "holds (")
+               << kernelir::kMaxGridSize[0]
+               << " blocks): its domain is too large for its tile";
+    // Each tile element a thread owns is straight-line code.
+    if (!op.isCooperative()) {
+      int64_t elements = 1;
+      for (int64_t t : op.getTile())
+        elements *= t; // Checked by the verifier.
+      if (elements / op.getThreads() > kMaxElementsPerThread)
+        return op.emitOpError("gives each of its ")
+               << op.getThreads() << " threads " << elements / op.getThreads()
+               << " tile elements, more than " << kMaxElementsPerThread
+               << ": more threads or a smaller tile";
+    }
 
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToEnd(module.getBody());

@@ -532,6 +532,8 @@ class Importer:
         t["aten.prod.default"] = self.reduce_all(1)
         t["aten.amax.default"] = self.reduce(2)
         t["aten.amin.default"] = self.reduce(3)
+        t["aten.max.default"] = self.reduce_all(2)
+        t["aten.min.default"] = self.reduce_all(3)
         t["aten.max.dim"] = self.arg_reduce(2)
         t["aten.min.dim"] = self.arg_reduce(3)
         t["aten.mean.dim"] = self.mean

@@ -52,6 +52,12 @@ constexpr int64_t kMinContractionRowsAndColumns = 8;
 /// Threads per block: CUDA's limit on every NVIDIA GPU since sm_20.
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 
+/// The most tile elements one thread of an elementwise or contraction
+/// kernel may own: each is straight-line code (one guarded access, its
+/// math, registers), so more is no schedule a GPU runs well, and LLVM takes
+/// minutes over it (a million elements per thread did not compile in five).
+constexpr int64_t kMaxElementsPerThread = 1024;
+
 /// Threads per warp: the unit a row program's combine shuffles across (and
 /// kernelir.shuffle's and kernelir.mma's span).
 constexpr int64_t kWarpSize = 32;

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace strata;
@@ -34,7 +35,8 @@ LogicalResult KernelOp::verify() {
       return emitOpError("domain sizes must be positive, got ") << d;
     if (t <= 0)
       return emitOpError("tile sizes must be positive, got ") << t;
-    elements *= t;
+    if (llvm::MulOverflow(elements, t, elements))
+      return emitOpError("tile has more elements than an index holds");
   }
   WalkResult written = walk([&](Operation *op) {
     Value buffer;
