@@ -93,7 +93,10 @@ std::string pipelineText(const Pipeline &p, llvm::StringRef options) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer stops at the NUL a source buffer ends with (files and
+  // std::string have one; libFuzzer's bytes do not).
+  std::string source(reinterpret_cast<const char *>(data), size);
+  llvm::StringRef text(source);
   llvm::StringRef options;
   if (text.starts_with("//!")) {
     options = text.drop_front(3).take_until([](char c) { return c == '\n'; });
