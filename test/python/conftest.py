@@ -24,3 +24,12 @@ def excess_over_one_rounding(out, a, b):
     k = a.shape[-1]
     bound = exact.abs() * 2.0 ** -bits + magnitude * k * 2.0 ** -24
     return float(((out.double() - exact).abs() - bound).max())
+
+
+def uninstrumented_env():
+    """The environment for tools of other projects (nvcc): without the
+    AddressSanitizer runtime that `tools/dev.sh sanitize` preloads into
+    Python, which crashes them."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from conftest import BUILD, REPO
+from conftest import BUILD, REPO, uninstrumented_env
 from strata.compile_expr import from_file
 from strata.runner import check, check_kernels
 
@@ -338,7 +338,8 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     arch = (["-gencode", "arch=compute_90a,code=sm_90a"]
             if name == "wgmma_matmul" else ["-arch=sm_90"])
     r = subprocess.run([NVCC, "-c"] + arch + [str(source), "-o",
-                        str(tmp_path / "kernels.o")], capture_output=True, text=True)
+                        str(tmp_path / "kernels.o")], capture_output=True, text=True,
+                       env=uninstrumented_env())
     assert r.returncode == 0, r.stderr + text
 
 
