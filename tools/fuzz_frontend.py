@@ -135,7 +135,7 @@ class Generator:
         choice = rng.choice(["unary", "binary", "binary", "scalar", "compare",
                              "reduce", "full_reduce", "layout", "matmul",
                              "linear", "cast", "int", "norm", "mask", "cat",
-                             "gather", "factory"])
+                             "gather", "factory", "attention"])
         x = rng.choice(floats) if floats else None
         try:
             if choice == "unary" and x is not None:
@@ -168,6 +168,15 @@ class Generator:
                 if "softmax" in template:
                     keep = ""
                 expr = template.format(x=x.expr, d=d, d1=d, k=keep)
+            elif choice == "attention" and x is not None and x.tensor.dim() >= 2 \
+                    and x.tensor.dtype == torch.float32:
+                # softmax(q k^T * scale (+ causal mask)) v, written by hand.
+                scores = "%s @ %s.transpose(-1, -2) * 0.125" % (x.expr, x.expr)
+                if rng.random() < 0.5 and x.shape[-2] > 0:
+                    n = x.shape[-2]
+                    scores = ("(%s).masked_fill(torch.triu(torch.ones(%d, %d, "
+                              "dtype=torch.bool), 1), float('-inf'))" % (scores, n, n))
+                expr = "F.softmax(%s, -1) @ %s" % (scores, x.expr)
             elif choice == "full_reduce" and x is not None:
                 expr = rng.choice(FULL_REDUCE).format(x=x.expr)
             elif choice == "linear" and x is not None and x.tensor.dim() >= 1 \

@@ -108,6 +108,12 @@ PROGRAMS = {
     "half_reductions": (lambda h, g: (h.sum(), h.sum(0), h.prod(-1), h.mean(-1),
                                       F.log_softmax(g, 1).to(torch.float32)),
                         lambda: (randn(7, 65).bfloat16(), randn(3, 33).bfloat16())),
+    # Found by the sanitized run of fuzz_frontend's sample: two rows of
+    # attention then a norm fuse into a row program with a one-point inner
+    # nest (undefined behaviour in its vector runs, unseen without UBSan).
+    "tiny_attention_norm": (lambda x: F.layer_norm(
+        F.softmax(x @ x.transpose(-1, -2) * 0.125, -1) @ x, (64,)),
+                            lambda: (randn(2, 64),)),
     "degenerate_reductions": (lambda e, x, i: (e.var(-1), x.var(0, correction=2),
                                                (i > 0).sum(), i.sum(0)),
                               lambda: (randn(3, 0), randn(2, 5),

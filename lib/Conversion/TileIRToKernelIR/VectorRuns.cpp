@@ -138,6 +138,8 @@ void TileBodyTranslator::planRowCaches() {
 
 int64_t TileBodyTranslator::chooseRunWidth(Block &body,
                                            ArrayRef<int64_t> bounds) {
+  if (bounds.empty()) // A box of one point has no innermost index to run.
+    return 1;
   SmallVector<MemRefType> buffers;
   auto isRun = [&](Operation &op, int64_t width) {
     if (auto load = dyn_cast<loopir::LoadOp>(op))

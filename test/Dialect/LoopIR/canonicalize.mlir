@@ -89,3 +89,32 @@ func.func @constant_indices(%a: tensor<5x3xf32>) -> tensor<4x4xf32> {
   }
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+// A nest inside another over one point is its body (found by fuzzing:
+// the row schedule made it a tileir.distribute over no dimension, whose
+// vector runs asked for an innermost index it lacks). A kernel's own nests
+// stay.
+// CHECK-LABEL: func.func @nested_one_point
+// CHECK: loopir.parallel (%[[I:.*]]) in [3] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]]] : memref<3xf32>
+// CHECK-NEXT: loopir.store %[[X]], %{{.*}}[%[[I]]] : memref<3xf32>
+// CHECK-NEXT: }
+// CHECK: loopir.parallel () in [] {
+func.func @nested_one_point(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0:2 = loopir.kernel ins(%a : tensor<3xf32>) -> tensor<3xf32>, tensor<f32> {
+  ^bb0(%in: memref<3xf32>, %out: memref<3xf32>, %s: memref<f32>):
+    loopir.parallel (%i) in [3] {
+      loopir.parallel (%j) in [1] {
+        %x = loopir.load %in[%i] : memref<3xf32>
+        loopir.store %x, %out[%i] : memref<3xf32>
+      }
+    }
+    loopir.parallel () in [] {
+      %y = arith.constant 1.0 : f32
+      loopir.store %y, %s[] : memref<f32>
+    }
+  }
+  return %0#0, %0#1 : tensor<3xf32>, tensor<f32>
+}

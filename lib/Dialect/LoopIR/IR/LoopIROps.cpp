@@ -179,6 +179,33 @@ LogicalResult ReduceOp::verify() {
 }
 
 namespace {
+/// The body of a loop over one point, inlined before it with every index 0.
+void inlineOnePoint(PatternRewriter &rewriter, Operation *loop) {
+  Block &body = loop->getRegion(0).front();
+  Value zero = arith::ConstantIndexOp::create(rewriter, loop->getLoc(), 0);
+  SmallVector<Value> ivs(body.getNumArguments(), zero);
+  rewriter.eraseOp(body.getTerminator());
+  rewriter.inlineBlockBefore(&body, loop, ivs);
+}
+
+bool isOnePoint(ArrayRef<int64_t> bounds) {
+  return llvm::all_of(bounds, [](int64_t b) { return b == 1; });
+}
+
+/// A nested parallel loop over one point is its body.
+struct InlineOnePointNest : OpRewritePattern<ParallelOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ParallelOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isOnePoint(op.getBounds()) || isa<KernelOp>(op->getParentOp()))
+      return rewriter.notifyMatchFailure(op, "not a nested one-point nest");
+    inlineOnePoint(rewriter, op);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// A reduction over a box of one point folds a single contribution with
 /// the combiner's identity: it is that contribution (and position 0).
 struct InlineOnePointReduction : OpRewritePattern<ReduceOp> {
@@ -186,14 +213,11 @@ struct InlineOnePointReduction : OpRewritePattern<ReduceOp> {
 
   LogicalResult matchAndRewrite(ReduceOp op,
                                 PatternRewriter &rewriter) const override {
-    if (llvm::any_of(op.getBounds(), [](int64_t b) { return b != 1; }))
+    if (!isOnePoint(op.getBounds()))
       return rewriter.notifyMatchFailure(op, "more than one point");
     Block &body = op.getBody().front();
     SmallVector<Value> contributions(body.getTerminator()->getOperands());
-    Value zero = arith::ConstantIndexOp::create(rewriter, op.getLoc(), 0);
-    SmallVector<Value> ivs(body.getNumArguments(), zero);
-    rewriter.eraseOp(body.getTerminator());
-    rewriter.inlineBlockBefore(&body, op, ivs);
+    inlineOnePoint(rewriter, op);
     SmallVector<Value> results;
     for (auto [combiner, value] :
          llvm::zip(op.getCombinerList(), contributions)) {
@@ -211,6 +235,11 @@ struct InlineOnePointReduction : OpRewritePattern<ReduceOp> {
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
   results.add<InlineOnePointReduction>(context);
+}
+
+void ParallelOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *context) {
+  results.add<InlineOnePointNest>(context);
 }
 
 //===----------------------------------------------------------------------===//

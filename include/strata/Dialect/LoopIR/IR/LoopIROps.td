@@ -74,6 +74,9 @@ def LoopIR_ParallelOp : LoopIR_Op<"parallel", [RecursiveMemoryEffects,
   let description = [{
     Runs the body once for every point of the box `[0, bounds)`; the
     iterations are independent. The block arguments are the loop indices.
+    A nest inside another over one point (no bounds, or all of them 1) is
+    its body: canonicalization inlines it (a kernel's own nests stay, the
+    schedules take those).
 
     ```mlir
     loopir.parallel (%i, %j) in [1000, 37] {
@@ -85,6 +88,7 @@ def LoopIR_ParallelOp : LoopIR_Op<"parallel", [RecursiveMemoryEffects,
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let builders = [
     OpBuilder<(ins "::llvm::ArrayRef<int64_t>":$bounds)>
   ];
