@@ -3,6 +3,8 @@ columns, operands staged through shared memory in steps of k, fused
 prologue and epilogue) and the emulated GPU kernels match PyTorch at
 ragged sizes, forward and with the threads of every barrier interval in
 reverse."""
+import re
+
 import pytest
 import torch
 import torch.nn as nn
@@ -47,6 +49,71 @@ def test_contraction_matches_pytorch(name):
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, inputs, via=via)
         assert report.passed, (via, report)
+
+
+def rms_normed(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
+# Products whose fused prologue reads a per-row statistic, and sibling
+# products of one input: each matrix product is a tileir.contract (the
+# count is the third entry), never a fold per output element.
+FUSED_CONTRACTIONS = {
+    "rms_normed_projection": (lambda x, w, p: rms_normed(x, w) @ p.t(),
+                              lambda: (randn(70, 96), randn(96), randn(150, 96)), 1),
+    "layer_normed_projection": (lambda x, p: F.layer_norm(x, (96,)) @ p.t(),
+                                lambda: (randn(70, 96), randn(150, 96)), 1),
+    "gated_projections": (lambda x, w, g, u: F.silu(rms_normed(x, w) @ g.t())
+                          * (rms_normed(x, w) @ u.t()),
+                          lambda: (randn(70, 96), randn(96), randn(77, 96),
+                                   randn(77, 96)), 2),
+    "attention_values": (lambda q, k, v: F.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v,
+                         lambda: (randn(3, 70, 16), randn(3, 70, 16), randn(3, 70, 24)), 2),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(FUSED_CONTRACTIONS))
+def test_fused_prologues_and_siblings_stay_contractions(name, dtype):
+    torch.manual_seed(sum(map(ord, name)))
+    fn, make_inputs, products = FUSED_CONTRACTIONS[name]
+    inputs = tuple(t.to(dtype) for t in make_inputs())
+    text = tile_ir(fn, inputs)
+    assert text.count("tileir.contract") == products, text
+    assert "tile [1, 1]" not in text and "tile [1, 1, 1]" not in text, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via)
+        assert report.passed, (via, report)
+
+
+def contract_stages(fn, inputs, options):
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("tile", options))
+    return [int(s or 1) for s in
+            re.findall(r"tileir.contract [^\n]*?(?:stages (\d+))? :", str(module))]
+
+
+def test_sibling_contractions_share_tensor_cores_and_shared_memory():
+    # Gate and up on bf16: both contractions of the one program multiply on
+    # tensor cores, and their pipelines split the shared memory: a budget
+    # for two stages of one 64 x 64 bf16 contraction (6 KiB a stage) gives
+    # each sibling one.
+    fn, make_inputs, _ = FUSED_CONTRACTIONS["gated_projections"]
+    inputs = tuple(t.bfloat16() for t in make_inputs())
+    single, _, _ = FUSED_CONTRACTIONS["rms_normed_projection"]
+    single_inputs = inputs[:3]
+    budget = "shared-memory=14000"
+    assert contract_stages(single, single_inputs, budget) == [2]
+    assert contract_stages(fn, inputs, budget) == [1, 1]
+    assert contract_stages(fn, inputs, "") == [2, 2]
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel"))
+    kernels = str(module).split("kernelir.func")[1:]
+    gated = [k for k in kernels if "math.exp" in k]  # silu's epilogue
+    assert len(gated) == 1, kernels
+    # Two k loops (one per accumulator) of mma.sync, no FMA fallback.
+    assert "kernelir.mma " in gated[0] and "math.fma" not in gated[0]
+    assert gated[0].count("scf.for") == 2, gated[0]
 
 
 @pytest.mark.parametrize("options", ["tile-sizes=16,32 threads=64 k-tile=8",

@@ -121,7 +121,12 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     };
     // The reduction of a contraction becomes a tileir.contract; the rest of
     // the body is its epilogue.
-    Operation *contracted = contraction ? contraction->reduce : nullptr;
+    llvm::SmallPtrSet<Operation *, 8> contracted;
+    if (contraction) {
+      contracted.insert(contraction->reduce);
+      contracted.insert(contraction->prologue.begin(),
+                        contraction->prologue.end());
+    }
     // A 0-d loop nest runs once: give it a one-element domain.
     SmallVector<int64_t> domain(loop.getBounds());
     unsigned rank = std::max<size_t>(domain.size(), 1);
@@ -139,7 +144,7 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     };
     DenseMap<Operation *, AffineMap> domainMaps;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
-      if (&inner == contracted)
+      if (contracted.contains(&inner))
         continue;
       if (isa<loopir::LoadOp, loopir::StoreOp>(inner)) {
         FailureOr<AffineMap> map =
@@ -174,12 +179,15 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     // become one tileir.map over the loaded tiles.
     llvm::MapVector<Value, Value> loadedTiles; // loaded scalar -> its tile
     if (contraction)
-      loadedTiles[contraction->reduce.getResult(0)] = buildContract(
-          rewriter, *contraction, loop, tileKernel, buffers, origin);
+      for (auto [result, tile] : llvm::zip(
+               contraction->reduce.getResults(),
+               buildContracts(rewriter, *contraction, loop, tileKernel,
+                              buffers, origin)))
+        loadedTiles[result] = tile;
     SmallVector<Operation *> computation;
     SmallVector<loopir::StoreOp> stores;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
-      if (&inner == contracted)
+      if (contracted.contains(&inner))
         continue;
       if (auto load = dyn_cast<loopir::LoadOp>(inner)) {
         auto type = tileKernel.getTileType(load.getType());

@@ -49,18 +49,27 @@ mlir::FailureOr<tileir::KernelOp> buildRowProgram(
     mlir::OpBuilder &b, loopir::KernelOp op, mlir::ValueRange inputs,
     llvm::ArrayRef<mlir::Operation *> preamble, loopir::ParallelOp nest);
 
-/// A loop nest whose body contracts two operands: one top-level
-/// `loopir.reduce add` over one index, of f32 products whose factors depend
-/// on the nest's rows (lhs) and columns (rhs) but not both.
-struct ContractionMatch {
-  loopir::ReduceOp reduce;
-  mlir::Value lhs, rhs; // The factors, in the body.
+/// The two factors of one product a contraction sums: the lhs depends on
+/// the nest's rows but not its columns, the rhs the other way round.
+struct ContractionFactors {
+  mlir::Value lhs, rhs; // In the reduction's body.
   llvm::SmallVector<mlir::Operation *> lhsOps, rhsOps; // Their computation.
 };
 
+/// A loop nest whose body contracts: one top-level `loopir.reduce` over one
+/// index whose every result is an f32 sum of products (siblings fused into
+/// one reduction, as gate and up projections, are one product each).
+struct ContractionMatch {
+  loopir::ReduceOp reduce;
+  llvm::SmallVector<ContractionFactors> products; // One per result.
+  /// Ops of the nest's body before the reduction that only the factors use
+  /// (a fused prologue's per-row scale); they move into the operands.
+  llvm::SmallVector<mlir::Operation *> prologue;
+};
+
 /// Recognizes a contraction (matmul, linear, bmm, einsum, with prologue
-/// math on each operand) in `nest`; the rest of its body is left for the
-/// elementwise epilogue.
+/// math on each operand, several sharing one reduction) in `nest`; the
+/// rest of its body is left for the elementwise epilogue.
 std::optional<ContractionMatch> matchContraction(loopir::ParallelOp nest);
 
 /// Whether the default schedule tiles `nest` as a contraction: both the
@@ -68,13 +77,14 @@ std::optional<ContractionMatch> matchContraction(loopir::ParallelOp nest);
 /// reduction).
 bool prefersContraction(loopir::ParallelOp nest);
 
-/// Builds the tileir.contract of `match` at the builder, in a kernel whose
-/// loop kernel values are mapped by `mapping` and whose program tile starts
-/// at `origin`.
-mlir::Value buildContract(mlir::OpBuilder &b, const ContractionMatch &match,
-                          loopir::ParallelOp nest, tileir::KernelOp kernel,
-                          const mlir::IRMapping &mapping,
-                          mlir::ValueRange origin);
+/// Builds one tileir.contract per product of `match` at the builder, in a
+/// kernel whose loop kernel values are mapped by `mapping` and whose
+/// program tile starts at `origin`; returns them in the reduction's result
+/// order.
+llvm::SmallVector<mlir::Value>
+buildContracts(mlir::OpBuilder &b, const ContractionMatch &match,
+               loopir::ParallelOp nest, tileir::KernelOp kernel,
+               const mlir::IRMapping &mapping, mlir::ValueRange origin);
 
 } // namespace strata
 

@@ -21,11 +21,16 @@ using kernelir::MmaOperand;
 std::optional<TileBodyTranslator::MmaLayout>
 TileBodyTranslator::chooseMmaLayout() {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
-  if (!tensorCores || !llvm::hasSingleElement(contracts))
+  if (!tensorCores || contracts.empty())
     return std::nullopt;
-  tileir::ContractOp contract = *contracts.begin();
-  Type operand = contract.getTensorCoreOperandType(tf32);
-  if (!operand || contract.getStep() % kernelir::getMmaK(operand) != 0)
+  // Sibling contractions (one per accumulator) share the warps' layout:
+  // they take the same instruction.
+  Type operand = (*contracts.begin()).getTensorCoreOperandType(tf32);
+  if (!operand ||
+      llvm::any_of(contracts, [&](tileir::ContractOp contract) {
+        return contract.getTensorCoreOperandType(tf32) != operand ||
+               contract.getStep() % kernelir::getMmaK(operand) != 0;
+      }))
     return std::nullopt;
   ArrayRef<int64_t> tile = kernel.getTile();
   size_t rank = tile.size();

@@ -114,3 +114,83 @@ func.func @not_separable(%x: tensor<16x16x8xf32>, %w: tensor<16x8xf32>) -> tenso
   }
   return %r : tensor<16x16xf32>
 }
+
+// -----
+
+// A fused prologue's per-row value (RMSNorm's scale, read beside the
+// reduction) moves into the lhs region: the nest is still a contraction,
+// not a fold per output element. An op the epilogue also uses stays there.
+// CHECK-LABEL: func.func @row_scaled_prologue
+// CHECK: domain [70, 150] tile [64, 64] threads 256 {
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <64x64xf32> lhs {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[K:.*]]: index):
+// CHECK-NEXT: %[[S:.*]] = loopir.load %{{.*}}[%[[I]]] : memref<70xf32>
+// CHECK-NEXT: %[[R:.*]] = math.rsqrt %[[S]] : f32
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[K]]] : memref<70x96xf32>
+// CHECK-NEXT: %[[XR:.*]] = arith.mulf %[[X]], %[[R]] : f32
+// CHECK-NEXT: tileir.yield %[[XR]] : f32
+// CHECK-NEXT: } rhs {
+// CHECK: tileir.load %{{.*}}[%{{.*}}, %{{.*}}] map #{{.*}} : memref<70xf32>
+// CHECK-NOT: math.rsqrt
+// CHECK: tileir.map
+// CHECK: arith.addf
+// CHECK-NOT: tileir.fold
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_scaled_prologue(%x: tensor<70x96xf32>, %s: tensor<70xf32>, %w: tensor<150x96xf32>) -> tensor<70x150xf32> {
+  %r = loopir.kernel ins(%x, %s, %w : tensor<70x96xf32>, tensor<70xf32>, tensor<150x96xf32>) -> tensor<70x150xf32> {
+  ^bb0(%xb: memref<70x96xf32>, %sb: memref<70xf32>, %wb: memref<150x96xf32>, %out: memref<70x150xf32>):
+    loopir.parallel (%i, %j) in [70, 150] {
+      %sv = loopir.load %sb[%i] : memref<70xf32>
+      %rs = math.rsqrt %sv : f32
+      %acc = loopir.reduce add (%k) in [96] : f32 {
+        %xv = loopir.load %xb[%i, %k] : memref<70x96xf32>
+        %a = arith.mulf %xv, %rs : f32
+        %wv = loopir.load %wb[%j, %k] : memref<150x96xf32>
+        %p = arith.mulf %a, %wv : f32
+        loopir.yield %p : f32
+      }
+      %y = arith.addf %acc, %sv : f32
+      loopir.store %y, %out[%i, %j] : memref<70x150xf32>
+    }
+  }
+  return %r : tensor<70x150xf32>
+}
+
+// -----
+
+// Sibling products of one reduction (gate and up projections of one input,
+// merged by loopir-normalize) are one tileir.contract each, in one program
+// whose epilogue combines them (silu(g) * u).
+// CHECK-LABEL: func.func @sibling_products
+// CHECK: domain [70, 77] tile [64, 64] threads 256 {
+// CHECK: %[[G:.*]] = tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <64x64xf32> lhs {
+// CHECK: loopir.load %{{.*}} : memref<70x96xf32>
+// CHECK: } rhs {
+// CHECK: loopir.load %{{.*}} : memref<77x96xf32>
+// CHECK: %[[U:.*]] = tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <64x64xf32> lhs {
+// CHECK: tileir.map ins(%[[G]], %[[U]] : !tileir.tile<64x64xf32>, !tileir.tile<64x64xf32>)
+// CHECK: math.exp
+// CHECK-NOT: tileir.fold
+func.func @sibling_products(%x: tensor<70x96xf32>, %g: tensor<77x96xf32>, %u: tensor<77x96xf32>) -> tensor<70x77xf32> {
+  %r = loopir.kernel ins(%x, %g, %u : tensor<70x96xf32>, tensor<77x96xf32>, tensor<77x96xf32>) -> tensor<70x77xf32> {
+  ^bb0(%xb: memref<70x96xf32>, %gb: memref<77x96xf32>, %ub: memref<77x96xf32>, %out: memref<70x77xf32>):
+    %one = arith.constant 1.0 : f32
+    loopir.parallel (%i, %j) in [70, 77] {
+      %acc:2 = loopir.reduce add, add (%k) in [96] : f32, f32 {
+        %xv = loopir.load %xb[%i, %k] : memref<70x96xf32>
+        %gv = loopir.load %gb[%j, %k] : memref<77x96xf32>
+        %pg = arith.mulf %xv, %gv : f32
+        %uv = loopir.load %ub[%j, %k] : memref<77x96xf32>
+        %pu = arith.mulf %xv, %uv : f32
+        loopir.yield %pg, %pu : f32, f32
+      }
+      %n = arith.negf %acc#0 : f32
+      %e = math.exp %n : f32
+      %d = arith.addf %e, %one : f32
+      %sg = arith.divf %acc#0, %d : f32
+      %y = arith.mulf %sg, %acc#1 : f32
+      loopir.store %y, %out[%i, %j] : memref<70x77xf32>
+    }
+  }
+  return %r : tensor<70x77xf32>
+}

@@ -118,3 +118,28 @@ func.func @nested_one_point(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
   }
   return %0#0, %0#1 : tensor<3xf32>, tensor<f32>
 }
+
+// -----
+
+// A tensor passed twice (fusion brings one buffer per fused producer) is
+// read through one buffer.
+// CHECK-LABEL: func.func @duplicate_inputs
+// CHECK: loopir.kernel ins(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: memref<3xf32>, %[[B:.*]]: memref<3xf32>, %[[OUT:.*]]: memref<3xf32>):
+// CHECK: loopir.load %[[A]]
+// CHECK: loopir.load %[[B]]
+// CHECK: loopir.load %[[A]]
+func.func @duplicate_inputs(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = loopir.kernel ins(%a, %b, %a : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%x: memref<3xf32>, %y: memref<3xf32>, %z: memref<3xf32>, %out: memref<3xf32>):
+    loopir.parallel (%i) in [3] {
+      %u = loopir.load %x[%i] : memref<3xf32>
+      %v = loopir.load %y[%i] : memref<3xf32>
+      %w = loopir.load %z[%i] : memref<3xf32>
+      %s = arith.addf %u, %v : f32
+      %t = arith.mulf %s, %w : f32
+      loopir.store %t, %out[%i] : memref<3xf32>
+    }
+  }
+  return %0 : tensor<3xf32>
+}

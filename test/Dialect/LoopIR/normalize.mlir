@@ -153,8 +153,99 @@ func.func @split_flattened_index(%a: tensor<2x17x96xf32>) -> tensor<2x17x8xf32> 
 
 // -----
 
+// A [b * h, t, t] view read as [b, h, t, t] (attention scores against a
+// per-(b, h, row) statistic): (d0 * 169 + d1 * 13 + d2) floordiv 676 with
+// d1, d2 < 13 is d0 floordiv 4, since the terms below 169 never reach the
+// next multiple of 169; its mod is 169 * (d0 mod 4) + the rest. The load no
+// longer depends on the reduction index, so it leaves the reduction.
+// CHECK-DAG: #[[STAT:.*]] = affine_map<(d0, d1) -> (d0 floordiv 4, d0 mod 4, d1, 0)>
+// CHECK-DAG: #[[HEAD:.*]] = affine_map<(d0, d1, d2) -> (d0 mod 4, d1, d2)>
+// CHECK-LABEL: func.func @common_factor_division
+// CHECK: loopir.parallel (%[[B:.*]], %[[I:.*]]) in [8, 13] {
+// CHECK-NEXT: %[[M:.*]] = loopir.load %{{.*}}[%[[B]], %[[I]]] map #[[STAT]] : memref<2x4x13x1xf32>
+// CHECK-NEXT: loopir.reduce add (%{{.*}}) in [13] : f32 {
+// CHECK: loopir.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] map #[[HEAD]] : memref<4x13x13xf32>
+#stat = affine_map<(d0, d1, d2) -> ((d0 * 169 + d1 * 13 + d2) floordiv 676, d0 mod 4, d1, 0)>
+#head = affine_map<(d0, d1, d2) -> (((d0 * 169 + d1 * 13 + d2) mod 676) floordiv 169, d1, d2)>
+func.func @common_factor_division(%s: tensor<8x13x13xf32>, %m: tensor<2x4x13x1xf32>, %h: tensor<4x13x13xf32>) -> (tensor<8x13xf32>, tensor<8x13x13xf32>) {
+  %0:2 = loopir.kernel ins(%s, %m, %h : tensor<8x13x13xf32>, tensor<2x4x13x1xf32>, tensor<4x13x13xf32>) -> tensor<8x13xf32>, tensor<8x13x13xf32> {
+  ^bb0(%sb: memref<8x13x13xf32>, %mb: memref<2x4x13x1xf32>, %hb: memref<4x13x13xf32>, %out: memref<8x13xf32>, %out2: memref<8x13x13xf32>):
+    loopir.parallel (%b, %i) in [8, 13] {
+      %r = loopir.reduce add (%k) in [13] : f32 {
+        %x = loopir.load %sb[%b, %i, %k] : memref<8x13x13xf32>
+        %mv = loopir.load %mb[%b, %i, %k] map #stat : memref<2x4x13x1xf32>
+        %d = arith.subf %x, %mv : f32
+        loopir.yield %d : f32
+      }
+      loopir.store %r, %out[%b, %i] : memref<8x13xf32>
+    }
+    loopir.parallel (%b, %i, %k) in [8, 13, 13] {
+      %x = loopir.load %hb[%b, %i, %k] map #head : memref<4x13x13xf32>
+      loopir.store %x, %out2[%b, %i, %k] : memref<8x13x13xf32>
+    }
+  }
+  return %0#0, %0#1 : tensor<8x13xf32>, tensor<8x13x13xf32>
+}
+
+// -----
+
+// Fusion clones one producer (a per-row scale) into sibling reductions;
+// each hoists its copy of the invariant, and equal values merge as they
+// appear, so the reductions stay equal and merge, and the siblings share
+// one pass: what the contraction schedule takes as one program.
+// CHECK-LABEL: func.func @siblings_hoist_one_invariant
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [6, 9] {
+// CHECK-NEXT: %[[S:.*]] = loopir.load %{{.*}}[%[[I]]] : memref<6xf32>
+// CHECK-NEXT: %[[R:.*]] = math.rsqrt %[[S]] : f32
+// CHECK-NEXT: %[[A:.*]]:2 = loopir.reduce add, add (%{{.*}}) in [16] : f32, f32 {
+// CHECK-NOT: math.rsqrt
+// CHECK: loopir.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G:.*]] = arith.mulf %[[A]]#0, %[[A]]#0 : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[G]], %[[A]]#1 : f32
+func.func @siblings_hoist_one_invariant(%x: tensor<6x16xf32>, %s: tensor<6xf32>, %g: tensor<9x16xf32>, %u: tensor<9x16xf32>) -> tensor<6x9xf32> {
+  %r = loopir.kernel ins(%x, %s, %g, %u : tensor<6x16xf32>, tensor<6xf32>, tensor<9x16xf32>, tensor<9x16xf32>) -> tensor<6x9xf32> {
+  ^bb0(%xb: memref<6x16xf32>, %sb: memref<6xf32>, %gb: memref<9x16xf32>, %ub: memref<9x16xf32>, %out: memref<6x9xf32>):
+    loopir.parallel (%i, %j) in [6, 9] {
+      %g0 = loopir.reduce add (%k) in [16] : f32 {
+        %xv = loopir.load %xb[%i, %k] : memref<6x16xf32>
+        %sv = loopir.load %sb[%i] : memref<6xf32>
+        %rs = math.rsqrt %sv : f32
+        %h = arith.mulf %xv, %rs : f32
+        %w = loopir.load %gb[%j, %k] : memref<9x16xf32>
+        %p = arith.mulf %h, %w : f32
+        loopir.yield %p : f32
+      }
+      %g1 = loopir.reduce add (%k) in [16] : f32 {
+        %xv = loopir.load %xb[%i, %k] : memref<6x16xf32>
+        %sv = loopir.load %sb[%i] : memref<6xf32>
+        %rs = math.rsqrt %sv : f32
+        %h = arith.mulf %xv, %rs : f32
+        %w = loopir.load %gb[%j, %k] : memref<9x16xf32>
+        %p = arith.mulf %h, %w : f32
+        loopir.yield %p : f32
+      }
+      %sq = arith.mulf %g0, %g1 : f32
+      %u0 = loopir.reduce add (%k) in [16] : f32 {
+        %xv = loopir.load %xb[%i, %k] : memref<6x16xf32>
+        %sv = loopir.load %sb[%i] : memref<6xf32>
+        %rs = math.rsqrt %sv : f32
+        %h = arith.mulf %xv, %rs : f32
+        %w = loopir.load %ub[%j, %k] : memref<9x16xf32>
+        %p = arith.mulf %h, %w : f32
+        loopir.yield %p : f32
+      }
+      %y = arith.mulf %sq, %u0 : f32
+      loopir.store %y, %out[%i, %j] : memref<6x9xf32>
+    }
+  }
+  return %r : tensor<6x9xf32>
+}
+
+// -----
+
 // pow by the exponents PyTorch computes without pow becomes its arithmetic
-// (CSE later merges the repeated x*x); other exponents,
+// (equal values merge, so x*x is computed once); other exponents,
 // and exponents that are not constants, stay pow. Any float type.
 // CHECK-LABEL: func.func @pow_by_constant
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f16
@@ -165,8 +256,7 @@ func.func @split_flattened_index(%a: tensor<2x17x96xf32>) -> tensor<2x17x8xf32> 
 // CHECK-NEXT: loopir.store %[[X]], %{{.*}} map
 // CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f16
 // CHECK-NEXT: loopir.store %[[SQ]], %{{.*}} map
-// CHECK-NEXT: %[[CUBE:.*]] = arith.mulf %[[X]], %[[X]] : f16
-// CHECK-NEXT: %[[CUBE2:.*]] = arith.mulf %[[CUBE]], %[[X]] : f16
+// CHECK-NEXT: %[[CUBE2:.*]] = arith.mulf %[[SQ]], %[[X]] : f16
 // CHECK-NEXT: loopir.store %[[CUBE2]], %{{.*}} map
 // CHECK-NEXT: %[[SQRT:.*]] = math.sqrt %[[X]] : f16
 // CHECK-NEXT: loopir.store %[[SQRT]], %{{.*}} map
@@ -174,8 +264,7 @@ func.func @split_flattened_index(%a: tensor<2x17x96xf32>) -> tensor<2x17x8xf32> 
 // CHECK-NEXT: loopir.store %[[RSQRT]], %{{.*}} map
 // CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[X]] : f16
 // CHECK-NEXT: loopir.store %[[RCP]], %{{.*}} map
-// CHECK-NEXT: %[[SQ2:.*]] = arith.mulf %[[X]], %[[X]] : f16
-// CHECK-NEXT: %[[RSQ:.*]] = arith.divf %[[ONE]], %[[SQ2]] : f16
+// CHECK-NEXT: %[[RSQ:.*]] = arith.divf %[[ONE]], %[[SQ]] : f16
 // CHECK-NEXT: loopir.store %[[RSQ]], %{{.*}} map
 // CHECK-NEXT: %[[P4:.*]] = math.powf %[[X]], %[[E4]] : f16
 // CHECK-NEXT: loopir.store %[[P4]], %{{.*}} map

@@ -237,6 +237,37 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<InlineOnePointReduction>(context);
 }
 
+namespace {
+/// A tensor passed to a kernel twice is read through one buffer.
+struct DeduplicateKernelInputs : OpRewritePattern<KernelOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(KernelOp op,
+                                PatternRewriter &rewriter) const override {
+    OperandRange inputs = op.getInputs();
+    for (unsigned i = 1; i < inputs.size(); ++i) {
+      auto first = llvm::find(inputs.take_front(i), inputs[i]);
+      if (first == inputs.begin() + i)
+        continue;
+      Block &body = op.getBody().front();
+      unsigned kept = first - inputs.begin();
+      rewriter.replaceAllUsesWith(body.getArgument(i), body.getArgument(kept));
+      rewriter.modifyOpInPlace(op, [&] {
+        op.getInputsMutable().erase(i);
+        body.eraseArgument(i);
+      });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "every input is distinct");
+  }
+};
+} // namespace
+
+void KernelOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<DeduplicateKernelInputs>(context);
+}
+
 void ParallelOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                              MLIRContext *context) {
   results.add<InlineOnePointNest>(context);

@@ -13,6 +13,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <functional>
+#include <numeric>
 
 namespace strata::loopir {
 #define GEN_PASS_DEF_LOOPIRNORMALIZEPASS
@@ -69,6 +70,30 @@ SmallVector<Value> usedValues(Operation *op) {
 bool definedIn(Value v, Region &region) {
   return region.isAncestor(v.getParentRegion());
 }
+
+/// A movable op without regions equal to an earlier one in its block (same
+/// operands) is that one. Sibling reductions, fusion's clones of one
+/// producer, hoist the same invariants; merging the copies as they appear
+/// keeps equal reductions equal so that they merge too (CSE after the pass
+/// would come too late for that).
+struct MergeEqualValues : RewritePattern {
+  MergeEqualValues(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumRegions() != 0 || op->getNumResults() == 0 ||
+        !op->getParentOfType<KernelOp>() || !isMovable(op))
+      return failure();
+    for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
+      if (prev->getNumRegions() == 0 &&
+          OperationEquivalence::isEquivalentTo(
+              op, prev, OperationEquivalence::IgnoreLocations)) {
+        rewriter.replaceOp(op, prev->getResults());
+        return success();
+      }
+    return failure();
+  }
+};
 
 /// Moves invariant ops of a reduction's body in front of the reduction.
 struct HoistOutOfReduce : OpRewritePattern<ReduceOp> {
@@ -456,33 +481,82 @@ std::optional<AffineExpr> exactQuotient(AffineExpr term, int64_t c) {
 
 Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds);
 
+/// The constant coefficient of a term: k for `x * k` or a constant k, 1
+/// otherwise.
+int64_t coefficient(AffineExpr term) {
+  if (auto k = dyn_cast<AffineConstantExpr>(term))
+    return k.getValue();
+  if (term.getKind() == AffineExprKind::Mul)
+    if (auto k = dyn_cast<AffineConstantExpr>(
+            cast<AffineBinaryOpExpr>(term).getRHS()))
+      return k.getValue();
+  return 1;
+}
+
+/// (f x + r) floordiv (f m) = x floordiv m and (f x + r) mod (f m) =
+/// f (x mod m) + r when 0 <= r < f: an index flattened from (x, r) and
+/// split at a multiple of r's extent (a [b * h, t, t] view read as
+/// [b, h, t, t]: (d0 * 169 + d1 * 13 + d2) floordiv 676 is d0 floordiv 4).
+/// Each factor f of c that a term's coefficient shares is tried.
+std::optional<Ranged> divideByCommonFactor(ArrayRef<AffineExpr> terms,
+                                           int64_t c, AffineExprKind kind,
+                                           ArrayRef<int64_t> bounds) {
+  MLIRContext *ctx = terms.front().getContext();
+  for (AffineExpr candidate : terms) {
+    int64_t f = std::gcd(c, coefficient(candidate));
+    if (f <= 1 || f == c)
+      continue;
+    AffineExpr x = getAffineConstantExpr(0, ctx), r = x;
+    for (AffineExpr term : terms) {
+      if (std::optional<AffineExpr> q = exactQuotient(term, f))
+        x = x + *q;
+      else
+        r = r + term;
+    }
+    Ranged rest = simplifyInRange(r, bounds);
+    if (rest.lo < 0 || rest.hi >= f)
+      continue;
+    Ranged outer = simplifyInRange(
+        kind == AffineExprKind::FloorDiv ? x.floorDiv(c / f) : x % (c / f),
+        bounds);
+    if (kind == AffineExprKind::FloorDiv)
+      return outer;
+    return Ranged{outer.expr * f + rest.expr, outer.lo * f + rest.lo,
+                  outer.hi * f + rest.hi};
+  }
+  return std::nullopt;
+}
+
 /// (c q + r) floordiv c = q + r floordiv c and (c q + r) mod c = r mod c:
 /// the multiples of c leave the dividend first, so that a flattened index
 /// split again (d0 * 1632 + d1 * 96 + d2 with d1 < 17, d2 < 96, divided by
-/// 1632) simplifies even where the whole dividend spans several periods.
-std::optional<Ranged> divideTerms(AffineExpr dividend, int64_t c,
-                                  AffineExprKind kind,
-                                  ArrayRef<int64_t> bounds) {
-  SmallVector<AffineExpr> terms;
+/// 1632) simplifies even where the whole dividend spans several periods;
+/// then the rest is divided by a factor it shares with c, or kept.
+Ranged divideTerms(AffineExpr dividend, int64_t c, AffineExprKind kind,
+                   ArrayRef<int64_t> bounds) {
+  SmallVector<AffineExpr> terms, rest;
   collectTerms(dividend, terms);
   MLIRContext *ctx = dividend.getContext();
-  AffineExpr quotient = getAffineConstantExpr(0, ctx), rest = quotient;
-  bool split = false;
+  AffineExpr quotient = getAffineConstantExpr(0, ctx);
   for (AffineExpr term : terms) {
-    if (std::optional<AffineExpr> q = exactQuotient(term, c)) {
+    if (std::optional<AffineExpr> q = exactQuotient(term, c))
       quotient = quotient + *q;
-      split = true;
-    } else {
-      rest = rest + term;
-    }
+    else
+      rest.push_back(term);
   }
-  if (!split)
-    return std::nullopt;
-  Ranged inner = divideInRange(simplifyInRange(rest, bounds), c, kind);
+  std::optional<Ranged> inner;
+  if (!rest.empty())
+    inner = divideByCommonFactor(rest, c, kind, bounds);
+  if (!inner) {
+    AffineExpr sum = getAffineConstantExpr(0, ctx);
+    for (AffineExpr term : rest)
+      sum = sum + term;
+    inner = divideInRange(simplifyInRange(sum, bounds), c, kind);
+  }
   if (kind == AffineExprKind::Mod)
-    return inner;
+    return *inner;
   Ranged q = simplifyInRange(quotient, bounds);
-  return Ranged{q.expr + inner.expr, q.lo + inner.lo, q.hi + inner.hi};
+  return Ranged{q.expr + inner->expr, q.lo + inner->lo, q.hi + inner->hi};
 }
 
 Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds) {
@@ -505,11 +579,7 @@ Ranged simplifyInRange(AffineExpr e, ArrayRef<int64_t> bounds) {
     auto divisor = dyn_cast<AffineConstantExpr>(r.expr);
     if (!divisor || divisor.getValue() <= 0)
       break;
-    int64_t c = divisor.getValue();
-    if (std::optional<Ranged> split =
-            divideTerms(l.expr, c, e.getKind(), bounds))
-      return *split;
-    return divideInRange(l, c, e.getKind());
+    return divideTerms(l.expr, divisor.getValue(), e.getKind(), bounds);
   }
   default:
     break;
@@ -566,10 +636,13 @@ struct LoopIRNormalizePass
 } // namespace
 
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
-  patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualReductions,
+  patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualValues,
+               MergeEqualReductions,
                MergeSiblingReductions, DropDuplicateContributions,
                DivisionByInvariant, DropUnusedIndices<LoadOp>,
                DropUnusedIndices<StoreOp>, SimplifyWithLoopBounds<LoadOp>,
                SimplifyWithLoopBounds<StoreOp>>(patterns.getContext());
   populatePowByConstantPatterns(patterns);
+  // One buffer per distinct input, so that loads of it compare equal.
+  KernelOp::getCanonicalizationPatterns(patterns, patterns.getContext());
 }

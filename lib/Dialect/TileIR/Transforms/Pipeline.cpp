@@ -34,7 +34,8 @@ int64_t strata::tileir::getStagedChunkBytes(ContractOp contract, int64_t rows,
 namespace {
 /// The depth of one contraction: `wanted` (0: kContractionStages, or for
 /// halves in a large tensor-core tile kLargeTileHalfStages), but at most
-/// its steps of k and what fits in `budget` bytes of shared memory; a
+/// its steps of k and what fits in its share of `budget` bytes of shared
+/// memory (the program's contractions split it evenly); a
 /// large tensor-core tile (isLargeTensorCoreTile) may take its default
 /// depth whatever the budget.
 int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget,
@@ -52,6 +53,10 @@ int64_t chooseStages(ContractOp contract, int64_t wanted, int64_t budget,
   if (large)
     budget = std::max(
         budget, std::min<int64_t>(depth * perStage, kMaxSharedMemoryBytes));
+  // Sibling contractions of one program share the shared memory.
+  auto contracts = kernel.getBody().getOps<ContractOp>();
+  budget /= std::max<int64_t>(1, std::distance(contracts.begin(),
+                                               contracts.end()));
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   int64_t fit = std::max<int64_t>(1, budget / perStage);
   return std::max<int64_t>(1, std::min({wanted, steps, fit}));

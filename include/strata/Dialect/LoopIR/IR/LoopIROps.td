@@ -35,7 +35,8 @@ def LoopIR_KernelOp : LoopIR_Op<"kernel", [IsolatedFromAbove, Pure,
     The entry block has one buffer argument per input and then one per
     result; the body reads the input buffers and writes every element of the
     result buffers. From outside, the kernel is a pure function of its
-    tensor operands.
+    tensor operands. Canonicalization gives a tensor passed twice one buffer
+    (fusion brings one per fused producer), so that equal loads are equal.
 
     ```mlir
     %r = loopir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32> {
@@ -56,6 +57,7 @@ def LoopIR_KernelOp : LoopIR_Op<"kernel", [IsolatedFromAbove, Pure,
     attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The buffers through which the body reads the inputs.
     ::mlir::Block::BlockArgListType getInputBuffers() {

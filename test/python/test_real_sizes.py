@@ -1,0 +1,67 @@
+"""Small sizes prove numbers, real sizes prove schedules: the decoder block
+of examples/decoder.py at GPT-2-small dimensions (dim 768, 12 heads, MLP
+2048, one sequence of 1024) compiles with every matrix product as a tiled
+contraction and no launch beyond 65,536 blocks. (Its numbers are checked at
+small sizes in test_run.py and test_contraction.py.)"""
+import os
+import re
+
+import pytest
+import torch
+
+import strata
+from conftest import REPO
+from strata.compile_expr import from_file
+from strata.frontend import capture, import_program
+
+MAX_BLOCKS = 65536
+
+
+@pytest.fixture(scope="module")
+def gpt2_block():
+    model, _ = from_file(os.path.join(REPO, "examples", "decoder.py"))
+    block = type(model)(dim=768, heads=12, hidden=2048)
+    torch.manual_seed(0)
+    return capture(block, (torch.randn(1, 1024, 768),))
+
+
+def lowered(program, stage):
+    module = import_program(program)
+    module.run(strata.pipeline(stage))
+    return str(module)
+
+
+def tile_kernels(text):
+    """(domain, tile, body) of each tileir.kernel."""
+    heads = list(re.finditer(r"tileir\.kernel .*? domain \[([\d, ]+)\] "
+                             r"tile \[([\d, ]+)\]", text))
+    for head, after in zip(heads, heads[1:] + [None]):
+        body = text[head.end():after.start() if after else len(text)]
+        yield ([int(d) for d in head.group(1).split(",")],
+               [int(t) for t in head.group(2).split(",")], body)
+
+
+def test_every_real_size_contraction_is_tiled(gpt2_block):
+    # A sum over k >= 64 in a kernel of at least 64 x 64 outputs is a
+    # matrix product: it must not run one output element per program.
+    text = lowered(gpt2_block, "tile")
+    contracts = 0
+    for domain, tile, body in tile_kernels(text):
+        contracts += body.count("tileir.contract")
+        rows, cols = domain[-2:] if len(domain) >= 2 else (1, domain[0])
+        per_element = all(t == 1 for t in tile[-2:])
+        folds = [int(k) for k in re.findall(
+            r"tileir\.fold add\(.*?\) \(.*?\) in \[(\d+)\]", body)]
+        assert not (rows >= 64 and cols >= 64 and per_element and
+                    any(k >= 64 for k in folds)), (domain, tile, body[:2000])
+    # qkv, scores, attention x values, out, gate and up (one program), down.
+    assert contracts == 7, text
+
+
+def test_no_real_size_launch_exceeds_65536_blocks(gpt2_block):
+    text = lowered(gpt2_block, "kernel")
+    grids = [[int(g) for g in grid.split(",")] for grid in
+             re.findall(r"grid = array<i64: ([\d, ]+)>", text)]
+    assert len(grids) == 10
+    for grid in grids:
+        assert grid[0] * grid[1] * grid[2] <= MAX_BLOCKS, grids
