@@ -7,7 +7,10 @@ time grows with a program): capture it once, then REPS times import it into
 tensorir and lower it to PTX (strata-lower-to-nvvm, format=isa), and
 assemble that PTX with ptxas. Prints the median of each, the share of
 LLVM's NVPTX code generation (gpu-module-to-binary), the first, cold
-compile of the process, and the ratio of Strata's time to ptxas's. A benchmark, not a test: it asserts nothing.
+compile of the process, and the ratio of Strata's time to ptxas's; and the
+median time to capture it (PyTorch tracing with fake tensors: the
+GPT-2-small block, decoder_gpt2, is the real-size case). A benchmark, not
+a test: it asserts nothing.
 
     tools/compile-benchmark.sh [--reps N] [--only NAME] [--cpu N]
 """
@@ -64,7 +67,25 @@ def decoder_stack(blocks=8):
     return model, example.inputs, 0, 0
 
 
-PROGRAMS = dict(gpu_programs.PROGRAMS, decoder_x8=decoder_stack)
+def decoder_gpt2():
+    """The example's block at GPT-2-small dimensions, one sequence of 1024."""
+    example = gpu_programs.decoder_example()
+    torch.manual_seed(0)
+    block = example.DecoderBlock(dim=768, heads=12, hidden=2048)
+    return block, (torch.randn(1, 1024, 768),), 0, 0
+
+
+def capture_seconds(fn, inputs, reps):
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        program = capture(fn, inputs)
+        times.append(time.perf_counter() - start)
+    return program, statistics.median(times)
+
+
+PROGRAMS = dict(gpu_programs.PROGRAMS, decoder_x8=decoder_stack,
+                decoder_gpt2=decoder_gpt2)
 
 
 def main():
@@ -82,13 +103,13 @@ def main():
     names = [args.only] if args.only else sorted(
         PROGRAMS, key=lambda n: (n.startswith("decoder"), n))
     print("one core (cpu %d), median of %d; ms" % (cpu, args.reps))
-    print("%-18s %7s %8s %8s %8s %8s %8s %7s" % (
+    print("%-18s %7s %8s %8s %8s %8s %8s %7s %8s" % (
         "program", "kernels", "to PTX", "LLVM", "ours", "ptxas", "cold",
-        "/ptxas"))
+        "/ptxas", "capture"))
     for name in names:
         torch.manual_seed(0)
         fn, inputs, _, _ = PROGRAMS[name]()
-        program = capture(fn, inputs)
+        program, captured = capture_seconds(fn, inputs, args.reps)
         schedule = gpu_programs.SCHEDULE.get(name, "")
         runs = [lower_to_ptx(program, schedule) for _ in range(args.reps + 1)]
         cold, warm = runs[0], runs[1:]
@@ -96,9 +117,10 @@ def main():
         total = statistics.median(r[1] for r in warm)
         llvm = statistics.median(r[2] for r in warm)
         ptxas = statistics.median(ptxas_seconds(ptx) for _ in range(args.reps))
-        print("%-18s %7d %8.0f %8.0f %8.0f %8.0f %8.0f %7.2f" % (
+        print("%-18s %7d %8.0f %8.0f %8.0f %8.0f %8.0f %7.2f %8.0f" % (
             name, ptx.count(".entry "), total * 1e3, llvm * 1e3,
-            (total - llvm) * 1e3, ptxas * 1e3, cold[1] * 1e3, total / ptxas))
+            (total - llvm) * 1e3, ptxas * 1e3, cold[1] * 1e3, total / ptxas,
+            captured * 1e3))
     return 0
 
 

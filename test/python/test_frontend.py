@@ -12,6 +12,7 @@ import torch.nn.functional as F
 import strata
 from conftest import BUILD, REPO
 from strata.frontend import UnsupportedOperation, capture, import_program
+from strata.runner import check
 
 STRATA = os.path.join(BUILD, "bin", "strata")
 
@@ -235,3 +236,31 @@ def test_data_dependent_programs_are_one_clean_error(expr):
     assert r.stderr.strip().count("\n") == 0, r.stderr
     assert r.stderr.startswith("strata: error: the program is data-dependent "
                                "at <expression>:1: a tensor's value decides"), r.stderr
+
+
+class _Probe(nn.Module):
+    """Records what its forward computes with."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(3))
+        self.register_buffer("shift", torch.randn(3))
+        self.seen = []
+
+    def forward(self, x):
+        self.seen.append({type(t).__name__ for t in (x, self.weight, self.shift)})
+        return x * self.weight + self.shift
+
+
+def test_modules_are_captured_with_fake_tensors_for_inputs_and_state():
+    # Capture costs what the graph costs, not what running the model at its
+    # real size costs: the forward sees fake tensors, its own parameters
+    # and buffers included, which stay the program's weights.
+    probe = _Probe()
+    program = capture(probe, (torch.randn(2, 3),))
+    assert probe.seen == [{"FakeTensor"}]
+    assert program.bindings == [("input", 0), ("weight", "weight"),
+                                ("weight", "shift")]
+    assert torch.equal(program.weights["weight"], probe.weight.detach())
+    report = check(probe, (torch.randn(2, 3),), via="kernel")
+    assert report.passed, report

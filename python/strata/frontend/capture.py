@@ -118,11 +118,53 @@ def _capture_error(error):
                         % (at, type(error).__name__, first))
 
 
+def _functional_call():
+    func = getattr(torch, "func", None)
+    if func is not None and hasattr(func, "functional_call"):
+        return func.functional_call
+    from torch.nn.utils import stateless
+    return stateless.functional_call
+
+
+def _trace_module_state_as_inputs(module, inputs):
+    """Traces `module` with fake tensors for its inputs and for its
+    parameters and buffers, passed as inputs after the user's (make_fx
+    turns only the arguments into fake tensors, and a module's own real
+    parameters stop a fake trace). Capturing then costs what the graph
+    costs, not what running the model at its real size costs."""
+    state = list(module.named_parameters()) + list(module.named_buffers())
+    names = [name for name, _ in state]
+    call = _functional_call()
+
+    def functional(*args):
+        weights = dict(zip(names, args[len(inputs):]))
+        return call(module, weights, args[:len(inputs)])
+
+    gm = _trace(functional, tuple(inputs) + tuple(t for _, t in state), "fake")
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(inputs) + len(state):
+        raise RuntimeError("the fake trace lost an input")
+    bindings = [("input", i) for i in range(len(inputs))]
+    weights = {}
+    for node, (name, tensor) in zip(placeholders[len(inputs):], state):
+        weights[name] = tensor.detach()
+        bindings.append(("weight", name))
+    return gm, bindings, weights
+
+
 def _capture_make_fx(fn, inputs) -> Program:
     # Fake tensors give every value's shape and dtype without computing
     # anything (fast on large inputs, and fine for ops the CPU lacks, like
     # half-precision matmul); real tracing plus shape propagation is the
     # fallback. What the real trace raises is the user's error.
+    if isinstance(fn, torch.nn.Module):
+        try:
+            gm, bindings, weights = _trace_module_state_as_inputs(fn, inputs)
+            if not any(n.op == "get_attr" for n in gm.graph.nodes):
+                return Program(gm, bindings, weights,
+                               innermost_first=_torch_major() < 2)
+        except Exception:
+            pass
     try:
         gm, fake = _trace(fn, inputs, "fake"), True
     except Exception:
