@@ -3,6 +3,8 @@
 #include "Builder.h"
 #include "Compiler.h"
 
+#include "strata/Dialect/TileIR/Analysis/TrafficModel.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -49,6 +51,19 @@ static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
 }
 
 PYBIND11_MODULE(_strata, m) {
+  m.def(
+      "roofline",
+      [] {
+        strata::tileir::Roofline r;
+        py::dict figures;
+        figures["bandwidth"] = r.bytesPerSecond;
+        figures["f16"] = r.halfFlopsPerSecond;
+        figures["tf32"] = r.tf32FlopsPerSecond;
+        figures["f32"] = r.f32FlopsPerSecond;
+        return figures;
+      },
+      "The H200 figures of the traffic model: copy bandwidth (bytes/s) and "
+      "the peak FLOP/s of each math unit.");
   m.doc() = "Strata compiler core (C++/MLIR).";
   py::register_exception<CompilerError>(m, "CompilerError");
 
@@ -86,6 +101,38 @@ PYBIND11_MODULE(_strata, m) {
       .def("result_types", &Module::resultTypes, py::arg("entry"),
            "(shape, element type) of each result of the tensor function "
            "`entry`.")
+      .def("traffic",
+           [](const Module &m, bool tensorCores, bool tf32) {
+             py::list kernels;
+             strata::tileir::Roofline roofline;
+             for (const auto &k : strata::tileir::modelModule(
+                      m.op(), tensorCores, tf32)) {
+               py::dict row;
+               row["name"] = k.name;
+               row["kind"] = k.kind;
+               row["programs"] = k.programs;
+               row["bytes_read"] = k.bytesRead;
+               row["bytes_written"] = k.bytesWritten;
+               row["tile_bytes_read"] = k.tileBytesRead;
+               row["tile_bytes_written"] = k.tileBytesWritten;
+               row["flops"] = k.flops;
+               row["unit"] = k.unit == strata::tileir::MathUnit::Half ? "f16"
+                             : k.unit == strata::tileir::MathUnit::TF32
+                                 ? "tf32"
+                                 : "f32";
+               row["seconds"] = k.seconds(roofline);
+               kernels.append(row);
+             }
+             return kernels;
+           },
+           py::arg("tensor_cores") = true, py::arg("tf32") = false,
+           "The traffic model of every scheduled tile kernel (a module at "
+           "tileir): name, kind, programs, bytes read and written, FLOPs, "
+           "the math unit and the H200 roofline's time. A model, not a "
+           "measurement.")
+      .def("ideal_bytes",
+           [](const Module &m) { return strata::tileir::idealBytes(m.op()); },
+           "Bytes of every argument and result of the host functions.")
       .def("to_cuda", &Module::cuda,
            "The kernelir kernels as readable CUDA C++.")
       .def("run_on_cpu",

@@ -167,6 +167,14 @@ def cmd_compile(args):
     except (InputError, FrontendError) as e:
         raise SystemExit("strata: error: %s" % e)
     passes = ""
+    if args.report or args.report_html:
+        from strata.report import traffic_report
+        traffic = traffic_report(program, args.options or "")
+        if args.report:
+            sys.stderr.write(traffic.text())
+        if args.report_html:
+            _write(args.report_html, traffic.html(
+                "Strata roofline: %s" % (args.file or args.c)))
     if args.output and args.output.endswith(".strata"):
         from strata.api import build_artifact
         _write(args.output, build_artifact(str(module),
@@ -195,9 +203,7 @@ def cmd_compile(args):
         times.append(("tensorir to %s" % args.emit, time.perf_counter() - start))
         text = str(module)
     _write(args.output, text)
-    if args.report or (args.timing and args.emit == "ptx"):
-        if args.emit != "ptx":
-            raise SystemExit("strata: error: --report needs --emit ptx")
+    if args.emit == "ptx" and (args.report or args.timing):
         seconds, ptxas_out = (_ptxas(text, args.chip, verbose=True) if text
                               else (0.0, ""))  # No kernels.
         times.append(("ptxas -arch=%s" % args.chip, seconds))
@@ -332,8 +338,14 @@ def build_parser():
                    help="print the time of every stage and pass (and of "
                         "ptxas with --emit ptx) on stderr")
     p.add_argument("--report", action="store_true",
-                   help="with --emit ptx: registers, spills and shared "
-                        "memory of every kernel, from ptxas -v")
+                   help="print every kernel's modeled global-memory bytes, "
+                        "FLOPs and H200 roofline time, and the program's "
+                        "against its ideal, on stderr (a model, not a "
+                        "measurement); with --emit ptx also registers, "
+                        "spills and shared memory, from ptxas -v")
+    p.add_argument("--report-html", metavar="FILE",
+                   help="write the program's kernels on an H200 roofline "
+                        "chart, with the report's table, to FILE")
     p.add_argument("--options", default="",
                    help="schedule options of the pipelines, e.g. "
                         "'stages=3 tf32=true k-tile=32'")

@@ -57,7 +57,6 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
   matchAndRewrite(tileir::KernelOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto module = op->getParentOfType<ModuleOp>();
-    auto host = op->getParentOfType<FunctionOpInterface>();
     Location loc = op.getLoc();
     // One block per program instance, in a one-dimensional grid.
     int64_t blocks = 1;
@@ -82,8 +81,7 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
 
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToEnd(module.getBody());
-    std::string name =
-        (host ? host.getName().str() : std::string("strata")) + "_kernel";
+    std::string name = tileir::getKernelBaseName(op);
     auto func = kernelir::FuncOp::create(
         rewriter, loc, name, op.getBody().getArgumentTypes(),
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});

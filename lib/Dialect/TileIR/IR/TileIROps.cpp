@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -154,6 +155,11 @@ static LogicalResult verifyTileAccess(Operation *op, TileType tile,
            << tile.getElementType() << " differs from buffer element type "
            << buffer.getElementType();
   return verifyIndexMap(op, map, origin.size(), buffer);
+}
+
+std::string strata::tileir::getKernelBaseName(KernelOp kernel) {
+  auto host = kernel->getParentOfType<FunctionOpInterface>();
+  return (host ? host.getName().str() : std::string("strata")) + "_kernel";
 }
 
 AffineMap LoadOp::getIndexMap() {

@@ -30,4 +30,11 @@ enum class ProgramKind { Elementwise, Row, Contraction, Generic };
 #define GET_OP_CLASSES
 #include "strata/Dialect/TileIR/IR/TileIROps.h.inc"
 
+namespace strata::tileir {
+/// The name convert-tileir-to-kernelir gives `kernel`'s kernelir.func
+/// before the module's symbol table makes it unique: its host function's
+/// name and "_kernel".
+std::string getKernelBaseName(KernelOp kernel);
+} // namespace strata::tileir
+
 #endif // STRATA_DIALECT_TILEIR_IR_TILEIR_H
