@@ -71,6 +71,7 @@ static void buildTileStages(OpPassManager &pm, const Options &options) {
   ConvertLoopIRToTileIRPassOptions kinds;
   kinds.schedule = options.schedule;
   pm.addPass(createConvertLoopIRToTileIRPass(kinds));
+  pm.addPass(tileir::createTileIRFuseFoldsPass());
   addSchedulePasses(pm, options);
 }
 template <typename Options>

@@ -2,6 +2,8 @@
 shared by its threads through warp shuffles and shared memory) and the
 emulated GPU kernels match PyTorch at ragged sizes, with the threads of
 every barrier interval run forward and in reverse."""
+import re
+
 import pytest
 import torch
 import torch.nn as nn
@@ -45,7 +47,7 @@ def test_row_program_matches_pytorch(name, shape):
     torch.manual_seed(sum(map(ord, name)) + shape[1])
     fn = ROW_PROGRAMS[name]
     inputs = (randn(*shape),)
-    assert "tileir.fold" in tile_ir(fn, inputs)
+    assert re.search(r"tileir\.(composite_)?fold", tile_ir(fn, inputs))
     # The first shape also runs its threads in reverse and shuffled (the
     # race check).
     vias = (["kernel", "kernel-reversed", "kernel-shuffled"]
@@ -84,3 +86,33 @@ def test_short_rows_share_a_block_a_warp_each(name):
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, (x,), via=via)
         assert report.passed, (via, report)
+
+
+ONLINE_SOFTMAX = {
+    "softmax": lambda x: F.softmax(x, -1),
+    "log_softmax": lambda x: F.log_softmax(x, -1),
+    "scaled_softmax": lambda x: F.softmax(x * 0.125, -1),
+    # Rows masked with -inf (a causal mask's first rows are mostly masked).
+    "masked_softmax": lambda x: F.softmax(
+        x + torch.triu(torch.full(x.shape, float("-inf")), 1), -1),
+}
+
+
+@pytest.mark.parametrize("shape", [(37, 70), (5, 2049), (3, 4096)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", sorted(ONLINE_SOFTMAX))
+def test_softmax_statistics_are_one_online_fold(name, shape):
+    # The max and the sum of exp(x - max) are one fold over online
+    # softmax's (max, sum) monoid (tileir-fuse-folds): the row is read
+    # once for both. Splitting the row among threads in any order (the
+    # three thread orders) gives the same sums within tolerance.
+    torch.manual_seed(sum(map(ord, name)) + shape[1])
+    fn = ONLINE_SOFTMAX[name]
+    inputs = (randn(*shape),)
+    text = tile_ir(fn, inputs)
+    assert text.count("tileir.composite_fold") == 1, text
+    assert "tileir.fold max" not in text, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via)
+        assert report.passed, (via, report)
+

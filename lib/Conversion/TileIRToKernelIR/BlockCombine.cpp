@@ -11,27 +11,44 @@
 using namespace mlir;
 using namespace strata;
 
-/// Folds each value with those of the lanes `width / 2, ..., 2, 1` away
+KernelMonoid KernelMonoid::primitive(ArrayRef<MonoidKind> kinds,
+                                     TypeRange types) {
+  KernelMonoid monoid;
+  for (auto [kind, type] : llvm::zip(kinds, types))
+    monoid.identity.push_back(getMonoidIdentity(kind, type));
+  SmallVector<MonoidKind> components(kinds);
+  monoid.combine = [components](OpBuilder &b, Location loc, ValueRange x,
+                                ValueRange y) {
+    SmallVector<Value> result;
+    for (auto [kind, a, c] : llvm::zip(components, x, y))
+      result.push_back(combineScalars(b, loc, kind, a, c));
+    return result;
+  };
+  return monoid;
+}
+
+/// Folds each element with those of the lanes `width / 2, ..., 2, 1` away
 /// (xor): afterwards every lane of each aligned group of `width` lanes holds
 /// the group's result.
 static void butterfly(OpBuilder &b, Location loc, int64_t width,
-                      ArrayRef<MonoidKind> kinds,
+                      const KernelMonoid &monoid,
                       SmallVectorImpl<Value> &values) {
   for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
     Value distance = arith::ConstantIntOp::create(b, loc, offset, 32);
-    for (auto [c, v] : llvm::zip(kinds, values)) {
-      Value other = kernelir::ShuffleOp::create(b, loc, v, distance,
-                                                kernelir::ShuffleMode::XOR);
-      v = combineScalars(b, loc, c, v, other);
-    }
+    SmallVector<Value> others;
+    for (Value v : values)
+      others.push_back(kernelir::ShuffleOp::create(b, loc, v, distance,
+                                                   kernelir::ShuffleMode::XOR));
+    SmallVector<Value> combined = monoid.combine(b, loc, values, others);
+    values.assign(combined.begin(), combined.end());
   }
 }
 
 SmallVector<Value> strata::combineAcrossBlock(
     OpBuilder &b, Location loc, Block &kernelEntry, Value thread,
-    int64_t threads, ArrayRef<MonoidKind> kinds, ValueRange partials) {
+    int64_t threads, const KernelMonoid &monoid, ValueRange partials) {
   SmallVector<Value> values(partials);
-  butterfly(b, loc, kernelir::kWarpSize, kinds, values);
+  butterfly(b, loc, kernelir::kWarpSize, monoid, values);
   int64_t warps = threads / kernelir::kWarpSize;
   if (warps == 1)
     return values;
@@ -67,7 +84,7 @@ SmallVector<Value> strata::combineAcrossBlock(
         b, loc, lane, arith::ConstantIndexOp::create(b, loc, warps));
     for (auto [i, post] : llvm::enumerate(posts))
       values[i] = kernelir::LoadOp::create(b, loc, post, ValueRange{slot});
-    butterfly(b, loc, warps, kinds, values);
+    butterfly(b, loc, warps, monoid, values);
     return values;
   }
   Value hasPost =
@@ -76,10 +93,9 @@ SmallVector<Value> strata::combineAcrossBlock(
   for (auto [i, post] : llvm::enumerate(posts)) {
     Value read =
         kernelir::LoadOp::create(b, loc, post, ValueRange{lane}, hasPost);
-    Value identity = arith::ConstantOp::create(
-        b, loc, getMonoidIdentity(kinds[i], values[i].getType()));
+    Value identity = arith::ConstantOp::create(b, loc, monoid.identity[i]);
     values[i] = arith::SelectOp::create(b, loc, hasPost, read, identity);
   }
-  butterfly(b, loc, kernelir::kWarpSize, kinds, values);
+  butterfly(b, loc, kernelir::kWarpSize, monoid, values);
   return values;
 }

@@ -7,10 +7,27 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <functional>
+
 namespace strata {
 
-/// Combines `partials` (one value per monoid of `kinds`, per thread of a block of
-/// `threads` threads, a multiple of the warp size) into the block's results,
+/// A monoid as the kernel lowering combines it: the identity of each
+/// component and how two elements combine, emitted at a builder. Primitive
+/// monoids combine component by component; a tileir.composite_fold's
+/// combines whole tuples with its region.
+struct KernelMonoid {
+  llvm::SmallVector<mlir::TypedAttr> identity;
+  std::function<llvm::SmallVector<mlir::Value>(
+      mlir::OpBuilder &, mlir::Location, mlir::ValueRange, mlir::ValueRange)>
+      combine;
+
+  /// Independent primitive monoids, one per component.
+  static KernelMonoid primitive(llvm::ArrayRef<MonoidKind> kinds,
+                                mlir::TypeRange types);
+};
+
+/// Combines `partials` (one element of `monoid` per thread of a block of
+/// `threads` threads, a multiple of the warp size) into the block's result,
 /// which every thread receives: a butterfly of xor shuffles within each
 /// warp; then, with several warps, lane 0 of each posts its warp's result to
 /// a shared buffer (declared at the start of `kernelEntry`), a barrier, and
@@ -18,7 +35,7 @@ namespace strata {
 llvm::SmallVector<mlir::Value>
 combineAcrossBlock(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::Block &kernelEntry, mlir::Value thread,
-                   int64_t threads, llvm::ArrayRef<MonoidKind> kinds,
+                   int64_t threads, const KernelMonoid &monoid,
                    mlir::ValueRange partials);
 
 } // namespace strata

@@ -282,6 +282,9 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
           return translatePoints(points);
         })
         .Case([&](tileir::FoldOp fold) { return translateFold(fold); })
+        .Case([&](tileir::CompositeFoldOp fold) {
+          return translateCompositeFold(fold);
+        })
         .Case([&](tileir::DistributeOp loop) {
           return translateDistribute(loop);
         })
@@ -356,39 +359,70 @@ TileBodyTranslator::clonePoints(Block &body, ValueRange first, int64_t width) {
 }
 
 LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
-  Location loc = fold.getLoc();
+  SmallVector<MonoidKind> kinds;
+  for (tileir::Combiner c : fold.getCombinerList())
+    kinds.push_back(tileir::FoldOp::getMonoidKind(c));
+  return translateCooperativeFold(
+      fold, KernelMonoid::primitive(kinds, fold.getResultTypes()),
+      fold.getBody().front(), fold.getBounds());
+}
+
+LogicalResult
+TileBodyTranslator::translateCompositeFold(tileir::CompositeFoldOp fold) {
+  KernelMonoid monoid;
+  for (Attribute identity : fold.getIdentities())
+    monoid.identity.push_back(cast<TypedAttr>(identity));
+  Block *combine = &fold.getCombine().front();
+  // The region may use kernel-level values (constants hoisted out of it).
+  monoid.combine = [this, combine](OpBuilder &b, Location loc, ValueRange x,
+                                   ValueRange y) {
+    IRMapping args = mapping;
+    args.map(combine->getArguments().take_front(x.size()), x);
+    args.map(combine->getArguments().drop_front(x.size()), y);
+    for (Operation &op : combine->without_terminator())
+      b.clone(op, args);
+    SmallVector<Value> result;
+    for (Value v : combine->getTerminator()->getOperands())
+      result.push_back(args.lookupOrDefault(v));
+    return result;
+  };
+  return translateCooperativeFold(fold, monoid, fold.getBody().front(),
+                                  fold.getBounds());
+}
+
+LogicalResult TileBodyTranslator::translateCooperativeFold(
+    Operation *fold, const KernelMonoid &monoid, Block &body,
+    ArrayRef<int64_t> bounds) {
+  Location loc = fold->getLoc();
   if (groupThreads % kernelir::kWarpSize != 0)
-    return fold.emitError("a cooperative fold needs a whole number of "
-                          "warps per row, but the kernel has ")
+    return fold->emitError("a cooperative fold needs a whole number of "
+                           "warps per row, but the kernel has ")
            << groupThreads << " threads per row";
   if (groupThreads != kernelir::kWarpSize &&
       groupThreads != (int64_t)kernel.getThreads())
-    return fold.emitError("with several rows per program instance each row "
-                          "takes one warp, but the kernel gives each ")
+    return fold->emitError("with several rows per program instance each "
+                           "row takes one warp, but the kernel gives each ")
            << groupThreads << " threads";
-  SmallVector<MonoidKind> kinds;
   SmallVector<Value> init;
-  for (auto [c, identity] :
-       llvm::zip(fold.getCombinerList(), fold.getIdentities())) {
-    kinds.push_back(tileir::FoldOp::getMonoidKind(c));
-    init.push_back(arith::ConstantOp::create(b, loc, cast<TypedAttr>(identity)));
-  }
-  Block &body = fold.getBody().front();
-  int64_t width = chooseRunWidth(body, fold.getBounds());
+  for (TypedAttr identity : monoid.identity)
+    init.push_back(arith::ConstantOp::create(b, loc, identity));
+  int64_t width = chooseRunWidth(body, bounds);
   auto loop = sharedLoop(
-      loc, fold.getBounds(), init,
+      loc, bounds, init,
       [&](ValueRange first, ValueRange acc) {
         SmallVector<Value> next(acc);
-        for (IRMapping &point : clonePoints(body, first, width))
-          for (auto [c, a, x] :
-               llvm::zip(kinds, next, body.getTerminator()->getOperands()))
-            a = combineScalars(b, loc, c, a, point.lookupOrDefault(x));
+        for (IRMapping &point : clonePoints(body, first, width)) {
+          SmallVector<Value> contribution;
+          for (Value x : body.getTerminator()->getOperands())
+            contribution.push_back(point.lookupOrDefault(x));
+          next = monoid.combine(b, loc, next, contribution);
+        }
         return next;
       },
       width);
-  mapping.map(fold.getResults(),
+  mapping.map(fold->getResults(),
               combineAcrossBlock(b, loc, *entry, groupThread, groupThreads,
-                                 kinds, loop.getResults()));
+                                 monoid, loop.getResults()));
   return success();
 }
 

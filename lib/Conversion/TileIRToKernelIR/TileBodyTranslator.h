@@ -3,6 +3,7 @@
 #ifndef STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
 #define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
 
+#include "BlockCombine.h"
 #include "strata/Conversion/TileIRToKernelIR/TileIRToKernelIR.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
@@ -186,6 +187,14 @@ private:
   /// A cooperative fold: each thread folds its share of the points in
   /// registers, then the block combines the partial results.
   LogicalResult translateFold(tileir::FoldOp fold);
+  LogicalResult translateCompositeFold(tileir::CompositeFoldOp fold);
+  /// A cooperative fold of `body`'s contributions over `bounds` with
+  /// `monoid`: each thread folds its points in registers, then the block
+  /// combines (combineAcrossBlock); every thread gets the results.
+  LogicalResult translateCooperativeFold(Operation *fold,
+                                         const KernelMonoid &monoid,
+                                         Block &body,
+                                         ArrayRef<int64_t> bounds);
 
   /// A contraction, staged through shared memory: per step of `step` k,
   /// the threads copy the lhs chunk (tile rows x step) and the rhs chunk

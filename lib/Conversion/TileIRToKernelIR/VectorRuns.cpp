@@ -76,17 +76,10 @@ void TileBodyTranslator::planRowCaches() {
   };
   SmallVector<Reads> reads;
   for (Operation &op : kernel.getBody().front()) {
-    Block *body = nullptr;
-    ArrayRef<int64_t> bounds;
-    if (auto fold = dyn_cast<tileir::FoldOp>(op)) {
-      body = &fold.getBody().front();
-      bounds = fold.getBounds();
-    } else if (auto loop = dyn_cast<tileir::DistributeOp>(op)) {
-      body = &loop.getBody().front();
-      bounds = loop.getBounds();
-    } else {
+    auto loop = tileir::getCooperativeLoop(&op);
+    if (!loop)
       continue;
-    }
+    auto [body, bounds] = *loop;
     int64_t width = chooseRunWidth(*body, bounds);
     if (width == 1)
       continue;

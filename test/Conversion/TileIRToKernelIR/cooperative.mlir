@@ -168,3 +168,48 @@ func.func @short_rows(%a: tensor<1000x37xf32>) -> tensor<1000xf32> {
   }
   return %r : tensor<1000xf32>
 }
+
+// -----
+
+// A composite fold: each thread folds its points (pairs of neighbours)
+// into a (max, sum) pair with the combine region, the warp's butterfly shuffles both components
+// and combines them the same way, and with two warps the posts hold both.
+// CHECK-LABEL: kernelir.func @composite_kernel
+// CHECK-DAG: kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (f32, f32) {
+// CHECK: kernelir.load %{{.*}} : memref<33x70xf32> -> vector<2xf32>
+// CHECK: %[[X:.*]] = vector.extract
+// CHECK: arith.maximumf %[[M]], %[[X]] : f32
+// CHECK: math.exp
+// CHECK: scf.yield
+// CHECK: kernelir.shuffle xor %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: kernelir.shuffle xor %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: arith.maximumf
+// CHECK: kernelir.barrier
+func.func @composite(%a: tensor<33x70xf32>) -> tensor<33xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    %m, %s = tileir.composite_fold (%k) in [70] identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %mm = arith.maximumf %m1, %m2 : f32
+      %d1 = arith.subf %m1, %mm : f32
+      %e1 = math.exp %d1 : f32
+      %d2 = arith.subf %m2, %mm : f32
+      %e2 = math.exp %d2 : f32
+      %a1 = arith.mulf %s1, %e1 : f32
+      %a2 = arith.mulf %s2, %e2 : f32
+      %ss = arith.addf %a1, %a2 : f32
+      tileir.yield %mm, %ss : f32, f32
+    }
+    %l = math.log %s : f32
+    %lse = arith.addf %m, %l : f32
+    loopir.store %lse, %out[%row] : memref<33xf32>
+  }
+  return %r : tensor<33xf32>
+}

@@ -345,3 +345,67 @@ func.func @point_negative(%a: tensor<2x64xi32>) -> tensor<2xi32> {
   }
   return %r : tensor<2xi32>
 }
+
+// -----
+
+// An identity that is not neutral: 0 for the max component of online
+// softmax's monoid (combining it before -2.5 gives 0).
+func.func @composite_identity(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{identity is not neutral: combining it before an element changes it}}
+    %m, %s = tileir.composite_fold (%k) in [8] identity(0.0 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      %one = arith.constant 1.0 : f32
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %s1, %s2 : f32
+      tileir.yield %m, %s : f32, f32
+    }
+    loopir.store %s, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @composite_combine_arguments(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{combine region must take two elements of the monoid, 'f32', 'f32'}}
+    %s = tileir.composite_fold (%k) in [8] identity(0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    } combine {
+    ^bb0(%a1: f32):
+      tileir.yield %a1 : f32
+    }
+    loopir.store %s, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @composite_contribution(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{body must yield one contribution of the result types 'f32', 'f32'}}
+    %m, %s = tileir.composite_fold (%k) in [8] identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %s1, %s2 : f32
+      tileir.yield %m, %s : f32, f32
+    }
+    loopir.store %s, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -121,3 +121,59 @@ func.func @contract(%a: tensor<17x65xf32>, %b: tensor<65x19xf32>) -> tensor<17x1
   }
   return %r : tensor<17x19xf32>
 }
+
+// Composite monoids: Welford's (count, mean, M2), where two partial
+// statistics combine by Chan's formula, and argmax's (value, index), whose
+// ties keep the first index as PyTorch does.
+// CHECK-LABEL: func.func @composite_monoids
+// CHECK: %{{.*}}:3 = tileir.composite_fold (%[[K:.*]]) in [70] identity(0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32) {
+// CHECK: tileir.yield %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32
+// CHECK-NEXT: } combine {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK: %{{.*}}:2 = tileir.composite_fold (%{{.*}}) in [70] identity(0xFF800000 : f32, 9223372036854775807 : i64) {
+func.func @composite_monoids(%a: tensor<33x70xf32>) -> (tensor<33xf32>, tensor<33xi64>) {
+  %r:2 = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32>, tensor<33xi64> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %var: memref<33xf32>, %arg: memref<33xi64>):
+    %row = tileir.point 0
+    %n, %mean, %m2 = tileir.composite_fold (%k) in [70] identity(0.0 : f32, 0.0 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      %one = arith.constant 1.0 : f32
+      %zero = arith.constant 0.0 : f32
+      tileir.yield %one, %x, %zero : f32, f32, f32
+    } combine {
+    ^bb0(%na: f32, %ma: f32, %qa: f32, %nb: f32, %mb: f32, %qb: f32):
+      %zero = arith.constant 0.0 : f32
+      %nn = arith.addf %na, %nb : f32
+      %empty = arith.cmpf oeq, %nn, %zero : f32
+      %d = arith.subf %mb, %ma : f32
+      %wb = arith.divf %nb, %nn : f32
+      %wb0 = arith.select %empty, %zero, %wb : f32
+      %dw = arith.mulf %d, %wb0 : f32
+      %mm = arith.addf %ma, %dw : f32
+      %q = arith.addf %qa, %qb : f32
+      %dd = arith.mulf %d, %dw : f32
+      %dn = arith.mulf %dd, %na : f32
+      %qq = arith.addf %q, %dn : f32
+      tileir.yield %nn, %mm, %qq : f32, f32, f32
+    }
+    %v = arith.divf %m2, %n : f32
+    loopir.store %v, %var[%row] : memref<33xf32>
+    %best, %at = tileir.composite_fold (%k) in [70] identity(0xFF800000 : f32, 9223372036854775807 : i64) {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      %i = arith.index_cast %k : index to i64
+      tileir.yield %x, %i : f32, i64
+    } combine {
+    ^bb0(%xa: f32, %ia: i64, %xb: f32, %ib: i64):
+      %gt = arith.cmpf ogt, %xb, %xa : f32
+      %eq = arith.cmpf oeq, %xb, %xa : f32
+      %first = arith.cmpi slt, %ib, %ia : i64
+      %tie = arith.andi %eq, %first : i1
+      %take = arith.ori %gt, %tie : i1
+      %x = arith.select %take, %xb, %xa : f32
+      %i = arith.select %take, %ib, %ia : i64
+      tileir.yield %x, %i : f32, i64
+    }
+    loopir.store %at, %arg[%row] : memref<33xi64>
+  }
+  return %r#0, %r#1 : tensor<33xf32>, tensor<33xi64>
+}

@@ -92,10 +92,8 @@ private:
     double n = domainPoints();
     for (Operation *p = block->getParentOp(); p && p != kernel;
          p = p->getParentOp()) {
-      if (auto fold = dyn_cast<FoldOp>(p))
-        n *= product(fold.getBounds());
-      else if (auto distribute = dyn_cast<DistributeOp>(p))
-        n *= product(distribute.getBounds());
+      if (auto loop = getCooperativeLoop(p))
+        n *= product(loop->second); // The combine region runs per point too.
       else if (auto reduce = dyn_cast<loopir::ReduceOp>(p))
         n *= product(reduce.getBounds());
       else if (auto nest = dyn_cast<loopir::ParallelOp>(p))
@@ -139,10 +137,8 @@ private:
           out.insert({-1, index, (int64_t)contract.getK()});
         else
           out.insert({(int64_t)(n < (unsigned)dropped ? n : n + 1), {}, 1});
-      } else if (auto fold = dyn_cast<FoldOp>(owner)) {
-        out.insert({-1, index, fold.getBounds()[n]});
-      } else if (auto distribute = dyn_cast<DistributeOp>(owner)) {
-        out.insert({-1, index, distribute.getBounds()[n]});
+      } else if (auto loop = getCooperativeLoop(owner)) {
+        out.insert({-1, index, loop->second[n]});
       } else if (auto reduce = dyn_cast<loopir::ReduceOp>(owner)) {
         out.insert({-1, index, reduce.getBounds()[n]});
       } else if (auto nest = dyn_cast<loopir::ParallelOp>(owner)) {

@@ -4,6 +4,7 @@
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
@@ -78,8 +79,21 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
+std::optional<std::pair<Block *, ArrayRef<int64_t>>>
+strata::tileir::getCooperativeLoop(Operation *op) {
+  if (auto fold = dyn_cast<FoldOp>(op))
+    return std::make_pair(&fold.getBody().front(), fold.getBounds());
+  if (auto fold = dyn_cast<CompositeFoldOp>(op))
+    return std::make_pair(&fold.getBody().front(), fold.getBounds());
+  if (auto loop = dyn_cast<DistributeOp>(op))
+    return std::make_pair(&loop.getBody().front(), loop.getBounds());
+  return std::nullopt;
+}
+
 bool KernelOp::isCooperative() {
-  return llvm::any_of(getBody().front(), llvm::IsaPred<FoldOp, DistributeOp>);
+  return llvm::any_of(getBody().front(), [](Operation &op) {
+    return getCooperativeLoop(&op).has_value();
+  });
 }
 
 ProgramKind KernelOp::getProgramKind() {
@@ -387,6 +401,159 @@ LogicalResult FoldOp::verify() {
              << i << " of " << stringifyCombiner(c) << " must be "
              << getIdentity(c, type) << ", got " << identity;
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CompositeFoldOp
+//===----------------------------------------------------------------------===//
+
+// tileir.composite_fold (%k) in [70] identity(-inf : f32, 0.0 : f32)
+//     { body } combine { ^bb0(...): ... }
+ParseResult CompositeFoldOp::parse(OpAsmParser &parser,
+                                   OperationState &result) {
+  SmallVector<OpAsmParser::Argument> ivs;
+  SmallVector<Attribute> identities;
+  if (parseLoopBox(parser, result, ivs) || parser.parseKeyword("identity") ||
+      parser.parseLParen())
+    return failure();
+  do {
+    SMLoc loc = parser.getCurrentLocation();
+    Attribute identity;
+    if (parser.parseAttribute(identity))
+      return failure();
+    auto typed = dyn_cast<TypedAttr>(identity);
+    if (!typed)
+      return parser.emitError(loc, "the identity must be typed scalars");
+    identities.push_back(identity);
+    result.addTypes(typed.getType());
+  } while (succeeded(parser.parseOptionalComma()));
+  result.addAttribute("identities",
+                      parser.getBuilder().getArrayAttr(identities));
+  if (parser.parseRParen() ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+      parser.parseRegion(*result.addRegion(), ivs) ||
+      parser.parseKeyword("combine") ||
+      parser.parseRegion(*result.addRegion()))
+    return failure();
+  return success();
+}
+
+void CompositeFoldOp::print(OpAsmPrinter &p) {
+  printLoopBox(p, getInductionVars(), getBounds());
+  p << " identity(";
+  llvm::interleaveComma(getIdentities(), p,
+                        [&](Attribute a) { p.printAttribute(a); });
+  p << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {"bounds", "identities"});
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+  p << " combine ";
+  p.printRegion(getCombine());
+}
+
+namespace {
+/// The combine region of `op` evaluated on constants by folding its ops,
+/// or nothing where an op does not fold.
+std::optional<SmallVector<Attribute>>
+foldCombine(CompositeFoldOp op, ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
+  Block &block = op.getCombine().front();
+  DenseMap<Value, Attribute> known;
+  for (auto [arg, value] :
+       llvm::zip(block.getArguments(), llvm::concat<const Attribute>(a, b)))
+    known[arg] = value;
+  for (Operation &inner : block.without_terminator()) {
+    SmallVector<Attribute> operands;
+    for (Value v : inner.getOperands()) {
+      Attribute value = known.lookup(v);
+      if (!value) // A constant from outside the region (hoisted there).
+        matchPattern(v, m_Constant(&value));
+      operands.push_back(value);
+    }
+    SmallVector<OpFoldResult> folded;
+    if (inner.getNumResults() != 1 ||
+        failed(inner.fold(operands, folded)) || folded.size() != 1)
+      return std::nullopt;
+    Attribute value = dyn_cast<Attribute>(folded[0]);
+    if (!value) {
+      value = known.lookup(cast<Value>(folded[0]));
+      if (!value)
+        return std::nullopt;
+    }
+    known[inner.getResult(0)] = value;
+  }
+  SmallVector<Attribute> results;
+  for (Value v : block.getTerminator()->getOperands()) {
+    results.push_back(known.lookup(v));
+    if (!results.back())
+      return std::nullopt;
+  }
+  return results;
+}
+
+/// A few elements of a monoid of `types` to try the identity on.
+SmallVector<SmallVector<Attribute>> sampleElements(TypeRange types) {
+  SmallVector<SmallVector<Attribute>> samples;
+  for (double x : {-2.5, 0.75, 3.0}) {
+    SmallVector<Attribute> element;
+    for (auto [i, type] : llvm::enumerate(types)) {
+      double v = x + (double)i;
+      if (auto f = dyn_cast<FloatType>(type))
+        element.push_back(FloatAttr::get(f, v));
+      else
+        element.push_back(IntegerAttr::get(type, (int64_t)v));
+    }
+    samples.push_back(element);
+  }
+  return samples;
+}
+} // namespace
+
+LogicalResult CompositeFoldOp::verify() {
+  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
+    return failure();
+  TypeRange types = getResultTypes();
+  if (types.empty())
+    return emitOpError("expects a monoid of at least one component");
+  if (getIdentities().size() != types.size())
+    return emitOpError("expects one identity per result");
+  SmallVector<Attribute> identity(getIdentities().getValue());
+  for (auto [i, type] : llvm::enumerate(types)) {
+    auto typed = dyn_cast<TypedAttr>(identity[i]);
+    if (!typed || typed.getType() != type)
+      return emitOpError("identity #") << i << " must have type " << type;
+  }
+  auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
+  if (!yield || yield.getValues().getTypes() != types)
+    return emitOpError("body must yield one contribution of the result "
+                       "types ")
+           << types;
+  Block &combine = getCombine().front();
+  SmallVector<Type> pair(types);
+  llvm::append_range(pair, types);
+  if (combine.getArgumentTypes() != TypeRange(pair))
+    return emitOpError("combine region must take two elements of the "
+                       "monoid, ")
+           << TypeRange(pair);
+  auto combined = dyn_cast<YieldOp>(combine.getTerminator());
+  if (!combined || combined.getValues().getTypes() != types)
+    return emitOpError("combine region must yield one element of the "
+                       "monoid, ")
+           << types;
+  for (Operation &inner : combine.without_terminator())
+    if (inner.getNumRegions() != 0 || !isPure(&inner))
+      return inner.emitOpError("in a combine region must be pure scalar code");
+  // The identity must be neutral on both sides: checked where the region
+  // folds to constants (arith and math on constant operands).
+  for (ArrayRef<Attribute> x : sampleElements(types))
+    for (bool left : {true, false}) {
+      std::optional<SmallVector<Attribute>> result =
+          left ? foldCombine(*this, identity, x) : foldCombine(*this, x, identity);
+      if (result && ArrayRef<Attribute>(*result) != x)
+        return emitOpError("identity is not neutral: combining it ")
+               << (left ? "before " : "after ") << "an element changes it";
+    }
   return success();
 }
 

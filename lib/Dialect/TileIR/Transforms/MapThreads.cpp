@@ -71,12 +71,9 @@ int64_t defaultThreads(KernelOp kernel) {
 
 int64_t strata::tileir::getLongestRow(KernelOp kernel) {
   int64_t longest = 1;
-  for (Operation &op : kernel.getBody().front()) {
-    if (auto fold = dyn_cast<FoldOp>(op))
-      longest = std::max(longest, computeProduct(fold.getBounds()));
-    if (auto loop = dyn_cast<DistributeOp>(op))
-      longest = std::max(longest, computeProduct(loop.getBounds()));
-  }
+  for (Operation &op : kernel.getBody().front())
+    if (auto loop = getCooperativeLoop(&op))
+      longest = std::max(longest, computeProduct(loop->second));
   return longest;
 }
 

@@ -35,6 +35,11 @@ namespace strata::tileir {
 /// before the module's symbol table makes it unique: its host function's
 /// name and "_kernel".
 std::string getKernelBaseName(KernelOp kernel);
+
+/// The body and bounds of a cooperative loop (tileir.fold,
+/// tileir.composite_fold, tileir.distribute); nothing for other ops.
+std::optional<std::pair<mlir::Block *, llvm::ArrayRef<int64_t>>>
+getCooperativeLoop(mlir::Operation *op);
 } // namespace strata::tileir
 
 #endif // STRATA_DIALECT_TILEIR_IR_TILEIR_H

@@ -336,6 +336,53 @@ def TileIR_FoldOp : TileIR_Op<"fold", [HasParent<"KernelOp">,
   }];
 }
 
+def TileIR_CompositeFoldOp : TileIR_Op<"composite_fold", [
+    HasParent<"KernelOp">, RecursiveMemoryEffects]> {
+  let summary = "Folds tuples over a box with a monoid given as a region.";
+  let description = [{
+    A fold whose monoid is a tuple of scalars combined as a whole: the
+    `combine` region takes two elements of the monoid (the arguments of
+    the first, then of the second) and yields their combination; the
+    identity is one typed scalar per component. The body runs for every
+    point of `[0, bounds)` and yields one element of the monoid (its
+    contribution); the results are the fold of all contributions. The
+    combination must be associative and the identity neutral, which is
+    what lets the schedule split the box among threads, fold each part in
+    registers and combine the parts in any order, as for `tileir.fold`.
+    The verifier checks the region's shape, and that the identity is
+    neutral on sample values wherever the region folds to constants.
+
+    Online softmax's (max, sum of exp(x - max)): a contribution (x, 1), and
+    a combination that rescales each sum to the new maximum (a maximum that
+    did not move, -inf included, scales by 1):
+
+    ```mlir
+    %m, %s = tileir.composite_fold (%k) in [4096]
+        identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<64x4096xf32>
+      %one = arith.constant 1.0 : f32
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      ...
+      tileir.yield %m, %s : f32, f32
+    }
+    ```
+  }];
+  let arguments = (ins ArrayAttr:$identities, DenseI64ArrayAttr:$bounds);
+  let results = (outs Variadic<AnyTypeOf<[AnySignlessInteger, AnyFloat]>>:
+                 $results);
+  let regions = (region SizedRegion<1>:$body, SizedRegion<1>:$combine);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+  }];
+}
+
 def TileIR_DistributeOp : TileIR_Op<"distribute", [HasParent<"KernelOp">,
     RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Parallel iterations shared among the block's threads.";
@@ -422,7 +469,7 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
 }
 
 def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp", "FoldOp",
+    ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp", "FoldOp", "CompositeFoldOp",
                  "DistributeOp", "ContractOp"]>]> {
   let summary = "Ends a kernel, map, fold or loop body.";
   let description = [{

@@ -75,6 +75,10 @@ int64_t getStagedChunkBytes(ContractOp contract, int64_t rows, int64_t cols,
 /// (0: chosen per contraction) where its chunks fit in `sharedMemory`
 /// bytes, or in its default depth's bytes for a large tensor-core tile
 /// (isLargeTensorCoreTile).
+/// Dependent folds over one row as one composite fold (tileir-fuse-folds):
+/// the max and the sum of exp(x - max) as online softmax's (max, sum).
+void populateFuseFoldsPatterns(mlir::RewritePatternSet &patterns);
+
 void populatePipelinePatterns(mlir::RewritePatternSet &patterns, int64_t stages,
                               int64_t sharedMemory, bool tensorCores,
                               bool tf32);

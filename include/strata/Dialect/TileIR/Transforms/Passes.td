@@ -205,6 +205,43 @@ def TileIRKTilePass : Pass<"tileir-k-tile"> {
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
 
+def TileIRFuseFoldsPass : Pass<"tileir-fuse-folds"> {
+  let summary = "Fold dependent row folds in one pass with a composite monoid.";
+  let description = [{
+    A row program that folds the maximum m of its contributions x and then
+    the sum of exp(x - m) over the same points (softmax, log_softmax,
+    logsumexp, attention's normalizer) reads its row twice: the sum needs
+    the whole row's maximum first. Online softmax folds both at once with
+    the (max, sum) monoid, each partial sum rescaled to the new maximum when
+    two partials combine, so the row is read once for both. This pass
+    rewrites the pair into one `tileir.composite_fold` of contributions
+    (x, 1), where x is computed the same way in both folds; the maximum and
+    the sum replace the two folds' results.
+
+    Before:
+
+    ```mlir
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [2049] { ...x... }
+    %s = tileir.fold add(0.0 : f32) (%k) in [2049] {
+      ...x'... (the same computation)
+      %d = arith.subf %x', %m : f32
+      %e = math.exp %d : f32
+      tileir.yield %e : f32
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %m, %s = tileir.composite_fold (%k) in [2049]
+        identity(0xFF800000 : f32, 0.0 : f32) { ...x...; yield %x, 1.0 }
+        combine { max, and each sum scaled by exp(its max - the max) }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def TileIRPipelinePass : Pass<"tileir-pipeline"> {
   let summary = "Choose how many steps of k each contraction keeps in flight.";
   let description = [{
