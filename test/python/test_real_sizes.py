@@ -62,7 +62,7 @@ def test_no_real_size_launch_exceeds_65536_blocks(gpt2_block):
     text = lowered(gpt2_block, "kernel")
     grids = [[int(g) for g in grid.split(",")] for grid in
              re.findall(r"grid = array<i64: ([\d, ]+)>", text)]
-    assert len(grids) == 10
+    assert len(grids) == 9
     for grid in grids:
         assert grid[0] * grid[1] * grid[2] <= MAX_BLOCKS, grids
 
@@ -72,7 +72,7 @@ def test_real_size_traffic_report(gpt2_block):
     report = traffic_report(gpt2_block)
     weights = sum(w.numel() for w in gpt2_block.weights.values())
     assert report.ideal_bytes == (2 * 1024 * 768 + weights) * 4
-    assert len(report.kernels) == 10
+    assert len(report.kernels) == 9
     # The matrix products are most of the FLOPs: 2 * 1024 * (3 * 768 * 768
     # + 768 * 768 + 3 * 768 * 2048) for the projections, 2 * 2 * 12 * 1024
     # * 1024 * 64 for attention.
@@ -80,13 +80,35 @@ def test_real_size_traffic_report(gpt2_block):
     contraction_flops = sum(k["flops"] for k in report.kernels
                             if k["kind"] == "contraction")
     assert contraction_flops >= products
-    assert contraction_flops <= products * 1.01  # and little else in them
+    # And little else in them: the prologues (RMSNorm's scale, and for
+    # gate and up the residual add before it) once per staged element per
+    # block tile, 0.45 GFLOP.
+    assert contraction_flops <= products * 1.03
 
 
-@pytest.mark.xfail(strict=True, reason="attention materializes its 12 x 1024 x "
-                   "1024 scores (about 200 MB of the modeled 313) until the "
-                   "flash-attention schedule of issue 23")
+@pytest.mark.xfail(strict=True, reason="prefill attention materializes its 12 x 1024 x "
+                   "1024 scores (about 200 MB of the modeled 322) until the "
+                   "Q-tile flash-attention schedule of issue 23")
 def test_real_size_traffic_is_within_twice_the_ideal(gpt2_block):
     from strata.report import traffic_report
     report = traffic_report(gpt2_block)
     assert report.bytes <= 2 * report.ideal_bytes, report.text()
+
+
+def test_real_size_decode_attention_is_one_kernel_at_the_ideal_traffic():
+    # GPT-2 small's attention for one new token against 1024 cached keys:
+    # one row kernel per head (the flash fold), reading q, K and V once
+    # and writing the output, as the ideal does. The row vector counts
+    # each of the 64 value columns it loads (no elements missed).
+    from strata.report import traffic_report
+
+    def attend(q, k, v):
+        s = torch.matmul(q, k.transpose(-2, -1)) / 8.0
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+    inputs = (torch.randn(1, 12, 1, 64), torch.randn(1, 12, 1024, 64),
+              torch.randn(1, 12, 1024, 64))
+    report = traffic_report(capture(attend, inputs))
+    assert len(report.kernels) == 1, report.text()
+    assert report.kernels[0]["kind"] == "row"
+    assert report.bytes <= report.ideal_bytes * 1.001, report.text()

@@ -116,3 +116,83 @@ def test_softmax_statistics_are_one_online_fold(name, shape):
         report = check(fn, inputs, via=via)
         assert report.passed, (via, report)
 
+
+
+WELFORD = {
+    "var": lambda x: x.var(-1),
+    "std_biased": lambda x: x.std(-1, unbiased=False),
+    "layer_norm": lambda x: F.layer_norm(x, x.shape[-1:]),
+    # A mean far from 0 next to a small spread: Chan's combination keeps
+    # the deviations' sum as the two passes do.
+    "offset_var": lambda x: (x * 0.01 + 1000.0).var(-1),
+}
+
+
+@pytest.mark.parametrize("shape", [(37, 70), (5, 2049), (3, 4096)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", sorted(WELFORD))
+def test_variance_statistics_are_one_welford_fold(name, shape):
+    # The mean and the sum of squared deviations from it are one fold over
+    # Welford's (count, mean, squares) monoid (tileir-fuse-folds): the row
+    # is read once for both, in every thread order.
+    torch.manual_seed(sum(map(ord, name)) + shape[1])
+    fn = WELFORD[name]
+    inputs = (randn(*shape),)
+    text = tile_ir(fn, inputs)
+    assert text.count("tileir.composite_fold") == 1, text
+    assert "tileir.fold add" not in text, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via)
+        assert report.passed, (via, report)
+
+
+def ties(*shape):
+    return torch.randint(-3, 4, shape).float()  # many equal values per row
+
+
+def with_nans(*shape):
+    x = randn(*shape)
+    x[1, 5] = x[1, 60] = float("nan")  # the first NaN wins
+    x[2, -1] = float("nan")
+    return x
+
+
+ARG_REDUCTIONS = {
+    "max_dim": (lambda x: torch.max(x, -1), randn),
+    "min_dim": (lambda x: torch.min(x, -1), randn),
+    "max_ties": (lambda x: torch.max(x, -1), ties),
+    "min_ties": (lambda x: torch.min(x, -1), ties),
+    "max_nan": (lambda x: torch.max(x, -1), with_nans),
+    "min_nan": (lambda x: torch.min(x, -1), with_nans),
+}
+
+
+@pytest.mark.parametrize("shape", [(37, 70), (5, 2049)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", sorted(ARG_REDUCTIONS))
+def test_arg_reductions_are_cooperative_folds(name, shape):
+    # An arg-reduction along a row is a composite fold of (value, position)
+    # shared by the block's threads: the first extreme wins ties and the
+    # first NaN wins everything, whatever order the threads combine in.
+    torch.manual_seed(sum(map(ord, name)) + shape[1])
+    fn, make = ARG_REDUCTIONS[name]
+    inputs = (make(*shape),)
+    text = tile_ir(lambda x: fn(x)[1], inputs)
+    assert "tileir.composite_fold" in text and "loopir.reduce arg" not in text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(lambda x: tuple(fn(x)), inputs, via=via)
+        assert report.passed, (via, report)
+
+
+def test_online_softmax_of_infinite_rows_is_nan_as_in_pytorch():
+    # A row of -inf (every key masked) and a row holding +inf have no
+    # softmax: the two passes' exp(x - max) is exp(inf - inf) there. The
+    # online fold's sums must be NaN too, not a uniform distribution.
+    x = randn(4, 70)
+    x[1] = float("-inf")
+    x[2, 7] = float("inf")
+    fn = ONLINE_SOFTMAX["softmax"]
+    assert tile_ir(fn, (x,)).count("tileir.composite_fold") == 1
+    for via in ["kernel", "kernel-reversed"]:
+        report = check(fn, (x,), via=via)
+        assert report.passed, (via, report)

@@ -3,6 +3,7 @@
 // combiner (and a position for arg-reductions).
 
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -137,15 +138,7 @@ struct ReduceToLoops : OpConversionPattern<loopir::ReduceOp> {
                   b, loc, loopir::ReduceOp::getMonoidKind(c), acc[a++], x));
               continue;
             }
-            // The row-major position of this iteration in the box.
-            Value pos = arith::ConstantIndexOp::create(b, loc, 0);
-            for (auto [iv, bound] : llvm::zip(ivs, bounds)) {
-              Value size = arith::ConstantIndexOp::create(b, loc, bound);
-              pos = arith::AddIOp::create(
-                  b, loc, arith::MulIOp::create(b, loc, pos, size), iv);
-            }
-            Value pos64 =
-                arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
+            Value pos64 = buildBoxPosition(b, loc, ivs, bounds);
             Value takes = argTakes(b, loc, c == loopir::Combiner::argmax,
                                    acc[a], x);
             next.push_back(arith::SelectOp::create(b, loc, takes, x, acc[a]));

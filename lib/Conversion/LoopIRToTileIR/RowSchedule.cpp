@@ -3,11 +3,13 @@
 // A loop nest whose body reduces along rows (softmax, RMSNorm, layer norm,
 // row sums) runs one program instance per point of the nest. Its top-level
 // loopir.reduce ops become tileir.fold ops — the monoid made explicit — that
-// every thread of the block shares; its top-level loopir.parallel loops
+// every thread of the block shares (an arg-reduction a tileir.composite_fold
+// of value and position); its top-level loopir.parallel loops
 // become tileir.distribute; everything else is uniform scalar code that
 // every thread runs (and a top-level store is one store per row).
 
 #include "TileKernelBuilder.h"
+#include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -21,42 +23,90 @@ namespace {
 /// block per row would leave most of a warp idle.
 constexpr int64_t kMinRowLength = 32;
 
-/// The fold monoid of a loop combiner, if the scheduler can share it among
-/// threads (arg-reductions fold pairs and are left to one thread).
-std::optional<tileir::Combiner> foldCombiner(loopir::Combiner c) {
-  switch (c) {
-  case loopir::Combiner::add:
-    return tileir::Combiner::add;
-  case loopir::Combiner::mul:
-    return tileir::Combiner::mul;
-  case loopir::Combiner::max:
-    return tileir::Combiner::max;
-  case loopir::Combiner::min:
-    return tileir::Combiner::min;
-  default:
+/// The arg-reduction (argmax: true, argmin: false) `reduce` is, if it is
+/// one: a single arg combiner, folded as a composite (value, position).
+std::optional<bool> argReduction(loopir::ReduceOp reduce) {
+  SmallVector<loopir::Combiner> combiners = reduce.getCombinerList();
+  if (combiners.size() != 1 || !loopir::ReduceOp::isArgCombiner(combiners[0]))
     return std::nullopt;
-  }
+  return combiners[0] == loopir::Combiner::argmax;
 }
 
 /// Whether the threads of a block can share `reduce`: every combiner has a
-/// fold monoid over a type a warp shuffle moves.
+/// fold monoid (or it is one arg-reduction) over a type a warp shuffle
+/// moves.
 bool isShareable(loopir::ReduceOp reduce) {
-  for (loopir::Combiner c : reduce.getCombinerList())
-    if (!foldCombiner(c))
-      return false;
-  return llvm::all_of(reduce.getResultTypes(), [](Type t) {
-    return t.isF32() || t.isF64() || t.isInteger(32) || t.isInteger(64);
-  });
+  if (!argReduction(reduce))
+    for (loopir::Combiner c : reduce.getCombinerList())
+      if (!getFoldCombiner(c))
+        return false;
+  return llvm::all_of(reduce.getResultTypes(), isShuffledType);
 }
 
-/// Whether consecutive iterations of `reduce` read consecutive addresses:
-/// every load that depends on the reduction indices addresses its innermost
-/// buffer dimension with the innermost one (so the threads' loads coalesce).
-bool readsContiguously(loopir::ReduceOp reduce) {
+/// The row program's fold of `reduce` (shareable) at `b`, its body cloned
+/// from the reduction's with `mapping`: a tileir.fold, or for an
+/// arg-reduction a composite fold of (value, row-major position).
+Operation *buildFold(OpBuilder &b, loopir::ReduceOp reduce,
+                     const IRMapping &mapping) {
+  Block &source = reduce.getBody().front();
+  auto contributions = [&](OpBuilder &b, ValueRange ivs) {
+    IRMapping point = cloneLoopBody(b, source, ivs, mapping);
+    SmallVector<Value> values;
+    for (Value v : source.getTerminator()->getOperands())
+      values.push_back(point.lookupOrDefault(v));
+    return values;
+  };
+  Location loc = reduce.getLoc();
+  if (std::optional<bool> max = argReduction(reduce)) {
+    Type valueType = reduce.getResultTypes()[0];
+    ArrayRef<int64_t> bounds = reduce.getBounds();
+    return tileir::buildCompositeFold(
+        b, loc, tileir::argExtremeIdentity(b, valueType, *max), bounds,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          SmallVector<Value> values = contributions(b, ivs);
+          values.push_back(buildBoxPosition(b, loc, ivs, bounds));
+          return values;
+        },
+        [&](OpBuilder &b, Location loc, ValueRange x, ValueRange y) {
+          return tileir::combineArgExtreme(b, loc, *max, x, y);
+        });
+  }
+  SmallVector<tileir::Combiner> combiners;
+  for (loopir::Combiner c : reduce.getCombinerList())
+    combiners.push_back(*getFoldCombiner(c));
+  auto fold = tileir::FoldOp::create(b, loc, combiners,
+                                     reduce.getResultTypes(), reduce.getBounds());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&fold.getBody().front());
+  tileir::YieldOp::create(b, loc, contributions(b, fold.getInductionVars()));
+  return fold;
+}
+
+/// The indices of the loops inside `reduce`'s body.
+llvm::SmallDenseSet<Value> innerLoopIndices(loopir::ReduceOp reduce) {
+  llvm::SmallDenseSet<Value> indices;
+  reduce.getBody().walk([&](Operation *op) {
+    if (isa<loopir::ReduceOp, loopir::ParallelOp>(op))
+      for (Value iv : op->getRegion(0).front().getArguments())
+        indices.insert(iv);
+  });
+  return indices;
+}
+
+/// Whether the threads sharing `reduce` read rows: every load that depends
+/// on the reduction indices addresses its innermost buffer dimension with
+/// the innermost one (consecutive threads read consecutive addresses, so
+/// their loads coalesce), or with an index each thread walks on its own
+/// (an inner loop's, or `ownIndices`: a row vector's), so that each thread
+/// reads a contiguous run (the key of attention's q.k for its point).
+bool readsContiguously(loopir::ReduceOp reduce,
+                       const llvm::SmallDenseSet<Value> &ownIndices = {}) {
   ValueRange ivs = reduce.getInductionVars();
   if (ivs.empty()) // A reduction over one point reads no row.
     return false;
   Value innermost = ivs.back();
+  llvm::SmallDenseSet<Value> walked = innerLoopIndices(reduce);
+  walked.insert(ownIndices.begin(), ownIndices.end());
   bool readsRow = false;
   WalkResult walk = reduce.getBody().walk([&](loopir::LoadOp load) {
     AffineMap map = load.getIndexMap();
@@ -65,10 +115,14 @@ bool readsContiguously(loopir::ReduceOp reduce) {
       if (!llvm::is_contained(ivs, index) || !map.isFunctionOfDim(pos))
         continue;
       dependsOnFold = true;
-      if (index == innermost && map.getNumResults() > 0 &&
+    }
+    // The innermost buffer dimension, by the reduction's innermost index
+    // or by an index a thread walks itself.
+    for (auto [pos, index] : llvm::enumerate(load.getIndices()))
+      if ((index == innermost || walked.contains(index)) &&
+          map.getNumResults() > 0 &&
           map.getResults().back().isFunctionOfDim(pos))
         rowMajor = true;
-    }
     if (dependsOnFold && !rowMajor)
       return WalkResult::interrupt();
     readsRow |= rowMajor;
@@ -87,21 +141,58 @@ int64_t rowLength(loopir::ParallelOp nest) {
   for (Operation &op : nest.getBody().front()) {
     if (auto reduce = dyn_cast<loopir::ReduceOp>(op))
       longest = std::max(longest, computeProduct(reduce.getBounds()));
-    if (auto loop = dyn_cast<loopir::ParallelOp>(op))
-      longest = std::max(longest, computeProduct(loop.getBounds()));
+    if (auto loop = dyn_cast<loopir::ParallelOp>(op)) {
+      // A row vector's threads share its reduction's row.
+      std::optional<loopir::ReduceOp> vector = rowVectorReduction(loop);
+      longest = std::max(longest, computeProduct(vector ? vector->getBounds()
+                                                        : loop.getBounds()));
+    }
   }
   return longest;
 }
 
 } // namespace
 
+std::optional<tileir::Combiner> strata::getFoldCombiner(loopir::Combiner c) {
+  switch (c) {
+  case loopir::Combiner::add:
+    return tileir::Combiner::add;
+  case loopir::Combiner::mul:
+    return tileir::Combiner::mul;
+  case loopir::Combiner::max:
+    return tileir::Combiner::max;
+  case loopir::Combiner::min:
+    return tileir::Combiner::min;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool strata::isShuffledType(Type type) {
+  return type.isF32() || type.isF64() || type.isInteger(32) ||
+         type.isInteger(64);
+}
+
 bool strata::prefersRowSchedule(loopir::ParallelOp nest) {
   SmallVector<loopir::ReduceOp> reductions = topLevelReductions(nest);
-  if (reductions.empty())
-    return false;
   for (loopir::ReduceOp reduce : reductions)
     if (!isShareable(reduce) || !readsContiguously(reduce))
       return false;
+  // A row vector's reduction reads the row, each thread its own elements
+  // of the vector.
+  bool vectors = false;
+  for (auto loop : nest.getBody().front().getOps<loopir::ParallelOp>()) {
+    std::optional<loopir::ReduceOp> reduce = rowVectorReduction(loop);
+    if (!reduce)
+      continue;
+    llvm::SmallDenseSet<Value> own(loop.getInductionVars().begin(),
+                                   loop.getInductionVars().end());
+    if (!readsContiguously(*reduce, own))
+      return false;
+    vectors = true;
+  }
+  if (reductions.empty() && !vectors)
+    return false;
   return rowLength(nest) >= kMinRowLength;
 }
 
@@ -109,10 +200,15 @@ FailureOr<tileir::KernelOp>
 strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
                         ArrayRef<Operation *> preamble,
                         loopir::ParallelOp nest) {
-  if (!llvm::any_of(topLevelReductions(nest), isShareable))
+  bool vectors = llvm::any_of(
+      nest.getBody().front().getOps<loopir::ParallelOp>(),
+      [](loopir::ParallelOp loop) {
+        return rowVectorReduction(loop).has_value();
+      });
+  if (!vectors && !llvm::any_of(topLevelReductions(nest), isShareable))
     return op.emitError("the row schedule needs a loop nest whose body "
-                        "folds with add, mul, max or min over i32, i64, f32 "
-                        "or f64");
+                        "folds with add, mul, max or min (or one argmax or "
+                        "argmin) over i32, i64, f32 or f64");
   SmallVector<int64_t> domain(nest.getBounds());
   if (domain.empty())
     domain.push_back(1); // A full reduction: one row.
@@ -128,25 +224,14 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
   for (Operation &inner : nest.getBody().front().without_terminator()) {
     auto reduce = dyn_cast<loopir::ReduceOp>(inner);
     if (reduce && isShareable(reduce)) {
-      SmallVector<tileir::Combiner> combiners;
-      for (loopir::Combiner c : reduce.getCombinerList())
-        combiners.push_back(*foldCombiner(c));
-      auto fold =
-          tileir::FoldOp::create(b, reduce.getLoc(), combiners,
-                                 reduce.getResultTypes(), reduce.getBounds());
-      OpBuilder::InsertionGuard guard(b);
-      Block &source = reduce.getBody().front();
-      b.setInsertionPointToStart(&fold.getBody().front());
-      IRMapping point =
-          cloneLoopBody(b, source, fold.getInductionVars(), mapping);
-      SmallVector<Value> contributions;
-      for (Value v : source.getTerminator()->getOperands())
-        contributions.push_back(point.lookupOrDefault(v));
-      tileir::YieldOp::create(b, reduce.getLoc(), contributions);
-      mapping.map(reduce.getResults(), fold.getResults());
+      mapping.map(reduce.getResults(), buildFold(b, reduce, mapping)->getResults());
       continue;
     }
     if (auto loop = dyn_cast<loopir::ParallelOp>(inner)) {
+      if (std::optional<loopir::ReduceOp> reduce = rowVectorReduction(loop)) {
+        buildRowVectorFold(b, loop, *reduce, mapping);
+        continue;
+      }
       auto distribute =
           tileir::DistributeOp::create(b, loop.getLoc(), loop.getBounds());
       OpBuilder::InsertionGuard guard(b);

@@ -37,6 +37,14 @@ tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
                                  mlir::IRMapping &mapping,
                                  llvm::SmallVectorImpl<mlir::Value> &origin);
 
+/// The tileir.fold monoid of a loop combiner (none for arg-reductions,
+/// which fold (value, position) pairs).
+std::optional<tileir::Combiner> getFoldCombiner(loopir::Combiner c);
+
+/// Whether a fold's threads can combine values of `type` (what a warp
+/// shuffle moves: 32- and 64-bit integers and floats).
+bool isShuffledType(mlir::Type type);
+
 /// Whether the default schedule gives `nest` the row schedule: it folds
 /// long, contiguous rows with monoids the threads can share.
 bool prefersRowSchedule(loopir::ParallelOp nest);
@@ -48,6 +56,20 @@ bool prefersRowSchedule(loopir::ParallelOp nest);
 mlir::FailureOr<tileir::KernelOp> buildRowProgram(
     mlir::OpBuilder &b, loopir::KernelOp op, mlir::ValueRange inputs,
     llvm::ArrayRef<mlir::Operation *> preamble, loopir::ParallelOp nest);
+
+/// The reduction of a row vector: a loop of at most kMaxRowVectorLength
+/// iterations, directly in a row, whose body folds the row once (one
+/// loopir.reduce, with add, mul, max or min) and writes back; none for
+/// other loops.
+std::optional<loopir::ReduceOp> rowVectorReduction(loopir::ParallelOp loop);
+
+/// Writes `loop` (with `reduce`, its rowVectorReduction) at the builder as
+/// one tileir.fold over the reduction's box with the reduction's monoids
+/// once per iteration, whose body computes the part of a contribution that
+/// does not depend on the iteration once, and then each iteration's
+/// write-back as uniform code with the iteration's indices constant.
+void buildRowVectorFold(mlir::OpBuilder &b, loopir::ParallelOp loop,
+                        loopir::ReduceOp reduce, mlir::IRMapping &mapping);
 
 /// The two factors of one product a contraction sums: the lhs depends on
 /// the nest's rows but not its columns, the rhs the other way round.

@@ -4,6 +4,7 @@
 
 #include "strata/Dialect/Utils/LoopBox.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -54,6 +55,17 @@ Block *strata::addLoopBoxBlock(OpBuilder &b, Region &region, size_t numBounds,
   for (size_t i = 0; i < numBounds; ++i)
     block->addArgument(b.getIndexType(), loc);
   return block;
+}
+
+Value strata::buildBoxPosition(OpBuilder &b, Location loc, ValueRange ivs,
+                               ArrayRef<int64_t> bounds) {
+  Value pos = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [iv, bound] : llvm::zip(ivs, bounds)) {
+    Value size = arith::ConstantIndexOp::create(b, loc, bound);
+    pos = arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, pos, size), iv);
+  }
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
 }
 
 IRMapping strata::cloneLoopBody(OpBuilder &b, Block &body,

@@ -261,6 +261,11 @@ class Importer:
                        axes=self._axes(x, dims), correction=int(correction),
                        keepdim=bool(keepdim))
 
+    def std(self, x, dims=None, unbiased=None, keepdim=False, correction=None):
+        shape, dtype = self.out()
+        variance = self.var(x, dims, unbiased, keepdim, correction)
+        return self.op("tensorir.sqrt", [variance], shape, dtype)
+
     def arg_reduce(self, kind):
         def convert(x, dim, keepdim=False):
             # Both results' types follow from the input (either may be unused).
@@ -541,6 +546,9 @@ class Importer:
         t["aten.var.correction"] = lambda x, dims=None, correction=None, keepdim=False: \
             self.var(x, dims, None, keepdim, correction)
         t["aten.var.dim"] = self.var
+        t["aten.std.correction"] = lambda x, dims=None, correction=None, keepdim=False: \
+            self.std(x, dims, None, keepdim, correction)
+        t["aten.std.dim"] = self.std
         t["aten._softmax.default"] = self.softmax("tensorir.softmax")
         t["aten._log_softmax.default"] = self.softmax("tensorir.log_softmax")
         t["aten.softmax.int"] = lambda x, dim, dtype=None: \

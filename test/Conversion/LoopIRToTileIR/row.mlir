@@ -95,8 +95,8 @@ func.func @total(%a: tensor<100x37xi32>) -> tensor<i32> {
 
 // -----
 
-// Short rows, strided rows (a column sum) and arg-reductions keep the
-// generic schedule: a thread per row or column.
+// Short rows and strided rows (a column sum) keep the generic schedule:
+// a thread per row or column.
 // CHECK-LABEL: func.func @short_rows
 // CHECK: tileir.for_each_point
 func.func @short_rows(%a: tensor<1000x8xf32>) -> tensor<1000xf32> {
@@ -115,18 +115,76 @@ func.func @short_rows(%a: tensor<1000x8xf32>) -> tensor<1000xf32> {
 
 // -----
 
+// An arg-reduction along rows is a composite fold of (value, row-major
+// position in its box) over the first extreme; the block's threads share
+// it like any fold.
 // CHECK-LABEL: func.func @argmax_rows
-// CHECK: tileir.for_each_point
-func.func @argmax_rows(%a: tensor<4x512xf32>) -> tensor<4xi64> {
-  %r = loopir.kernel ins(%a : tensor<4x512xf32>) -> tensor<4xi64> {
-  ^bb0(%in: memref<4x512xf32>, %out: memref<4xi64>):
+// CHECK: tileir.kernel {{.*}} domain [4] tile [1] threads 128
+// CHECK: %[[F:.*]]:2 = tileir.composite_fold (%[[K0:.*]], %[[K1:.*]]) in [4, 128] identity(0xFF800000 : f32, 9223372036854775807 : i64) {
+// CHECK: %[[X:.*]] = loopir.load %{{.*}}[%{{.*}}, %[[K0]], %[[K1]]] : memref<4x4x128xf32>
+// CHECK: %[[ROWS:.*]] = arith.muli %[[K0]], %{{.*}} : index
+// CHECK: %[[POS:.*]] = arith.addi %[[ROWS]], %[[K1]] : index
+// CHECK: %[[POS64:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK: tileir.yield %[[X]], %[[POS64]] : f32, i64
+// CHECK: } combine {
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+// CHECK: tileir.yield
+// CHECK: loopir.store %[[F]]#1, %{{.*}}[%{{.*}}] : memref<4xi64>
+// GENERIC-LABEL: func.func @argmax_rows
+// GENERIC: tileir.for_each_point
+// GENERIC: loopir.reduce argmax
+func.func @argmax_rows(%a: tensor<4x4x128xf32>) -> tensor<4xi64> {
+  %r = loopir.kernel ins(%a : tensor<4x4x128xf32>) -> tensor<4xi64> {
+  ^bb0(%in: memref<4x4x128xf32>, %out: memref<4xi64>):
     loopir.parallel (%i) in [4] {
-      %m, %p = loopir.reduce argmax (%k) in [512] : f32, i64 {
-        %x = loopir.load %in[%i, %k] : memref<4x512xf32>
+      %m, %p = loopir.reduce argmax (%k0, %k1) in [4, 128] : f32, i64 {
+        %x = loopir.load %in[%i, %k0, %k1] : memref<4x4x128xf32>
         loopir.yield %x : f32
       }
       loopir.store %p, %out[%i] : memref<4xi64>
     }
   }
   return %r : tensor<4xi64>
+}
+
+// -----
+
+// A row that ends in a row vector (here 3 output elements, each a sum over
+// the row of w(j) * v[j, e], w not depending on e): one fold with a sum
+// per element, w computed once per point of the row (not once per
+// element), then each element's write-back with its index constant.
+// CHECK-LABEL: func.func @row_vector
+// CHECK: tileir.kernel {{.*}} domain [5] tile [1] threads 32
+// CHECK: %[[F:.*]]:3 = tileir.fold add(0.000000e+00 : f32), add(0.000000e+00 : f32), add(0.000000e+00 : f32) (%[[J:.*]]) in [70] {
+// CHECK: %[[W:.*]] = math.exp
+// CHECK-NOT: math.exp
+// CHECK: %[[V0:.*]] = loopir.load %{{.*}}[%{{.*}}, %[[J]], %{{.*}}] : memref<5x70x3xf32>
+// CHECK: %[[P0:.*]] = arith.mulf %[[W]], %[[V0]] : f32
+// CHECK: %[[P1:.*]] = arith.mulf %[[W]], %{{.*}} : f32
+// CHECK: %[[P2:.*]] = arith.mulf %[[W]], %{{.*}} : f32
+// CHECK: tileir.yield %[[P0]], %[[P1]], %[[P2]] : f32, f32, f32
+// CHECK: loopir.store %[[F]]#0, %{{.*}}[%{{.*}}, %[[C0:.*]]] : memref<5x3xf32>
+// CHECK: loopir.store %[[F]]#1
+// CHECK: loopir.store %[[F]]#2
+// GENERIC-LABEL: func.func @row_vector
+// GENERIC: tileir.for_each_point
+func.func @row_vector(%a: tensor<5x70xf32>, %v: tensor<5x70x3xf32>) -> tensor<5x3xf32> {
+  %r = loopir.kernel ins(%a, %v : tensor<5x70xf32>, tensor<5x70x3xf32>) -> tensor<5x3xf32> {
+  ^bb0(%ab: memref<5x70xf32>, %vb: memref<5x70x3xf32>, %out: memref<5x3xf32>):
+    loopir.parallel (%i) in [5] {
+      loopir.parallel (%e) in [3] {
+        %s = loopir.reduce add (%j) in [70] : f32 {
+          %x = loopir.load %ab[%i, %j] : memref<5x70xf32>
+          %w = math.exp %x : f32
+          %y = loopir.load %vb[%i, %j, %e] : memref<5x70x3xf32>
+          %p = arith.mulf %w, %y : f32
+          loopir.yield %p : f32
+        }
+        loopir.store %s, %out[%i, %e] : memref<5x3xf32>
+      }
+    }
+  }
+  return %r : tensor<5x3xf32>
 }

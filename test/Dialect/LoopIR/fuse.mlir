@@ -61,7 +61,7 @@ func.func @chain(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000x37x
 // CHECK: loopir.kernel ins(%{{.*}} : tensor<32x2049xf32>) -> tensor<32x2049xf32>
 // CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [32, 2049] {
 // CHECK: %[[M:.*]] = loopir.reduce max (%[[K:.*]]) in [2049] : f32 {
-// CHECK: loopir.load %{{.*}}[%[[I]], %[[J]], %[[K]]] map #{{.*}} : memref<32x2049xf32>
+// CHECK: loopir.load %{{.*}}[%[[I]], %[[K]]] : memref<32x2049xf32>
 // CHECK: arith.subf %{{.*}}, %[[M]] : f32
 // CHECK-NOT: loopir.kernel
 func.func @reduction_into_consumer(%a: tensor<32x2049xf32>) -> tensor<32x2049xf32> {
@@ -233,4 +233,87 @@ func.func @matmul_into_matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> t
     }
   }
   return %c : tensor<64x64xf32>
+}
+
+// -----
+
+// A weighted sum over a row with few output columns (attention's P.V for
+// one query: 16 values per head) is a row vector: the row schedule folds
+// all 16 sums in one pass and computes a weight once per point of the
+// row, so a weight's producer (here the scores q.k, a reduction of its
+// own) costs once per element fused, and it fuses.
+// CHECK-LABEL: func.func @row_vector_weights
+// CHECK: loopir.kernel
+// CHECK: loopir.parallel (%{{.*}}, %{{.*}}) in [2, 16] {
+// CHECK: loopir.reduce add (%{{.*}}) in [45] : f32 {
+// CHECK: loopir.reduce add (%{{.*}}) in [8] : f32 {
+// CHECK-NOT: loopir.kernel
+func.func @row_vector_weights(%q: tensor<2x8xf32>, %k: tensor<45x8xf32>, %v: tensor<45x16xf32>) -> tensor<2x16xf32> {
+  %s = loopir.kernel ins(%q, %k : tensor<2x8xf32>, tensor<45x8xf32>) -> tensor<2x45xf32> {
+  ^bb0(%qb: memref<2x8xf32>, %kb: memref<45x8xf32>, %out: memref<2x45xf32>):
+    loopir.parallel (%i, %j) in [2, 45] {
+      %d = loopir.reduce add (%c) in [8] : f32 {
+        %a = loopir.load %qb[%i, %c] : memref<2x8xf32>
+        %b = loopir.load %kb[%j, %c] : memref<45x8xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %d, %out[%i, %j] : memref<2x45xf32>
+    }
+  }
+  %o = loopir.kernel ins(%s, %v : tensor<2x45xf32>, tensor<45x16xf32>) -> tensor<2x16xf32> {
+  ^bb0(%sb: memref<2x45xf32>, %vb: memref<45x16xf32>, %out: memref<2x16xf32>):
+    loopir.parallel (%i, %e) in [2, 16] {
+      %r = loopir.reduce add (%j) in [45] : f32 {
+        %x = loopir.load %sb[%i, %j] : memref<2x45xf32>
+        %w = math.exp %x : f32
+        %y = loopir.load %vb[%j, %e] : memref<45x16xf32>
+        %p = arith.mulf %w, %y : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %r, %out[%i, %e] : memref<2x16xf32>
+    }
+  }
+  return %o : tensor<2x16xf32>
+}
+
+// -----
+
+// A contraction (k = 8) in the epilogue of another (k = 45) would make a
+// kernel of two reductions that no contraction schedule takes: both stay
+// kernels, and the second adds the first's result in its epilogue.
+// CHECK-LABEL: func.func @contraction_into_contraction
+// CHECK: loopir.kernel
+// CHECK: loopir.reduce add (%{{.*}}) in [8]
+// CHECK: loopir.kernel
+// CHECK: loopir.reduce add (%{{.*}}) in [45]
+// CHECK-NOT: loopir.reduce
+func.func @contraction_into_contraction(%a: tensor<16x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16x45xf32>, %d: tensor<45x16xf32>) -> tensor<16x16xf32> {
+  %ab = loopir.kernel ins(%a, %b : tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<16x16xf32> {
+  ^bb0(%ap: memref<16x8xf32>, %bp: memref<8x16xf32>, %out: memref<16x16xf32>):
+    loopir.parallel (%i, %j) in [16, 16] {
+      %s = loopir.reduce add (%k) in [8] : f32 {
+        %x = loopir.load %ap[%i, %k] : memref<16x8xf32>
+        %y = loopir.load %bp[%k, %j] : memref<8x16xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      loopir.store %s, %out[%i, %j] : memref<16x16xf32>
+    }
+  }
+  %r = loopir.kernel ins(%c, %d, %ab : tensor<16x45xf32>, tensor<45x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  ^bb0(%cp: memref<16x45xf32>, %dp: memref<45x16xf32>, %abp: memref<16x16xf32>, %out: memref<16x16xf32>):
+    loopir.parallel (%i, %j) in [16, 16] {
+      %s = loopir.reduce add (%k) in [45] : f32 {
+        %x = loopir.load %cp[%i, %k] : memref<16x45xf32>
+        %y = loopir.load %dp[%k, %j] : memref<45x16xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      %e = loopir.load %abp[%i, %j] : memref<16x16xf32>
+      %t = arith.addf %s, %e : f32
+      loopir.store %t, %out[%i, %j] : memref<16x16xf32>
+    }
+  }
+  return %r : tensor<16x16xf32>
 }

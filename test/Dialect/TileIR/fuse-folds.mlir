@@ -16,8 +16,12 @@
 // CHECK: arith.select
 // CHECK: tileir.yield %[[M]], %{{.*}} : f32, f32
 // CHECK-NOT: tileir.fold
+// The sum as the two passes compute it: NaN where the maximum is infinite.
+// CHECK: %[[ABS:.*]] = math.absf %[[F]]#0 : f32
+// CHECK: %[[INF:.*]] = arith.cmpf oeq, %[[ABS]], %{{.*}} : f32
+// CHECK: %[[SUM:.*]] = arith.select %[[INF]], %{{.*}}, %[[F]]#1 : f32
 // CHECK: arith.subf %{{.*}}, %[[F]]#0 : f32
-// CHECK: arith.divf %{{.*}}, %[[F]]#1 : f32
+// CHECK: arith.divf %{{.*}}, %[[SUM]] : f32
 func.func @softmax(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
   %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33] tile [1] threads 64 {
   ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>):
@@ -73,4 +77,202 @@ func.func @another_value(%a: tensor<33x70xf32>) -> tensor<33xf32> {
     loopir.store %s, %out[%row] : memref<33xf32>
   }
   return %r : tensor<33xf32>
+}
+
+// -----
+
+// Variance's mean, then the sum of squared deviations from it: one
+// Welford fold of (1, x, 0) over (count, mean, squares). The mean's users
+// get Welford's mean, the second sum's its squared deviations; another
+// use of the first sum gets count * mean.
+// CHECK-LABEL: func.func @variance
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[F:.*]]:3 = tileir.composite_fold (%[[K:.*]]) in [70] identity(0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32) {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%{{.*}}, %[[K]]] : memref<33x70xf32>
+// CHECK-NEXT: tileir.yield %[[ONE]], %[[X]], %[[ZERO]] : f32, f32, f32
+// CHECK-NEXT: } combine {
+// CHECK-NEXT: ^bb0(%[[N1:.*]]: f32, %[[A1:.*]]: f32, %[[Q1:.*]]: f32, %[[N2:.*]]: f32, %[[A2:.*]]: f32, %[[Q2:.*]]: f32):
+// CHECK-NEXT: %[[N:.*]] = arith.addf %[[N1]], %[[N2]] : f32
+// CHECK-NEXT: %[[EMPTY:.*]] = arith.cmpf oeq, %[[N]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.divf %[[N2]], %[[N]] : f32
+// CHECK-NEXT: %[[W:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[R]] : f32
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[A2]], %[[A1]] : f32
+// CHECK: tileir.yield %[[N]], %{{.*}}, %{{.*}} : f32, f32, f32
+// CHECK-NOT: tileir.fold
+// CHECK-DAG: %[[VAR:.*]] = arith.mulf %[[F]]#2, %{{.*}} : f32
+// CHECK-DAG: %[[SUM:.*]] = arith.mulf %[[F]]#1, %{{.*}} : f32
+// CHECK: loopir.store %[[VAR]], %{{.*}}[%{{.*}}] : memref<33xf32>
+// CHECK: loopir.store %[[SUM]], %{{.*}}[%{{.*}}] : memref<33xf32>
+// CHECK: loopir.store %[[F]]#1, %{{.*}}[%{{.*}}] : memref<33xf32>
+func.func @variance(%a: tensor<33x70xf32>) -> (tensor<33xf32>, tensor<33xf32>, tensor<33xf32>) {
+  %r:3 = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32>, tensor<33xf32>, tensor<33xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %var: memref<33xf32>, %total: memref<33xf32>, %mean: memref<33xf32>):
+    %row = tileir.point 0
+    %inv = arith.constant 0.0142857144 : f32
+    %s = tileir.fold add(0.0 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x : f32
+    }
+    %a1 = arith.mulf %s, %inv : f32
+    %q = tileir.fold add(0.0 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      %d = arith.subf %x, %a1 : f32
+      %d2 = arith.mulf %d, %d : f32
+      tileir.yield %d2 : f32
+    }
+    %v = arith.mulf %q, %inv : f32
+    loopir.store %v, %var[%row] : memref<33xf32>
+    loopir.store %s, %total[%row] : memref<33xf32>
+    loopir.store %a1, %mean[%row] : memref<33xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<33xf32>, tensor<33xf32>, tensor<33xf32>
+}
+
+// -----
+
+// Squares about a value that is not the first sum's mean (here sum / 69,
+// over 70 points) stay two folds.
+// CHECK-LABEL: func.func @not_the_mean
+// CHECK: tileir.fold add
+// CHECK: tileir.fold add
+// CHECK-NOT: tileir.composite_fold
+func.func @not_the_mean(%a: tensor<33x70xf32>) -> tensor<33xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33xf32> domain [33] tile [1] threads 64 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33xf32>):
+    %row = tileir.point 0
+    %n = arith.constant 69.0 : f32
+    %s = tileir.fold add(0.0 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x : f32
+    }
+    %a1 = arith.divf %s, %n : f32
+    %q = tileir.fold add(0.0 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      %d = arith.subf %x, %a1 : f32
+      %d2 = arith.mulf %d, %d : f32
+      tileir.yield %d2 : f32
+    }
+    loopir.store %q, %out[%row] : memref<33xf32>
+  }
+  return %r : tensor<33xf32>
+}
+
+// -----
+
+// Attention's output row for one query: the max of the scores x, the sum
+// of exp(x - max), and per output element the sum of exp(x - max) / l *
+// v. One online-softmax fold over (max, l, a0, a1): a point contributes
+// (x, 1, v0, v1), the row constant 1 / l multiplies each a afterwards,
+// and the scores are computed once per point.
+// CHECK-LABEL: func.func @attention_row
+// CHECK: %[[F:.*]]:4 = tileir.composite_fold (%[[J:.*]]) in [45] identity(0xFF800000 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32) {
+// CHECK: %[[S:.*]] = loopir.reduce add
+// CHECK: %[[X:.*]] = arith.mulf %[[S]], %{{.*}} : f32
+// CHECK-NOT: math.exp
+// CHECK: %[[V0:.*]] = loopir.load %{{.*}}[%{{.*}}, %[[J]], %{{.*}}] : memref<3x45x2xf32>
+// CHECK: %[[V1:.*]] = loopir.load %{{.*}}[%{{.*}}, %[[J]], %{{.*}}] : memref<3x45x2xf32>
+// CHECK: tileir.yield %[[X]], %{{.*}}, %[[V0]], %[[V1]] : f32, f32, f32, f32
+// CHECK: } combine {
+// CHECK-COUNT-2: math.exp
+// CHECK: tileir.yield
+// CHECK-NOT: tileir.fold
+// CHECK: %[[L:.*]] = arith.select %{{.*}}, %{{.*}}, %[[F]]#1 : f32
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[L]] : f32
+// CHECK: %[[A0:.*]] = arith.select %{{.*}}, %{{.*}}, %[[F]]#2 : f32
+// CHECK: %[[O0:.*]] = arith.mulf %[[A0]], %[[R]] : f32
+// CHECK: %[[A1:.*]] = arith.select %{{.*}}, %{{.*}}, %[[F]]#3 : f32
+// CHECK: %[[O1:.*]] = arith.mulf %[[A1]], %[[R]] : f32
+// CHECK: loopir.store %[[O0]]
+// CHECK: loopir.store %[[O1]]
+func.func @attention_row(%q: tensor<3x16xf32>, %k: tensor<3x45x16xf32>, %v: tensor<3x45x2xf32>) -> tensor<3x2xf32> {
+  %r = tileir.kernel ins(%q, %k, %v : tensor<3x16xf32>, tensor<3x45x16xf32>, tensor<3x45x2xf32>) -> tensor<3x2xf32> domain [3] tile [1] threads 32 {
+  ^bb0(%qb: memref<3x16xf32>, %kb: memref<3x45x16xf32>, %vb: memref<3x45x2xf32>, %out: memref<3x2xf32>):
+    %row = tileir.point 0
+    %scale = arith.constant 0.25 : f32
+    %one = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = tileir.fold max(0xFF800000 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %x = arith.mulf %s, %scale : f32
+      tileir.yield %x : f32
+    }
+    %l = tileir.fold add(0.0 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %x = arith.mulf %s, %scale : f32
+      %y = arith.subf %x, %m : f32
+      %e = math.exp %y : f32
+      tileir.yield %e : f32
+    }
+    %rl = arith.divf %one, %l : f32
+    %o:2 = tileir.fold add(0.0 : f32), add(0.0 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %x = arith.mulf %s, %scale : f32
+      %y = arith.subf %x, %m : f32
+      %e = math.exp %y : f32
+      %w = arith.mulf %e, %rl : f32
+      %v0 = loopir.load %vb[%row, %j, %c0] : memref<3x45x2xf32>
+      %p0 = arith.mulf %w, %v0 : f32
+      %v1 = loopir.load %vb[%row, %j, %c1] : memref<3x45x2xf32>
+      %p1 = arith.mulf %w, %v1 : f32
+      tileir.yield %p0, %p1 : f32, f32
+    }
+    loopir.store %o#0, %out[%row, %c0] : memref<3x2xf32>
+    loopir.store %o#1, %out[%row, %c1] : memref<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+// Sums weighted by something other than exp(x - max) stay folds (online
+// softmax still takes the max and the normalizer).
+// CHECK-LABEL: func.func @not_softmax_weights
+// CHECK: tileir.composite_fold
+// CHECK: tileir.fold add(0.000000e+00 : f32), add(0.000000e+00 : f32)
+func.func @not_softmax_weights(%a: tensor<3x45xf32>, %v: tensor<3x45x2xf32>) -> tensor<3x2xf32> {
+  %r = tileir.kernel ins(%a, %v : tensor<3x45xf32>, tensor<3x45x2xf32>) -> tensor<3x2xf32> domain [3] tile [1] threads 32 {
+  ^bb0(%ab: memref<3x45xf32>, %vb: memref<3x45x2xf32>, %out: memref<3x2xf32>):
+    %row = tileir.point 0
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = tileir.fold max(0xFF800000 : f32) (%j) in [45] {
+      %x = loopir.load %ab[%row, %j] : memref<3x45xf32>
+      tileir.yield %x : f32
+    }
+    %l = tileir.fold add(0.0 : f32) (%j) in [45] {
+      %x = loopir.load %ab[%row, %j] : memref<3x45xf32>
+      %y = arith.subf %x, %m : f32
+      %e = math.exp %y : f32
+      tileir.yield %e : f32
+    }
+    %o:2 = tileir.fold add(0.0 : f32), add(0.0 : f32) (%j) in [45] {
+      %x = loopir.load %ab[%row, %j] : memref<3x45xf32>
+      %w = arith.mulf %x, %l : f32
+      %v0 = loopir.load %vb[%row, %j, %c0] : memref<3x45x2xf32>
+      %p0 = arith.mulf %w, %v0 : f32
+      %v1 = loopir.load %vb[%row, %j, %c1] : memref<3x45x2xf32>
+      %p1 = arith.mulf %w, %v1 : f32
+      tileir.yield %p0, %p1 : f32, f32
+    }
+    loopir.store %o#0, %out[%row, %c0] : memref<3x2xf32>
+    loopir.store %o#1, %out[%row, %c1] : memref<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
 }

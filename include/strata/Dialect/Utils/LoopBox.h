@@ -24,6 +24,12 @@ mlir::LogicalResult verifyLoopBox(mlir::Operation *op, mlir::Block &body,
 mlir::Block *addLoopBoxBlock(mlir::OpBuilder &b, mlir::Region &region,
                              size_t numBounds, mlir::Location loc);
 
+/// The row-major position (an i64) of the point `ivs` in the box
+/// `[0, bounds)`: an arg-reduction's position, built at `b`.
+mlir::Value buildBoxPosition(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::ValueRange ivs,
+                             llvm::ArrayRef<int64_t> bounds);
+
 /// Clones the ops of `body` except its terminator at the builder, with the
 /// block's arguments mapped to `arguments` on top of `mapping`. Returns the
 /// mapping, in which the terminator's operands can be looked up.

@@ -149,7 +149,8 @@ void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
 /// contraction schedule stages: an add-reduction over one index of a
 /// product, in a nest of at least kMinContractionRowsAndColumns rows and
 /// columns.
-bool isStagedContraction(Operation *unit, ParallelOp nest) {
+bool isStagedContraction(Operation *unit, ParallelOp nest,
+                         bool orSumOfLoads = false) {
   auto reduce = dyn_cast<ReduceOp>(unit);
   ArrayRef<int64_t> bounds = nest.getBounds();
   if (!reduce || bounds.size() < 2 ||
@@ -160,7 +161,54 @@ bool isStagedContraction(Operation *unit, ParallelOp nest) {
     return false;
   Operation *yielded =
       reduce.getBody().front().getTerminator()->getOperand(0).getDefiningOp();
-  return yielded && isa<arith::MulFOp>(yielded);
+  return yielded && (isa<arith::MulFOp>(yielded) ||
+                     (orSumOfLoads && isa<LoadOp>(yielded)));
+}
+
+/// The box (k) of a staged contraction directly in `nest`, if there is one:
+/// with `orSumOfLoads`, also of a sum over one index of loads, a
+/// contraction to be once its product (a kernel of its own until fused)
+/// joins it.
+std::optional<ArrayRef<int64_t>> stagedContractionBox(ParallelOp nest,
+                                                      bool orSumOfLoads = false) {
+  for (Operation &op : nest.getBody().front())
+    if (isStagedContraction(&op, nest, orSumOfLoads))
+      return cast<ReduceOp>(op).getBounds();
+  return std::nullopt;
+}
+
+/// The boxes of the staged contractions whose results `kernel` computes
+/// with, directly or through kernels without reductions (views and
+/// elementwise math not fused yet).
+void contractionsFeeding(KernelOp kernel,
+                         SmallVectorImpl<ArrayRef<int64_t>> &boxes,
+                         int depth = 0) {
+  constexpr int kMaxDepth = 8; // Chains of views and math are short.
+  for (Value input : kernel.getInputs()) {
+    auto producer = input.getDefiningOp<KernelOp>();
+    if (!producer)
+      continue;
+    bool reduces = false;
+    for (auto nest : producer.getBody().front().getOps<ParallelOp>()) {
+      if (std::optional<ArrayRef<int64_t>> k =
+              stagedContractionBox(nest, /*orSumOfLoads=*/true))
+        boxes.push_back(*k);
+      nest.walk([&](ReduceOp) { reduces = true; });
+    }
+    if (!reduces && depth < kMaxDepth)
+      contractionsFeeding(producer, boxes, depth + 1);
+  }
+}
+
+/// Whether the row schedule folds `unit`, directly inside `nest`, as a
+/// row vector: a reduction that is no staged contraction, in a nest whose
+/// innermost loop is at most kMaxRowVectorLength long. Normalization hoists
+/// the rest of the nest into the row, and the row program accumulates all
+/// of the innermost loop's sums in one pass over the reduced row.
+bool isRowVectorFold(Operation *unit, ParallelOp nest) {
+  return isa<ReduceOp>(unit) && !isStagedContraction(unit, nest) &&
+         nest.getBounds().size() >= 2 &&
+         nest.getBounds().back() <= kMaxRowVectorLength;
 }
 
 /// The nest indices each unit's loads and operands depend on, found once
@@ -202,9 +250,14 @@ double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
   llvm::SmallDenseSet<Value> loadNestDeps;
   addressIndices(load, nestIvs, loadNestDeps, memo);
   bool staged = scalar && isStagedContraction(unit, nest);
+  // In a row-vector fold, an element that does not depend on the vector's
+  // index is computed once for the whole vector.
+  bool sharedByVector = isRowVectorFold(unit, nest) &&
+                        !loadNestDeps.contains(nestIvs.back());
   double work = 1;
   for (auto [d, iv, bound] : llvm::enumerate(nestIvs, nest.getBounds())) {
-    if (!unitDeps.contains(iv))
+    if (!unitDeps.contains(iv) ||
+        (sharedByVector && d + 1 == nestIvs.size()))
       continue;
     bool rowOrColumn = d + 2 >= nestIvs.size();
     if (staged && rowOrColumn && !loadNestDeps.contains(iv))
@@ -339,12 +392,70 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
   }
   AffineMap map = load.getIndexMap().replaceDimsAndSymbols(
       substitution, {}, indices.size(), 0);
-  map = simplifyAffineMap(map);
+  // Simplified with the loops' bounds, so that the cost of the next fusion
+  // sees the indices the access really reads.
+  map = simplifyWithLoopBounds(simplifyAffineMap(map), indices);
   // In place: the cloned load's result may be what the site reads.
   b.modifyOpInPlace(load, [&] {
     load.getIndicesMutable().assign(indices);
     load.setMapAttr(getIndexMapAttr(map));
   });
+}
+
+/// Whether a load of `buffer` sits in a reduction of its kernel's nest
+/// other than a row-vector fold.
+bool recomputesInReduction(Value buffer) {
+  for (LoadOp load : loadsOf(buffer)) {
+    Operation *unit = load;
+    ParallelOp nest;
+    for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
+         p = p->getParentOp())
+      if (auto outer = dyn_cast<ParallelOp>(p))
+        nest = outer;
+    if (!nest)
+      continue;
+    while (unit->getParentOp() != nest)
+      unit = unit->getParentOp();
+    if (isa<ReduceOp>(unit) && !isRowVectorFold(unit, nest))
+      return true;
+  }
+  return false;
+}
+
+/// Whether a top-level reduction of `kernel`'s nest is a row-vector fold.
+bool endsInRowVector(KernelOp kernel) {
+  for (auto nest : kernel.getBody().front().getOps<ParallelOp>())
+    for (auto reduce : nest.getBody().front().getOps<ReduceOp>())
+      if (isRowVectorFold(reduce, nest))
+        return true;
+  return false;
+}
+
+/// How a load's read index identifies the element it reads: itself, or
+/// for the index of a reduction in a kernel's outer nest (inside other
+/// reductions only), the reduction's box and the index's position in it,
+/// the same for every reduction over that box. Normalization hoists a
+/// reduction that does not depend on the reductions around it into the
+/// row and merges equal ones, and tileir-fuse-folds folds the dependent
+/// reductions of a row in one pass (max, then the sum of exp(x - max),
+/// then the sums weighted by exp(x - max)): counting one computation per
+/// element of the box is exact for those, and low by the number of passes
+/// for reductions of a row that stay apart. Used only in rows that end in
+/// a row vector.
+SmallVector<const void *, 2> siblingFoldKey(Value index) {
+  auto arg = dyn_cast<BlockArgument>(index);
+  auto reduce = arg ? dyn_cast<ReduceOp>(arg.getOwner()->getParentOp())
+                    : nullptr;
+  if (!reduce)
+    return {index.getAsOpaquePointer()};
+  Operation *parent = reduce->getParentOp();
+  while (isa<ReduceOp>(parent))
+    parent = parent->getParentOp();
+  if (!isa<ParallelOp>(parent) || !isa<KernelOp>(parent->getParentOp()))
+    return {index.getAsOpaquePointer()};
+  return {reduce.getBoundsAttr().getAsOpaquePointer(),
+          reinterpret_cast<const void *>(
+              static_cast<uintptr_t>(arg.getArgNumber()))};
 }
 
 /// The elements of its input `pos` that `consumer` computes again with the
@@ -354,13 +465,23 @@ double consumerDemand(KernelOp consumer, unsigned pos, bool scalar,
   double demand = 0;
   UnitDependences unitDependences;
   // Loads of one element in one consumer (same address once unused indices
-  // are dropped) become one computation after normalization.
+  // are dropped) become one computation after normalization, and in a
+  // row that ends in a row vector (attention's output row) so do loads of
+  // one element per point of reductions over the same box (siblingFoldKey:
+  // tileir-fuse-folds folds them with the vector's sums in one pass).
   std::set<SmallVector<const void *>> seen; // map, then read indices
+  bool vectorRow = endsInRowVector(consumer);
   for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos])) {
     SmallVector<const void *> key = {
         memo.compressed(load.getIndexMap()).getAsOpaquePointer()};
-    for (Value index : readIndices(load, memo))
-      key.push_back(index.getAsOpaquePointer());
+    for (Value index : readIndices(load, memo)) {
+      if (!vectorRow) {
+        key.push_back(index.getAsOpaquePointer());
+        continue;
+      }
+      for (const void *part : siblingFoldKey(index))
+        key.push_back(part);
+    }
     if (!seen.insert(key).second)
       continue;
     demand += loadWork(load, scalar, unitDependences, memo);
@@ -403,6 +524,39 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     if (p.work == 0)
       return true; // Moving data is free to repeat.
     Uses uses = usesOf(p.kernel.getResult(0));
+    // A contraction in another contraction's epilogue makes a kernel of
+    // two reductions over different k, which no contraction schedule takes
+    // (over the same k they are siblings: one reduction, two products).
+    auto intoOtherContraction = [&](ArrayRef<int64_t> k) {
+      for (auto use : uses.consumers)
+        for (auto nest : use.first.getBody().front().getOps<ParallelOp>())
+          if (std::optional<ArrayRef<int64_t>> other =
+                  stagedContractionBox(nest);
+              other && *other != k)
+            return true;
+      return false;
+    };
+    if (std::optional<ArrayRef<int64_t>> k =
+            stagedContractionBox(p.nest, /*orSumOfLoads=*/true)) {
+      if (intoOtherContraction(*k))
+        return false;
+      // Staged, a contraction reads each operand element once per block
+      // tile; recomputed in a consumer's reduction, once per element it
+      // makes (a row of scores per query reads all the keys), which the
+      // arithmetic above does not see. Only a row vector (attention's
+      // output row for a short query) computes each element once.
+      for (auto [consumer, pos] : uses.consumers)
+        if (recomputesInReduction(consumer.getInputBuffers()[pos]))
+          return false;
+    }
+
+    // Likewise, an epilogue of contractions (silu(gate) * up) stays where
+    // they can join it: in another contraction's prologue it would leave
+    // them to write their results (two tensors instead of one).
+    SmallVector<ArrayRef<int64_t>> feeding;
+    contractionsFeeding(p.kernel, feeding);
+    if (llvm::any_of(feeding, intoOtherContraction))
+      return false;
     double demand = uses.producerStays ? p.elements : 0;
     for (std::pair<KernelOp, unsigned> use : uses.consumers)
       demand += m.demand(use.first, use.second, p.reduces, [&] {
@@ -502,6 +656,13 @@ struct LoopIRFusePass
     : strata::loopir::impl::LoopIRFusePassBase<LoopIRFusePass> {
   using LoopIRFusePassBase::LoopIRFusePassBase;
   void runOnOperation() override {
+    // Access maps as the loops' bounds simplify them (a reshape through a
+    // unit dimension reads no index), so that the cost model sees which
+    // indices each load really depends on.
+    RewritePatternSet access(&getContext());
+    populateSimplifyAccessPatterns(access);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(access))))
+      return signalPassFailure();
     FusionMemo memo;
     RewritePatternSet patterns(&getContext());
     populateFusePatterns(patterns, maxRecompute, roundTripCost, &memo);

@@ -5,6 +5,7 @@
 // becomes PyTorch's arithmetic for it (PowByConstant.cpp).
 
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/SameComputation.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -313,18 +314,8 @@ struct DropDuplicateContributions : OpRewritePattern<ReduceOp> {
       return failure();
     Block &body = reduce.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
-    // Contributions are the same when computed the same way from the same
-    // values (a reduction body only reads memory, so equal loads are equal).
-    std::function<bool(Value, Value)> same = [&](Value a, Value b) {
-      if (a == b)
-        return true;
-      Operation *da = a.getDefiningOp(), *db = b.getDefiningOp();
-      if (!da || !db || da->getBlock() != &body || db->getBlock() != &body ||
-          da->getNumRegions() != 0 || db->getNumRegions() != 0)
-        return false;
-      return OperationEquivalence::isEquivalentTo(
-          da, db, [&](Value x, Value y) { return success(same(x, y)); },
-          nullptr, OperationEquivalence::IgnoreLocations);
+    auto same = [&](Value a, Value b) {
+      return isSameComputation(a, b, body, body);
     };
     // The first combiner folding the same contribution, per combiner.
     SmallVector<unsigned> first;
@@ -597,24 +588,8 @@ struct SimplifyWithLoopBounds : OpRewritePattern<AccessOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.getMap())
       return failure();
-    SmallVector<int64_t> bounds;
-    for (Value index : op.getIndices()) {
-      auto iv = dyn_cast<BlockArgument>(index);
-      Operation *loop = iv ? iv.getOwner()->getParentOp() : nullptr;
-      if (auto p = dyn_cast_or_null<ParallelOp>(loop))
-        bounds.push_back(p.getBounds()[iv.getArgNumber()]);
-      else if (auto r = dyn_cast_or_null<ReduceOp>(loop))
-        bounds.push_back(r.getBounds()[iv.getArgNumber()]);
-      else
-        return failure();
-    }
     AffineMap map = op.getIndexMap();
-    SmallVector<AffineExpr> exprs;
-    for (AffineExpr e : map.getResults())
-      exprs.push_back(simplifyAffineExpr(simplifyInRange(e, bounds).expr,
-                                         map.getNumDims(), 0));
-    AffineMap simplified =
-        AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+    AffineMap simplified = simplifyWithLoopBounds(map, op.getIndices());
     if (simplified == map)
       return failure();
     rewriter.modifyOpInPlace(op, [&] {
@@ -635,14 +610,43 @@ struct LoopIRNormalizePass
 };
 } // namespace
 
+AffineMap strata::loopir::simplifyWithLoopBounds(AffineMap map,
+                                                 ValueRange indices) {
+  SmallVector<int64_t> bounds;
+  for (Value index : indices) {
+    auto iv = dyn_cast<BlockArgument>(index);
+    Operation *loop = iv ? iv.getOwner()->getParentOp() : nullptr;
+    if (auto p = dyn_cast_or_null<ParallelOp>(loop))
+      bounds.push_back(p.getBounds()[iv.getArgNumber()]);
+    else if (auto r = dyn_cast_or_null<ReduceOp>(loop))
+      bounds.push_back(r.getBounds()[iv.getArgNumber()]);
+    else
+      return map;
+  }
+  SmallVector<AffineExpr> exprs;
+  for (AffineExpr e : map.getResults())
+    exprs.push_back(simplifyAffineExpr(simplifyInRange(e, bounds).expr,
+                                       map.getNumDims(), 0));
+  return AffineMap::get(map.getNumDims(), 0, exprs, map.getContext());
+}
+
+void strata::loopir::populateSimplifyAccessPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<DropUnusedIndices<LoadOp>, DropUnusedIndices<StoreOp>,
+               SimplifyWithLoopBounds<LoadOp>, SimplifyWithLoopBounds<StoreOp>>(
+      patterns.getContext());
+}
+
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
   patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualValues,
                MergeEqualReductions,
                MergeSiblingReductions, DropDuplicateContributions,
-               DivisionByInvariant, DropUnusedIndices<LoadOp>,
-               DropUnusedIndices<StoreOp>, SimplifyWithLoopBounds<LoadOp>,
-               SimplifyWithLoopBounds<StoreOp>>(patterns.getContext());
+               DivisionByInvariant>(patterns.getContext());
+  populateSimplifyAccessPatterns(patterns);
   populatePowByConstantPatterns(patterns);
   // One buffer per distinct input, so that loads of it compare equal.
   KernelOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+  // A nest of one point (what splitting a nest leaves of a row) is its
+  // body, so that the reductions in it are siblings of the row's others.
+  ParallelOp::getCanonicalizationPatterns(patterns, patterns.getContext());
 }

@@ -14,11 +14,13 @@
 #include "strata/Dialect/Utils/ElementStorage.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -194,6 +196,15 @@ private:
     std::vector<std::pair<int64_t, int64_t>> key;
     for (const Source &source : used)
       key.push_back({source.dim, source.extent});
+    // Constant indices pick which elements (a row vector's columns, one
+    // access per column).
+    for (auto [i, index] : llvm::enumerate(indices)) {
+      APInt value;
+      if ((!map || map.isFunctionOfDim(i)) &&
+          matchPattern(index, m_ConstantInt(&value)))
+        key.push_back({std::numeric_limits<int64_t>::min() + (int64_t)i,
+                       value.getSExtValue()});
+    }
     llvm::sort(key);
     // Each contraction stages its own operands (sibling contractions read
     // a shared input once each).

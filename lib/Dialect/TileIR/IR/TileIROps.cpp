@@ -510,6 +510,25 @@ SmallVector<SmallVector<Attribute>> sampleElements(TypeRange types) {
 }
 } // namespace
 
+void CompositeFoldOp::build(OpBuilder &b, OperationState &state,
+                            ArrayRef<TypedAttr> identities,
+                            ArrayRef<int64_t> bounds) {
+  SmallVector<Attribute> attrs(identities.begin(), identities.end());
+  SmallVector<Type> types;
+  for (TypedAttr identity : identities)
+    types.push_back(identity.getType());
+  state.addAttribute(getIdentitiesAttrName(state.name), b.getArrayAttr(attrs));
+  state.addAttribute(getBoundsAttrName(state.name),
+                     b.getDenseI64ArrayAttr(bounds));
+  state.addTypes(types);
+  addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
+  SmallVector<Type> pair(types);
+  llvm::append_range(pair, types);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(state.addRegion(), {}, pair,
+                SmallVector<Location>(pair.size(), state.location));
+}
+
 LogicalResult CompositeFoldOp::verify() {
   if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
     return failure();

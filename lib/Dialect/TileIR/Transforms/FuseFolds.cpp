@@ -1,15 +1,20 @@
 // tileir-fuse-folds: dependent folds of one row in one pass, as a fold over
 // a composite monoid (see Passes.td). Online softmax: the max m of x and
 // the sum of exp(x - m) become one fold over (max, sum) whose combination
-// rescales each partial sum to the combined maximum.
+// rescales each partial sum to the combined maximum. Welford: the mean a of
+// x and the sum of (x - a)^2 become one fold over (count, mean, squares).
 
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
+#include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
+#include "strata/Dialect/Utils/LoopBox.h"
+#include "strata/Dialect/Utils/SameComputation.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/Matchers.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/OperationSupport.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <functional>
 
 namespace strata::tileir {
 #define GEN_PASS_DEF_TILEIRFUSEFOLDSPASS
@@ -28,49 +33,36 @@ bool isSingle(FoldOp fold, Combiner combiner) {
          fold.getResult(0).getType().isF32();
 }
 
-/// Whether `a` (in `first`'s body) and `b` (in `second`'s) are computed the
-/// same way from the same outside values, the bodies' indices matching.
-bool sameComputation(Value a, Value b, Block &first, Block &second) {
-  std::function<bool(Value, Value)> same = [&](Value x, Value y) {
-    if (x == y)
-      return x.getParentBlock() != &first; // Shared outside values.
-    if (auto ax = dyn_cast<BlockArgument>(x)) {
-      auto ay = dyn_cast<BlockArgument>(y);
-      return ay && ax.getOwner() == &first && ay.getOwner() == &second &&
-             ax.getArgNumber() == ay.getArgNumber();
-    }
-    Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
-    if (!dx || !dy || dx->getBlock() != &first || dy->getBlock() != &second ||
-        dx->getNumRegions() != 0 || dy->getNumRegions() != 0)
-      return false;
-    return OperationEquivalence::isEquivalentTo(
-        dx, dy, [&](Value p, Value q) { return success(same(p, q)); },
-        nullptr, OperationEquivalence::IgnoreLocations);
-  };
-  return same(a, b);
+/// The single f32 fold of the same kind over the same box that `fold`
+/// depends on directly through `value` (an operand of a body op), in the
+/// same block: the first fold of a two-pass row statistic.
+FoldOp earlierFold(FoldOp fold, Value value, Combiner combiner) {
+  auto earlier = value.getDefiningOp<FoldOp>();
+  if (!earlier || !isSingle(earlier, combiner) ||
+      earlier.getBounds() != fold.getBounds() ||
+      earlier->getBlock() != fold->getBlock())
+    return nullptr;
+  return earlier;
 }
 
-/// Builds online softmax's combination of (m1, s1) and (m2, s2):
-/// m = max(m1, m2), s = s1 * scale(m1) + s2 * scale(m2), where scale(mi)
-/// is exp(mi - m), or 1 where mi is m (so that -inf maxima give sums, not
-/// NaN from -inf - -inf).
-void buildOnlineSoftmaxCombine(OpBuilder &b, Location loc, Region &region) {
-  Type f32 = b.getF32Type();
-  Block *block = b.createBlock(&region, {}, {f32, f32, f32, f32},
-                               SmallVector<Location>(4, loc));
-  Value m1 = block->getArgument(0), s1 = block->getArgument(1),
-        m2 = block->getArgument(2), s2 = block->getArgument(3);
-  Value m = arith::MaximumFOp::create(b, loc, m1, m2);
-  Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
-  auto scale = [&](Value mi) -> Value {
-    Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mi, m);
-    Value e = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, mi, m));
-    return arith::SelectOp::create(b, loc, same, one, e);
-  };
-  Value s = arith::AddFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, s1, scale(m1)),
-      arith::MulFOp::create(b, loc, s2, scale(m2)));
-  YieldOp::create(b, loc, ValueRange{m, s});
+/// A composite fold at `first` whose contribution is `components` around
+/// `first`'s contribution x (one value per component: x itself where the
+/// function is null), combined by `combine`.
+CompositeFoldOp fuseInto(PatternRewriter &rewriter, FoldOp first,
+                         ArrayRef<TypedAttr> identity,
+                         function_ref<SmallVector<Value>(OpBuilder &, Value)>
+                             components,
+                         CombineBuilder combine) {
+  Block &firstBody = first.getBody().front();
+  Value x = firstBody.getTerminator()->getOperand(0);
+  rewriter.setInsertionPoint(first);
+  return buildCompositeFold(
+      rewriter, first.getLoc(), identity, first.getBounds(),
+      [&](OpBuilder &b, Location, ValueRange ivs) {
+        IRMapping point = cloneLoopBody(b, firstBody, ivs, IRMapping());
+        return components(b, point.lookupOrDefault(x));
+      },
+      combine);
 }
 
 /// %s = fold add { exp(x' - %m) } after %m = fold max { x }, x' computed as
@@ -85,45 +77,102 @@ struct OnlineSoftmax : OpRewritePattern<FoldOp> {
     Block &sumBody = sum.getBody().front();
     auto exp = sumBody.getTerminator()->getOperand(0).getDefiningOp<math::ExpOp>();
     auto diff = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
-    auto max = diff ? diff.getRhs().getDefiningOp<FoldOp>() : nullptr;
-    if (!max || !isSingle(max, Combiner::max) ||
-        max.getBounds() != sum.getBounds() ||
-        max->getBlock() != sum->getBlock())
+    FoldOp max = diff ? earlierFold(sum, diff.getRhs(), Combiner::max) : nullptr;
+    if (!max)
       return rewriter.notifyMatchFailure(sum, "not a sum of exp(x - max)");
     Block &maxBody = max.getBody().front();
     Value x = maxBody.getTerminator()->getOperand(0);
-    if (!sameComputation(x, diff.getLhs(), maxBody, sumBody))
+    if (!isSameComputation(x, diff.getLhs(), maxBody, sumBody))
       return rewriter.notifyMatchFailure(sum, "the sum's x is another value");
 
-    Location loc = sum.getLoc();
-    rewriter.setInsertionPoint(max);
-    Type f32 = rewriter.getF32Type();
-    OperationState state(loc, CompositeFoldOp::getOperationName());
-    state.addAttribute("identities",
-                       rewriter.getArrayAttr(
-                           {max.getIdentities()[0], sum.getIdentities()[0]}));
-    state.addAttribute("bounds", rewriter.getDenseI64ArrayAttr(max.getBounds()));
-    state.addTypes({f32, f32});
-    Region *body = state.addRegion();
-    Region *combine = state.addRegion();
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      IRMapping mapping;
-      Block *block = rewriter.createBlock(
-          body, {}, maxBody.getArgumentTypes(),
-          SmallVector<Location>(maxBody.getNumArguments(), loc));
-      mapping.map(maxBody.getArguments(), block->getArguments());
-      for (Operation &op : maxBody.without_terminator())
-        rewriter.clone(op, mapping);
-      Value one = arith::ConstantOp::create(rewriter, loc,
-                                            rewriter.getF32FloatAttr(1.0));
-      YieldOp::create(rewriter, loc,
-                      ValueRange{mapping.lookupOrDefault(x), one});
-      buildOnlineSoftmaxCombine(rewriter, loc, *combine);
+    CompositeFoldOp fused = fuseInto(
+        rewriter, max, onlineSoftmaxIdentity(rewriter),
+        [](OpBuilder &b, Value x) -> SmallVector<Value> {
+          Value one = arith::ConstantOp::create(b, x.getLoc(),
+                                                b.getF32FloatAttr(1.0));
+          return {x, one};
+        },
+        combineOnlineSoftmax);
+    rewriter.setInsertionPointAfter(fused);
+    rewriter.replaceOp(sum, buildTwoPassSum(rewriter, sum.getLoc(),
+                                            fused.getResult(0),
+                                            fused.getResult(1)));
+    rewriter.replaceOp(max, fused.getResult(0));
+    return success();
+  }
+};
+
+/// Whether `mean` is `sum` divided by `count`: sum / count, or sum times
+/// the f32 nearest 1 / count.
+bool isMeanOf(Value mean, Value sum, int64_t count) {
+  FloatAttr c;
+  if (auto div = mean.getDefiningOp<arith::DivFOp>())
+    return div.getLhs() == sum && matchPattern(div.getRhs(), m_Constant(&c)) &&
+           c.getValueAsDouble() == (double)count;
+  auto mul = mean.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value other = mul.getLhs() == sum ? mul.getRhs() : mul.getLhs();
+  return (mul.getLhs() == sum || mul.getRhs() == sum) &&
+         matchPattern(other, m_Constant(&c)) &&
+         (float)c.getValueAsDouble() == (float)(1.0 / (double)count);
+}
+
+/// %q = fold add { (x' - %a)^2 } after %a = (fold add { x }) / n, x'
+/// computed as x is (variance's mean-then-squares): one composite fold of
+/// (1, x, 0) over Welford's (count, mean, squared deviations), so the row
+/// is read once for both.
+struct Welford : OpRewritePattern<FoldOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FoldOp squares,
+                                PatternRewriter &rewriter) const override {
+    if (!isSingle(squares, Combiner::add))
+      return rewriter.notifyMatchFailure(squares, "not an f32 sum");
+    Block &squaresBody = squares.getBody().front();
+    auto square =
+        squaresBody.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
+    auto diff = square && square.getLhs() == square.getRhs()
+                    ? square.getLhs().getDefiningOp<arith::SubFOp>()
+                    : nullptr;
+    Value mean = diff ? diff.getRhs() : Value();
+    Operation *meanOp = mean ? mean.getDefiningOp() : nullptr;
+    FoldOp sum = nullptr;
+    int64_t count = computeProduct(squares.getBounds());
+    if (meanOp && meanOp->getBlock() == squares->getBlock())
+      for (Value operand : meanOp->getOperands())
+        if (FoldOp f = earlierFold(squares, operand, Combiner::add))
+          if (isMeanOf(mean, f.getResult(0), count))
+            sum = f;
+    if (!sum)
+      return rewriter.notifyMatchFailure(squares,
+                                         "not a sum of (x - mean(x))^2");
+    Block &sumBody = sum.getBody().front();
+    Value x = sumBody.getTerminator()->getOperand(0);
+    if (!isSameComputation(x, diff.getLhs(), sumBody, squaresBody))
+      return rewriter.notifyMatchFailure(squares, "the squares' x is another value");
+
+    CompositeFoldOp fused = fuseInto(
+        rewriter, sum, welfordIdentity(rewriter),
+        [](OpBuilder &b, Value x) -> SmallVector<Value> {
+          Location loc = x.getLoc();
+          return {arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0)), x,
+                  arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0))};
+        },
+        combineWelford);
+    Value welfordMean = fused.getResult(1);
+    rewriter.replaceOp(squares, fused.getResult(2));
+    rewriter.replaceAllUsesWith(mean, welfordMean);
+    // Other uses of the sum get count * mean.
+    if (!sum.getResult(0).use_empty()) {
+      rewriter.setInsertionPointAfter(fused);
+      Value total = arith::MulFOp::create(
+          rewriter, sum.getLoc(), welfordMean,
+          arith::ConstantOp::create(rewriter, sum.getLoc(),
+                                    rewriter.getF32FloatAttr((float)count)));
+      rewriter.replaceAllUsesWith(sum.getResult(0), total);
     }
-    Operation *fused = rewriter.create(state);
-    rewriter.replaceOp(sum, fused->getResult(1));
-    rewriter.replaceOp(max, fused->getResult(0));
+    rewriter.eraseOp(sum);
     return success();
   }
 };
@@ -131,6 +180,11 @@ struct OnlineSoftmax : OpRewritePattern<FoldOp> {
 struct TileIRFuseFoldsPass
     : strata::tileir::impl::TileIRFuseFoldsPassBase<TileIRFuseFoldsPass> {
   void runOnOperation() override {
+    // Attention's three folds first: online softmax alone would take two.
+    RewritePatternSet flash(&getContext());
+    populateFlashAccumulatePatterns(flash);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(flash))))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateFuseFoldsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -140,5 +194,5 @@ struct TileIRFuseFoldsPass
 } // namespace
 
 void strata::tileir::populateFuseFoldsPatterns(RewritePatternSet &patterns) {
-  patterns.add<OnlineSoftmax>(patterns.getContext());
+  patterns.add<OnlineSoftmax, Welford>(patterns.getContext());
 }

@@ -82,6 +82,18 @@ void populateFusePatterns(mlir::RewritePatternSet &patterns,
 /// Hoists invariants, merges duplicates (see loopir-normalize).
 void populateNormalizePatterns(mlir::RewritePatternSet &patterns);
 
+/// Accesses list only the indices their maps read, and maps are simplified
+/// with the loops' bounds (part of populateNormalizePatterns; loopir-fuse
+/// applies them first).
+void populateSimplifyAccessPatterns(mlir::RewritePatternSet &patterns);
+
+/// `map`, an access map over `indices`, simplified with the bounds of the
+/// loops those indices belong to (with 0 <= d < 64, `d floordiv 64` is 0):
+/// a reshape through a unit or whole dimension reads no index it does not
+/// need. `map` itself where an index is no loop index.
+mlir::AffineMap simplifyWithLoopBounds(mlir::AffineMap map,
+                                       mlir::ValueRange indices);
+
 /// pow by the constant exponents PyTorch computes without pow (0, 1, 2, 3,
 /// 0.5, -0.5, -1, -2) becomes the same arithmetic (part of
 /// populateNormalizePatterns).

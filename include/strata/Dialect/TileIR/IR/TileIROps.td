@@ -376,6 +376,13 @@ def TileIR_CompositeFoldOp : TileIR_Op<"composite_fold", [
   let regions = (region SizedRegion<1>:$body, SizedRegion<1>:$combine);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let builders = [
+    // One component per identity, of its type; the body gets one index
+    // argument per bound, the combine region two elements of the monoid,
+    // and neither a terminator.
+    OpBuilder<(ins "::llvm::ArrayRef<::mlir::TypedAttr>":$identities,
+                   "::llvm::ArrayRef<int64_t>":$bounds)>
+  ];
   let extraClassDeclaration = [{
     ::mlir::Block::BlockArgListType getInductionVars() {
       return getBody().getArguments();

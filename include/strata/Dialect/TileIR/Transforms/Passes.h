@@ -71,13 +71,21 @@ void populateKTilePatterns(mlir::RewritePatternSet &patterns, int64_t kTile,
 int64_t getStagedChunkBytes(ContractOp contract, int64_t rows, int64_t cols,
                             int64_t step);
 
+/// Dependent folds over one row as one composite fold (tileir-fuse-folds
+/// applies these after populateFlashAccumulatePatterns): the max and the
+/// sum of exp(x - max) as online softmax's (max, sum), the mean and the
+/// squared deviations from it as Welford's (count, mean, squares).
+void populateFuseFoldsPatterns(mlir::RewritePatternSet &patterns);
+
+/// A row's sums weighted by exp(x - max), its max and its sum of
+/// exp(x - max) as one online-softmax fold with a sum per weighted sum
+/// (tileir-fuse-folds, first): attention's output row in one pass.
+void populateFlashAccumulatePatterns(mlir::RewritePatternSet &patterns);
+
 /// Sets each contraction's pipeline depth (see tileir-pipeline): `stages`
 /// (0: chosen per contraction) where its chunks fit in `sharedMemory`
 /// bytes, or in its default depth's bytes for a large tensor-core tile
 /// (isLargeTensorCoreTile).
-/// Dependent folds over one row as one composite fold (tileir-fuse-folds):
-/// the max and the sum of exp(x - max) as online softmax's (max, sum).
-void populateFuseFoldsPatterns(mlir::RewritePatternSet &patterns);
 
 void populatePipelinePatterns(mlir::RewritePatternSet &patterns, int64_t stages,
                               int64_t sharedMemory, bool tensorCores,

@@ -237,6 +237,15 @@ def TileIRFuseFoldsPass : Pass<"tileir-fuse-folds"> {
         identity(0xFF800000 : f32, 0.0 : f32) { ...x...; yield %x, 1.0 }
         combine { max, and each sum scaled by exp(its max - the max) }
     ```
+
+    Variance's mean-then-squares likewise (var, std, layer norm): the mean
+    a = (fold add x) / n and then the fold of (x' - a)^2 become one fold of
+    contributions (1, x, 0) over Welford's (count, mean, squared
+    deviations), combined by Chan's rule; the mean and the squared
+    deviations replace the mean and the second fold. The combination costs
+    a division per contribution where the two passes cost a second read of
+    a row the block may already hold, which is the trade this pass makes
+    for every row it sees.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];

@@ -1,0 +1,221 @@
+// Attention's output row as one fold (part of tileir-fuse-folds).
+//
+// A row program that computes softmax(x) . V for its row folds three times
+// over the row's points j: the max m of x_j, the sum l of exp(x_j - m),
+// and, for each element e of the output row, the sum of
+// exp(x_j - m) * c * w_e(j) (c a row constant such as 1 / l, w_e the value
+// V[j, e]). The last needs the whole row's m before it starts. Online
+// softmax folds all of them at once: the monoid is (m, l, a_1..a_n), each
+// sum rescaled to the new maximum when two partial folds combine, and a
+// point contributes (x_j, 1, w_1(j), ..., w_n(j)); the output is a_e * c.
+// x_j (the q . k of the point, scale and mask) is computed once per point
+// and the row of scores never exists anywhere: flash attention, as a fold.
+
+#include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
+#include "strata/Dialect/Utils/SameComputation.h"
+
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::tileir;
+
+namespace {
+
+/// Whether `fold` folds only f32 sums.
+bool isF32Sums(FoldOp fold) {
+  return llvm::all_of(fold.getCombinerList(),
+                      [](Combiner c) { return c == Combiner::add; }) &&
+         llvm::all_of(fold.getResultTypes(),
+                      [](Type t) { return t.isF32(); });
+}
+
+/// The factors of the product tree `v` (arith.mulf ops of `body`).
+void collectFactors(Value v, Block &body, SmallVectorImpl<Value> &factors) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (mul && mul->getBlock() == &body) {
+    collectFactors(mul.getLhs(), body, factors);
+    collectFactors(mul.getRhs(), body, factors);
+    return;
+  }
+  factors.push_back(v);
+}
+
+/// exp(x' - m) with m the result of a single f32 max fold over `bounds`
+/// in `block`: that fold, and x'.
+std::optional<std::pair<FoldOp, Value>>
+matchScaledExp(Value factor, ArrayRef<int64_t> bounds, Block *block) {
+  auto exp = factor.getDefiningOp<math::ExpOp>();
+  auto diff = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+  auto max = diff ? diff.getRhs().getDefiningOp<FoldOp>() : nullptr;
+  if (!max || max.getCombinerList() != SmallVector<Combiner>{Combiner::max} ||
+      !max.getResult(0).getType().isF32() || max.getBounds() != bounds ||
+      max->getBlock() != block)
+    return std::nullopt;
+  return std::make_pair(max, diff.getLhs());
+}
+
+struct FlashAccumulate : OpRewritePattern<FoldOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FoldOp weighted,
+                                PatternRewriter &rewriter) const override {
+    if (!isF32Sums(weighted))
+      return rewriter.notifyMatchFailure(weighted, "not f32 sums");
+    Block &body = weighted.getBody().front();
+    Block *block = weighted->getBlock();
+    // Every contribution is exp(x - m) (one value) times other factors.
+    Value exp;
+    FoldOp max;
+    Value x;
+    SmallVector<SmallVector<Value>> inner, outer; // Per sum.
+    for (Value contribution : body.getTerminator()->getOperands()) {
+      SmallVector<Value> factors;
+      collectFactors(contribution, body, factors);
+      SmallVector<Value> in, out;
+      bool found = false;
+      for (Value f : factors) {
+        if (!found && (f == exp || (!exp && matchScaledExp(f, weighted.getBounds(), block)))) {
+          if (!exp) {
+            std::tie(max, x) = *matchScaledExp(f, weighted.getBounds(), block);
+            exp = f;
+          }
+          found = true;
+          continue;
+        }
+        (f.getParentBlock() == &body || body.getParentOp()->isAncestor(
+                                            f.getParentBlock()->getParentOp())
+             ? in
+             : out)
+            .push_back(f);
+      }
+      if (!found)
+        return rewriter.notifyMatchFailure(
+            weighted, "a sum is not weighted by exp(x - max)");
+      inner.push_back(in);
+      outer.push_back(out);
+    }
+    Block &maxBody = max.getBody().front();
+    if (!isSameComputation(maxBody.getTerminator()->getOperand(0), x, maxBody,
+                           body))
+      return rewriter.notifyMatchFailure(weighted, "x is not the max's x");
+    FoldOp sum = findNormalizer(max, weighted);
+
+    // What moves into the composite fold: the weighted fold's body but
+    // what depends on the folds it replaces, or on values defined after
+    // the max (where the composite fold goes).
+    llvm::SmallDenseSet<Value> tainted;
+    for (FoldOp f : {max, sum})
+      if (f)
+        tainted.insert(f.getResults().begin(), f.getResults().end());
+    auto usesTainted = [&](Operation *op) {
+      WalkResult walk = op->walk([&](Operation *inside) {
+        for (Value v : inside->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (tainted.contains(v) ||
+              (def && def->getBlock() == block && !def->isBeforeInBlock(max)))
+            return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      return walk.wasInterrupted();
+    };
+    for (Operation &op : body.without_terminator())
+      if (usesTainted(&op))
+        tainted.insert(op.getResults().begin(), op.getResults().end());
+    auto available = [&](Value v) {
+      return !tainted.contains(v);
+    };
+    if (!available(x) ||
+        !llvm::all_of(inner, [&](auto &in) { return llvm::all_of(in, available); }))
+      return rewriter.notifyMatchFailure(
+          weighted, "the weights depend on the row's statistics");
+
+    unsigned sums = weighted.getNumResults() + (sum ? 1 : 0);
+    rewriter.setInsertionPoint(max);
+    Location loc = weighted.getLoc();
+    CompositeFoldOp fused = buildCompositeFold(
+        rewriter, loc, onlineSoftmaxIdentity(rewriter, sums),
+        weighted.getBounds(),
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          IRMapping point;
+          point.map(body.getArguments(), ivs);
+          for (Operation &op : body.without_terminator())
+            if (llvm::none_of(op.getResults(),
+                              [&](Value r) { return tainted.contains(r); }))
+              b.clone(op, point);
+          Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0));
+          SmallVector<Value> contribution = {point.lookupOrDefault(x)};
+          if (sum)
+            contribution.push_back(one);
+          for (ArrayRef<Value> in : inner)
+            contribution.push_back(product(b, loc, in, point, one));
+          return contribution;
+        },
+        combineOnlineSoftmax);
+
+    rewriter.setInsertionPoint(weighted);
+    SmallVector<Value> outputs;
+    Value one =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0));
+    Value m = fused.getResult(0);
+    for (auto [i, out] : llvm::enumerate(outer)) {
+      Value a = buildTwoPassSum(rewriter, loc, m,
+                                fused.getResult(1 + (sum ? 1 : 0) + i));
+      IRMapping none;
+      Value c = product(rewriter, loc, out, none, one);
+      outputs.push_back(out.empty() ? a
+                                    : arith::MulFOp::create(rewriter, loc, a, c)
+                                          .getResult());
+    }
+    rewriter.replaceOp(weighted, outputs);
+    if (sum) {
+      rewriter.setInsertionPointAfter(fused);
+      rewriter.replaceOp(sum, buildTwoPassSum(rewriter, loc, m,
+                                              fused.getResult(1)));
+    }
+    rewriter.replaceOp(max, fused.getResult(0));
+    return success();
+  }
+
+  /// The product of `factors` (mapped) at the builder, or `one`.
+  static Value product(OpBuilder &b, Location loc, ArrayRef<Value> factors,
+                       IRMapping &mapping, Value one) {
+    Value result;
+    for (Value f : factors) {
+      Value v = mapping.lookupOrDefault(f);
+      result = result ? arith::MulFOp::create(b, loc, result, v).getResult() : v;
+    }
+    return result ? result : one;
+  }
+
+  /// The fold of exp(x' - m) over the max's box in its block (x' computed
+  /// as the max's x), between the max and `weighted`: softmax's
+  /// normalizer, which joins the composite fold; null if there is none.
+  static FoldOp findNormalizer(FoldOp max, FoldOp weighted) {
+    Block &maxBody = max.getBody().front();
+    for (Operation *op = max->getNextNode(); op && op != weighted;
+         op = op->getNextNode()) {
+      auto sum = dyn_cast<FoldOp>(op);
+      if (!sum || sum.getCombinerList() != SmallVector<Combiner>{Combiner::add} ||
+          !sum.getResult(0).getType().isF32())
+        continue;
+      Block &sumBody = sum.getBody().front();
+      auto scaled = matchScaledExp(sumBody.getTerminator()->getOperand(0),
+                                   max.getBounds(), max->getBlock());
+      if (scaled && scaled->first == max &&
+          isSameComputation(maxBody.getTerminator()->getOperand(0),
+                            scaled->second, maxBody, sumBody))
+        return sum;
+    }
+    return nullptr;
+  }
+};
+
+} // namespace
+
+void strata::tileir::populateFlashAccumulatePatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FlashAccumulate>(patterns.getContext());
+}
