@@ -269,8 +269,10 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
                            [os.path.join(BUILD, "python"), os.path.join(REPO, "python"),
                             os.path.join(REPO, "tools")])))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(r.stdout.splitlines()) == 23
+    assert len(r.stdout.splitlines()) == 25
     assert "decoder_block        binds 8 arguments, 10 kernels" in r.stdout
+    # The decode step's attention: one flash-fold kernel.
+    assert "attention_decode_gpt2 binds 3 arguments, 1 kernels" in r.stdout
     # k = 3001: partial slices, the remainder's partials, their sum.
     assert "matmul_split_k_prime binds 2 arguments, 3 kernels" in r.stdout
 
