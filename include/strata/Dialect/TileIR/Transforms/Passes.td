@@ -246,6 +246,14 @@ def TileIRFuseFoldsPass : Pass<"tileir-fuse-folds"> {
     a division per contribution where the two passes cost a second read of
     a row the block may already hold, which is the trade this pass makes
     for every row it sees.
+
+    First of all, attention's output row (a short query's softmax(q.K) V):
+    the max m of x, the sum l of exp(x - m) and a fold of sums of
+    exp(x - m) * c * w_e (c a row constant such as 1 / l) become one fold
+    over (m, l, a_1..a_n) with every sum rescaled, contributions
+    (x, 1, w_1, ..., w_n), and the outputs a_e * c: the scores x are
+    computed once per point and never stored. Sums whose maximum is
+    infinite are NaN, as the two passes compute them.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
