@@ -216,6 +216,22 @@ bool isRowVectorFold(Operation *unit, ParallelOp nest) {
 /// often sit in one unit).
 using UnitDependences = DenseMap<Operation *, llvm::SmallDenseSet<Value>>;
 
+/// The outermost parallel nest of `load`'s kernel around it, and the op
+/// directly in that nest that holds the load (the unit normalization
+/// hoists as a whole); no nest for a load outside every nest.
+std::pair<Operation *, ParallelOp> outerUnit(LoadOp load) {
+  ParallelOp nest;
+  for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
+       p = p->getParentOp())
+    if (auto outer = dyn_cast<ParallelOp>(p))
+      nest = outer;
+  Operation *unit = load;
+  if (nest)
+    while (unit->getParentOp() != nest)
+      unit = unit->getParentOp();
+  return {unit, nest};
+}
+
 /// How often the element a load reads gets computed once fused and hoisted
 /// by loopir-normalize. Let U be the load's ancestor directly inside the
 /// kernel's outer parallel nest: normalization runs U once per value of the
@@ -226,16 +242,9 @@ using UnitDependences = DenseMap<Operation *, llvm::SmallDenseSet<Value>>;
 /// per block tile, not once per row (or column) of the output that reads it.
 double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
                 FusionMemo &memo) {
-  ParallelOp nest;
-  Operation *unit = load;
-  for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
-       p = p->getParentOp())
-    if (auto outer = dyn_cast<ParallelOp>(p))
-      nest = outer;
+  auto [unit, nest] = outerUnit(load);
   if (!nest)
     return 1;
-  while (unit->getParentOp() != nest)
-    unit = unit->getParentOp();
   SmallVector<BlockArgument> nestIvs(nest.getInductionVars());
   auto [it, inserted] = unitDependences.try_emplace(unit);
   llvm::SmallDenseSet<Value> &unitDeps = it->second;
@@ -406,17 +415,8 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
 /// other than a row-vector fold.
 bool recomputesInReduction(Value buffer) {
   for (LoadOp load : loadsOf(buffer)) {
-    Operation *unit = load;
-    ParallelOp nest;
-    for (Operation *p = load->getParentOp(); p && !isa<KernelOp>(p);
-         p = p->getParentOp())
-      if (auto outer = dyn_cast<ParallelOp>(p))
-        nest = outer;
-    if (!nest)
-      continue;
-    while (unit->getParentOp() != nest)
-      unit = unit->getParentOp();
-    if (isa<ReduceOp>(unit) && !isRowVectorFold(unit, nest))
+    auto [unit, nest] = outerUnit(load);
+    if (nest && isa<ReduceOp>(unit) && !isRowVectorFold(unit, nest))
       return true;
   }
   return false;
