@@ -79,8 +79,8 @@ void strata::buildRowVectorFold(OpBuilder &b, loopir::ParallelOp loop,
   llvm::SmallDenseSet<Value> vectorIndices(loop.getInductionVars().begin(),
                                            loop.getInductionVars().end());
 
-  auto fold = tileir::FoldOp::create(b, loc, combiners, types,
-                                     reduce.getBounds());
+  auto fold =
+      tileir::FoldOp::create(b, loc, combiners, types, reduce.getBounds());
   {
     OpBuilder::InsertionGuard guard(b);
     Block &source = reduce.getBody().front();

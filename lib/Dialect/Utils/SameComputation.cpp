@@ -11,8 +11,7 @@
 
 using namespace mlir;
 
-bool strata::isSameComputation(Value a, Value b, Block &first,
-                               Block &second) {
+bool strata::isSameComputation(Value a, Value b, Block &first, Block &second) {
   // Values of nested regions, paired as their ops are compared.
   DenseMap<Value, Value> paired;
   std::function<bool(Value, Value)> same = [&](Value x, Value y) {

@@ -51,9 +51,9 @@ SmallVector<Value> tileir::combineOnlineSoftmax(OpBuilder &b, Location loc,
   Value scaleX = scale(x[0]), scaleY = scale(y[0]);
   SmallVector<Value> combined = {m};
   for (auto [sx, sy] : llvm::zip(x.drop_front(), y.drop_front()))
-    combined.push_back(arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, sx, scaleX),
-        arith::MulFOp::create(b, loc, sy, scaleY)));
+    combined.push_back(
+        arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, sx, scaleX),
+                              arith::MulFOp::create(b, loc, sy, scaleY)));
   return combined;
 }
 
@@ -75,25 +75,26 @@ SmallVector<Value> tileir::combineWelford(OpBuilder &b, Location loc,
   Value n1 = x[0], a1 = x[1], q1 = x[2], n2 = y[0], a2 = y[1], q2 = y[2];
   Value zero = f32Constant(b, loc, 0.0f);
   Value n = arith::AddFOp::create(b, loc, n1, n2);
-  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, n, zero);
+  Value empty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, n, zero);
   // The second part's weight n2 / n (0 for two empty parts, not 0 / 0).
   Value w = arith::SelectOp::create(b, loc, empty, zero,
                                     arith::DivFOp::create(b, loc, n2, n));
   Value d = arith::SubFOp::create(b, loc, a2, a1);
-  Value a = arith::AddFOp::create(b, loc, a1,
-                                  arith::MulFOp::create(b, loc, d, w));
+  Value a =
+      arith::AddFOp::create(b, loc, a1, arith::MulFOp::create(b, loc, d, w));
   Value dd = arith::MulFOp::create(b, loc, d, d);
-  Value shift = arith::MulFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, dd, n1), w);
-  Value q = arith::AddFOp::create(
-      b, loc, arith::AddFOp::create(b, loc, q1, q2), shift);
+  Value shift =
+      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, dd, n1), w);
+  Value q = arith::AddFOp::create(b, loc, arith::AddFOp::create(b, loc, q1, q2),
+                                  shift);
   return {n, a, q};
 }
 
 SmallVector<TypedAttr> tileir::argExtremeIdentity(Builder &b, Type valueType,
                                                   bool max) {
-  TypedAttr value = getMonoidIdentity(max ? MonoidKind::Max : MonoidKind::Min,
-                                      valueType);
+  TypedAttr value =
+      getMonoidIdentity(max ? MonoidKind::Max : MonoidKind::Min, valueType);
   return {value, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max())};
 }
 

@@ -11,6 +11,7 @@
 // x_j (the q . k of the point, scale and mask) is computed once per point
 // and the row of scores never exists anywhere: flash attention, as a fold.
 
+#include "RowFolds.h"
 #include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/SameComputation.h"
@@ -27,8 +28,7 @@ namespace {
 bool isF32Sums(FoldOp fold) {
   return llvm::all_of(fold.getCombinerList(),
                       [](Combiner c) { return c == Combiner::add; }) &&
-         llvm::all_of(fold.getResultTypes(),
-                      [](Type t) { return t.isF32(); });
+         llvm::all_of(fold.getResultTypes(), [](Type t) { return t.isF32(); });
 }
 
 /// The factors of the product tree `v` (arith.mulf ops of `body`).
@@ -42,20 +42,6 @@ void collectFactors(Value v, Block &body, SmallVectorImpl<Value> &factors) {
   factors.push_back(v);
 }
 
-/// exp(x' - m) with m the result of a single f32 max fold over `bounds`
-/// in `block`: that fold, and x'.
-std::optional<std::pair<FoldOp, Value>>
-matchScaledExp(Value factor, ArrayRef<int64_t> bounds, Block *block) {
-  auto exp = factor.getDefiningOp<math::ExpOp>();
-  auto diff = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
-  auto max = diff ? diff.getRhs().getDefiningOp<FoldOp>() : nullptr;
-  if (!max || max.getCombinerList() != SmallVector<Combiner>{Combiner::max} ||
-      !max.getResult(0).getType().isF32() || max.getBounds() != bounds ||
-      max->getBlock() != block)
-    return std::nullopt;
-  return std::make_pair(max, diff.getLhs());
-}
-
 struct FlashAccumulate : OpRewritePattern<FoldOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -65,6 +51,9 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
       return rewriter.notifyMatchFailure(weighted, "not f32 sums");
     Block &body = weighted.getBody().front();
     Block *block = weighted->getBlock();
+    auto inBody = [&](Value v) {
+      return weighted.getBody().isAncestor(v.getParentRegion());
+    };
     // Every contribution is exp(x - m) (one value) times other factors.
     Value exp;
     FoldOp max;
@@ -76,19 +65,16 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
       SmallVector<Value> in, out;
       bool found = false;
       for (Value f : factors) {
-        if (!found && (f == exp || (!exp && matchScaledExp(f, weighted.getBounds(), block)))) {
-          if (!exp) {
-            std::tie(max, x) = *matchScaledExp(f, weighted.getBounds(), block);
+        if (!found && !exp)
+          if (auto scaled = matchScaledExp(f, weighted)) {
+            std::tie(max, x) = *scaled;
             exp = f;
           }
+        if (!found && f == exp) {
           found = true;
           continue;
         }
-        (f.getParentBlock() == &body || body.getParentOp()->isAncestor(
-                                            f.getParentBlock()->getParentOp())
-             ? in
-             : out)
-            .push_back(f);
+        (inBody(f) ? in : out).push_back(f);
       }
       if (!found)
         return rewriter.notifyMatchFailure(
@@ -124,11 +110,10 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
     for (Operation &op : body.without_terminator())
       if (usesTainted(&op))
         tainted.insert(op.getResults().begin(), op.getResults().end());
-    auto available = [&](Value v) {
-      return !tainted.contains(v);
-    };
-    if (!available(x) ||
-        !llvm::all_of(inner, [&](auto &in) { return llvm::all_of(in, available); }))
+    auto available = [&](Value v) { return !tainted.contains(v); };
+    if (!available(x) || !llvm::all_of(inner, [&](auto &in) {
+          return llvm::all_of(in, available);
+        }))
       return rewriter.notifyMatchFailure(
           weighted, "the weights depend on the row's statistics");
 
@@ -165,15 +150,15 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
                                 fused.getResult(1 + (sum ? 1 : 0) + i));
       IRMapping none;
       Value c = product(rewriter, loc, out, none, one);
-      outputs.push_back(out.empty() ? a
-                                    : arith::MulFOp::create(rewriter, loc, a, c)
-                                          .getResult());
+      outputs.push_back(
+          out.empty() ? a
+                      : arith::MulFOp::create(rewriter, loc, a, c).getResult());
     }
     rewriter.replaceOp(weighted, outputs);
     if (sum) {
       rewriter.setInsertionPointAfter(fused);
-      rewriter.replaceOp(sum, buildTwoPassSum(rewriter, loc, m,
-                                              fused.getResult(1)));
+      rewriter.replaceOp(sum,
+                         buildTwoPassSum(rewriter, loc, m, fused.getResult(1)));
     }
     rewriter.replaceOp(max, fused.getResult(0));
     return success();
@@ -185,30 +170,20 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
     Value result;
     for (Value f : factors) {
       Value v = mapping.lookupOrDefault(f);
-      result = result ? arith::MulFOp::create(b, loc, result, v).getResult() : v;
+      result =
+          result ? arith::MulFOp::create(b, loc, result, v).getResult() : v;
     }
     return result ? result : one;
   }
 
-  /// The fold of exp(x' - m) over the max's box in its block (x' computed
-  /// as the max's x), between the max and `weighted`: softmax's
-  /// normalizer, which joins the composite fold; null if there is none.
+  /// Softmax's normalizer of `max` between it and `weighted`, which joins
+  /// the composite fold; null if there is none.
   static FoldOp findNormalizer(FoldOp max, FoldOp weighted) {
-    Block &maxBody = max.getBody().front();
     for (Operation *op = max->getNextNode(); op && op != weighted;
-         op = op->getNextNode()) {
-      auto sum = dyn_cast<FoldOp>(op);
-      if (!sum || sum.getCombinerList() != SmallVector<Combiner>{Combiner::add} ||
-          !sum.getResult(0).getType().isF32())
-        continue;
-      Block &sumBody = sum.getBody().front();
-      auto scaled = matchScaledExp(sumBody.getTerminator()->getOperand(0),
-                                   max.getBounds(), max->getBlock());
-      if (scaled && scaled->first == max &&
-          isSameComputation(maxBody.getTerminator()->getOperand(0),
-                            scaled->second, maxBody, sumBody))
+         op = op->getNextNode())
+      if (auto sum = dyn_cast<FoldOp>(op);
+          sum && matchSoftmaxNormalizer(sum) == max)
         return sum;
-    }
     return nullptr;
   }
 };

@@ -4,8 +4,9 @@
 // rescales each partial sum to the combined maximum. Welford: the mean a of
 // x and the sum of (x - a)^2 become one fold over (count, mean, squares).
 
-#include "strata/Dialect/TileIR/Transforms/Passes.h"
+#include "RowFolds.h"
 #include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
+#include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/Utils/SameComputation.h"
 
@@ -14,7 +15,6 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
 
 namespace strata::tileir {
 #define GEN_PASS_DEF_TILEIRFUSEFOLDSPASS
@@ -27,32 +27,12 @@ using namespace strata::tileir;
 
 namespace {
 
-/// A single-monoid f32 fold with combiner `combiner`.
-bool isSingle(FoldOp fold, Combiner combiner) {
-  return fold.getCombinerList() == SmallVector<Combiner>{combiner} &&
-         fold.getResult(0).getType().isF32();
-}
-
-/// The single f32 fold of the same kind over the same box that `fold`
-/// depends on directly through `value` (an operand of a body op), in the
-/// same block: the first fold of a two-pass row statistic.
-FoldOp earlierFold(FoldOp fold, Value value, Combiner combiner) {
-  auto earlier = value.getDefiningOp<FoldOp>();
-  if (!earlier || !isSingle(earlier, combiner) ||
-      earlier.getBounds() != fold.getBounds() ||
-      earlier->getBlock() != fold->getBlock())
-    return nullptr;
-  return earlier;
-}
-
-/// A composite fold at `first` whose contribution is `components` around
-/// `first`'s contribution x (one value per component: x itself where the
-/// function is null), combined by `combine`.
-CompositeFoldOp fuseInto(PatternRewriter &rewriter, FoldOp first,
-                         ArrayRef<TypedAttr> identity,
-                         function_ref<SmallVector<Value>(OpBuilder &, Value)>
-                             components,
-                         CombineBuilder combine) {
+/// A composite fold at `first` over its box whose contribution is
+/// `components` of `first`'s contribution x, combined by `combine`.
+CompositeFoldOp
+fuseInto(PatternRewriter &rewriter, FoldOp first, ArrayRef<TypedAttr> identity,
+         function_ref<SmallVector<Value>(OpBuilder &, Value)> components,
+         CombineBuilder combine) {
   Block &firstBody = first.getBody().front();
   Value x = firstBody.getTerminator()->getOperand(0);
   rewriter.setInsertionPoint(first);
@@ -72,31 +52,23 @@ struct OnlineSoftmax : OpRewritePattern<FoldOp> {
 
   LogicalResult matchAndRewrite(FoldOp sum,
                                 PatternRewriter &rewriter) const override {
-    if (!isSingle(sum, Combiner::add))
-      return rewriter.notifyMatchFailure(sum, "not an f32 sum");
-    Block &sumBody = sum.getBody().front();
-    auto exp = sumBody.getTerminator()->getOperand(0).getDefiningOp<math::ExpOp>();
-    auto diff = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
-    FoldOp max = diff ? earlierFold(sum, diff.getRhs(), Combiner::max) : nullptr;
+    FoldOp max = matchSoftmaxNormalizer(sum);
     if (!max)
-      return rewriter.notifyMatchFailure(sum, "not a sum of exp(x - max)");
-    Block &maxBody = max.getBody().front();
-    Value x = maxBody.getTerminator()->getOperand(0);
-    if (!isSameComputation(x, diff.getLhs(), maxBody, sumBody))
-      return rewriter.notifyMatchFailure(sum, "the sum's x is another value");
+      return rewriter.notifyMatchFailure(
+          sum, "not a sum of exp(x - max) of the max's x");
 
     CompositeFoldOp fused = fuseInto(
         rewriter, max, onlineSoftmaxIdentity(rewriter),
         [](OpBuilder &b, Value x) -> SmallVector<Value> {
-          Value one = arith::ConstantOp::create(b, x.getLoc(),
-                                                b.getF32FloatAttr(1.0));
+          Value one =
+              arith::ConstantOp::create(b, x.getLoc(), b.getF32FloatAttr(1.0));
           return {x, one};
         },
         combineOnlineSoftmax);
     rewriter.setInsertionPointAfter(fused);
-    rewriter.replaceOp(sum, buildTwoPassSum(rewriter, sum.getLoc(),
-                                            fused.getResult(0),
-                                            fused.getResult(1)));
+    rewriter.replaceOp(sum,
+                       buildTwoPassSum(rewriter, sum.getLoc(),
+                                       fused.getResult(0), fused.getResult(1)));
     rewriter.replaceOp(max, fused.getResult(0));
     return success();
   }
@@ -127,11 +99,12 @@ struct Welford : OpRewritePattern<FoldOp> {
 
   LogicalResult matchAndRewrite(FoldOp squares,
                                 PatternRewriter &rewriter) const override {
-    if (!isSingle(squares, Combiner::add))
+    if (!isSingleF32Fold(squares, Combiner::add))
       return rewriter.notifyMatchFailure(squares, "not an f32 sum");
     Block &squaresBody = squares.getBody().front();
-    auto square =
-        squaresBody.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
+    auto square = squaresBody.getTerminator()
+                      ->getOperand(0)
+                      .getDefiningOp<arith::MulFOp>();
     auto diff = square && square.getLhs() == square.getRhs()
                     ? square.getLhs().getDefiningOp<arith::SubFOp>()
                     : nullptr;
@@ -141,7 +114,7 @@ struct Welford : OpRewritePattern<FoldOp> {
     int64_t count = computeProduct(squares.getBounds());
     if (meanOp && meanOp->getBlock() == squares->getBlock())
       for (Value operand : meanOp->getOperands())
-        if (FoldOp f = earlierFold(squares, operand, Combiner::add))
+        if (FoldOp f = getEarlierFold(squares, operand, Combiner::add))
           if (isMeanOf(mean, f.getResult(0), count))
             sum = f;
     if (!sum)
@@ -150,7 +123,8 @@ struct Welford : OpRewritePattern<FoldOp> {
     Block &sumBody = sum.getBody().front();
     Value x = sumBody.getTerminator()->getOperand(0);
     if (!isSameComputation(x, diff.getLhs(), sumBody, squaresBody))
-      return rewriter.notifyMatchFailure(squares, "the squares' x is another value");
+      return rewriter.notifyMatchFailure(squares,
+                                         "the squares' x is another value");
 
     CompositeFoldOp fused = fuseInto(
         rewriter, sum, welfordIdentity(rewriter),

@@ -62,9 +62,8 @@ llvm::SmallVector<mlir::Value> combineWelford(mlir::OpBuilder &b,
 /// beats every number (PyTorch's argmax and argmin: the first NaN, else
 /// the first extreme). Identity: (-inf or +inf, or the integer extreme;
 /// the largest i64 position).
-llvm::SmallVector<mlir::TypedAttr> argExtremeIdentity(mlir::Builder &b,
-                                                      mlir::Type valueType,
-                                                      bool max);
+llvm::SmallVector<mlir::TypedAttr>
+argExtremeIdentity(mlir::Builder &b, mlir::Type valueType, bool max);
 llvm::SmallVector<mlir::Value> combineArgExtreme(mlir::OpBuilder &b,
                                                  mlir::Location loc, bool max,
                                                  mlir::ValueRange x,
