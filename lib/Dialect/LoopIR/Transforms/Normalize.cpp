@@ -13,7 +13,6 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <functional>
 #include <numeric>
 
 namespace strata::loopir {
