@@ -129,6 +129,9 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true; // Kernels take plain pointers.
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // Math libdevice does not cover (trunc) as LLVM intrinsics, which the
+  // NVPTX backend selects to instructions (cvt.rzi).
+  kernels.addPass(createConvertMathToLLVMPass());
   // nvvm ops without an LLVM intrinsic (wgmma.mma_async) as inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createExternDynamicSharedPass());

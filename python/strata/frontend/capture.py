@@ -13,6 +13,8 @@ from typing import List, Optional, Tuple
 import torch
 from torch.fx.passes.shape_prop import ShapeProp
 
+from .decompositions import WithoutFastPaths, decomposition_table
+
 TORCH_DIR = os.path.dirname(torch.__file__)
 STRATA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -86,8 +88,10 @@ def _trace(fn, inputs, mode):
     saved = getattr(tracer_class, "record_stack_traces", False)
     tracer_class.record_stack_traces = True
     try:
-        with torch.no_grad():
-            return proxy_tensor.make_fx(fn, tracing_mode=mode)(*inputs)
+        with torch.no_grad(), WithoutFastPaths():
+            return proxy_tensor.make_fx(
+                fn, decomposition_table=decomposition_table(),
+                tracing_mode=mode)(*inputs)
     finally:
         tracer_class.record_stack_traces = saved
 
@@ -206,7 +210,9 @@ def _capture_make_fx(fn, inputs) -> Program:
 
 
 def _capture_export(module, inputs) -> Program:
-    ep = torch.export.export(module, inputs)
+    with WithoutFastPaths():
+        ep = torch.export.export(module, inputs)
+    ep = ep.run_decompositions(decomposition_table())
     gm = ep.graph_module
     sig = ep.graph_signature
     state = dict(ep.state_dict)

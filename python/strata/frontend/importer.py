@@ -14,6 +14,8 @@ import torch
 
 import _strata
 from .capture import FrontendError, Program, user_source_line
+from .elementwise_ops import ElementwiseOps
+from .layout_ops import LayoutOps
 
 DTYPES = {
     torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
@@ -52,7 +54,18 @@ def _norm_dim(d, rank):
     return d + rank if d < 0 else d
 
 
-class Importer:
+def _is_dead(node):
+    """A call nothing reads that changes nothing (an in-place op is never
+    dead: dropping it would be wrong code, so it reaches the table)."""
+    schema = getattr(node.target, "_schema", None)
+    return not node.users and schema is not None and not schema.is_mutable
+
+
+def _numel(shape):
+    return math.prod(shape)
+
+
+class Importer(ElementwiseOps, LayoutOps):
     def __init__(self, program: Program, name="forward"):
         self.program = program
         self.b = _strata.ProgramBuilder(name)
@@ -172,11 +185,6 @@ class Importer:
         shape, dtype = self.out()
         return self.cast(self.value(x), dtype)
 
-    def true_div(self, x, y, rounding_mode=None):
-        if rounding_mode is not None:
-            self.error("division with rounding_mode=%r is not supported" % rounding_mode)
-        return self.elementwise("tensorir.div", [x, y])
-
     def rsub(self, x, y, alpha=1):
         return self.binary("tensorir.sub")(y, x, alpha)
 
@@ -284,6 +292,36 @@ class Importer:
                               "keepdim": bool(keepdim)})
         return convert
 
+    def any_all(self, kind):
+        """any: a count of the true elements, nonzero (0 for none); all: the
+        least truth value (1 for none)."""
+        def convert(x, dims=None, keepdim=False):
+            shape, dtype = self.out()
+            truth = self.cast(self.cast(self.value(x), "i1"),
+                              "i64" if kind == "any" else "i8")
+            reduced = self.op("tensorir.reduce", [truth], shape, self.dtype(truth),
+                              kind=_strata.I32(0 if kind == "any" else 3),
+                              axes=self._axes(x, dims), keepdim=bool(keepdim))
+            return self.cast(self.cast(reduced, "i1"), dtype)
+        return convert
+
+    def arg_index(self, kind):
+        """argmax/argmin: the index result of an arg-reduction; without a
+        dim, over the flattened tensor."""
+        def convert(x, dim=None, keepdim=False):
+            if dim is not None:
+                return self.arg_reduce(kind)(x, dim, keepdim)[1]
+            shape, _ = self.out()
+            v = self.value(x)
+            flat = self.op("tensorir.reshape", [v], [_numel(self.shape(v))],
+                           self.dtype(v))
+            index = self.b.op("tensorir.arg_reduce", [flat],
+                              [([], self.dtype(v)), ([], "i64")],
+                              {"kind": _strata.I32(kind), "axis": 0,
+                               "keepdim": False})[1]
+            return self.op("tensorir.reshape", [index], shape, "i64")
+        return convert
+
     def softmax(self, name):
         def convert(x, dim, half_to_float=False):
             shape, dtype = self.out()
@@ -322,12 +360,22 @@ class Importer:
         return self.op("tensorir.matmul", [self.value(a), self.value(b)], shape, dtype)
 
     def addmm(self, bias, a, b, beta=1, alpha=1):
+        """beta * bias + alpha * (a @ b) (addmm, baddbmm); with beta = 0
+        the bias is not read (its NaNs do not propagate), as in PyTorch."""
         shape, dtype = self.out()
-        if beta != 1 or alpha != 1:
-            self.error("addmm with beta or alpha other than 1 is not supported")
         product = self.op("tensorir.matmul", [self.value(a), self.value(b)], shape, dtype)
-        return self.op("tensorir.add", [product, self.operand(bias, shape, dtype)],
-                       shape, dtype)
+        if alpha != 1:
+            product = self.op("tensorir.mul",
+                              [product, self.b.splat(float(alpha), shape, dtype)],
+                              shape, dtype)
+        if beta == 0:
+            return product
+        bias = self.operand(bias, shape, dtype)
+        if beta != 1:
+            bias = self.op("tensorir.mul",
+                           [bias, self.b.splat(float(beta), shape, dtype)],
+                           shape, dtype)
+        return self.op("tensorir.add", [product, bias], shape, dtype)
 
     def linear(self, x, weight, bias=None):
         shape, dtype = self.out()
@@ -500,18 +548,16 @@ class Importer:
         for name in ("add", "sub", "mul"):
             for overload in ("Tensor", "Scalar"):
                 t["aten.%s.%s" % (name, overload)] = self.binary("tensorir." + name)
-        t["aten.div.Tensor"] = self.true_div
-        t["aten.div.Scalar"] = self.true_div
-        t["aten.div.Tensor_mode"] = self.true_div
         t["aten.rsub.Scalar"] = self.rsub
         t["aten.rsub.Tensor"] = self.rsub
         t["aten.maximum.default"] = self.binary("tensorir.max")
         t["aten.minimum.default"] = self.binary("tensorir.min")
         t["aten.pow.Tensor_Scalar"] = self.pow
         t["aten.pow.Tensor_Tensor"] = self.pow
-        for name in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal",
-                     "tanh", "erf", "sigmoid"):
+        for name in ("neg", "abs"):
             t["aten.%s.default" % name] = self.unary("tensorir." + name)
+        self.elementwise_table(t)
+        self.layout_table(t)
         t["aten.relu.default"] = self.unary("tensorir.relu")
         t["aten.silu.default"] = self.unary("tensorir.silu")
         t["aten.gelu.default"] = self.gelu
@@ -523,7 +569,8 @@ class Importer:
                                 ("gt", 4), ("ge", 5)):
             t["aten.%s.Tensor" % name] = self.compare(predicate)
             t["aten.%s.Scalar" % name] = self.compare(predicate)
-        t["aten.where.self"] = self.where
+        for overload in ("self", "ScalarSelf", "ScalarOther", "Scalar"):
+            t["aten.where." + overload] = self.where
         t["aten.masked_fill.Scalar"] = self.masked_fill
         t["aten.masked_fill.Tensor"] = self.masked_fill
         for name in ("clone", "alias", "detach", "lift_fresh_copy", "contiguous"):
@@ -540,6 +587,11 @@ class Importer:
         t["aten.max.default"] = self.reduce_all(2)
         t["aten.min.default"] = self.reduce_all(3)
         t["aten.max.dim"] = self.arg_reduce(2)
+        t["aten.argmax.default"] = self.arg_index(2)
+        t["aten.argmin.default"] = self.arg_index(3)
+        for kind in ("any", "all"):
+            for overload in ("default", "dim", "dims"):
+                t["aten.%s.%s" % (kind, overload)] = self.any_all(kind)
         t["aten.min.dim"] = self.arg_reduce(3)
         t["aten.mean.dim"] = self.mean
         t["aten.mean.default"] = lambda x, dtype=None: self.mean(x)
@@ -559,6 +611,7 @@ class Importer:
         t["aten.mm.default"] = self.matmul
         t["aten.bmm.default"] = self.matmul
         t["aten.addmm.default"] = self.addmm
+        t["aten.baddbmm.default"] = self.addmm
         t["aten.linear.default"] = self.linear
         t["aten.einsum.default"] = self.einsum
         t["aten.mv.default"] = lambda a, v: self.einsum("ij,j->i", [a, v])
@@ -569,12 +622,19 @@ class Importer:
         for name in ("view.default", "_unsafe_view.default", "reshape.default",
                      "unsqueeze.default", "squeeze.dim", "squeeze.default",
                      "flatten.using_ints", "view_copy.default",
-                     "_reshape_alias.default"):
+                     "_reshape_alias.default", "squeeze.dims"):
             t["aten." + name] = self.reshape
         for name in ("squeeze_.dim", "squeeze_.default", "unsqueeze_.default"):
             t["aten." + name] = self.in_place(self.reshape)
         t["aten.transpose_.default"] = self.in_place(self.transpose)
         t["aten.t_.default"] = self.in_place(self.transpose_t)
+        # In place on a value nothing else reads (PyTorch's decompositions
+        # of cosine_similarity, say, clamp and sqrt in place).
+        for name in ("clamp_min_.default", "clamp_max_.default", "sqrt_.default",
+                     "relu_.default", "mul_.Tensor", "div_.Tensor", "add_.Tensor",
+                     "sub_.Tensor"):
+            t["aten." + name] = self.in_place(t["aten." + name.replace("_.", ".")])
+        self.prims_table(t)
         t["aten.expand.default"] = self.expand
         t["aten.slice.Tensor"] = self.slice
         t["aten.select.int"] = self.select_index
@@ -586,6 +646,7 @@ class Importer:
         t["aten.full.default"] = self.full
         t["aten.full_like.default"] = self.full_like
         t["aten.zeros.default"] = self.fill(0)
+        t["aten.fill.Scalar"] = lambda x, value: self.full(None, value)
         t["aten.ones.default"] = self.fill(1)
         t["aten.zeros_like.default"] = self.fill(0)
         t["aten.ones_like.default"] = self.fill(1)
@@ -596,6 +657,40 @@ class Importer:
         t["aten.triu.default"] = self.triangle(upper=True)
         t["aten.tril.default"] = self.triangle(upper=False)
         return t
+
+    def prims_table(self, t):
+        """The prims that torch 1.13's decompositions (logsumexp, softplus,
+        var_mean, huber_loss, ...) leave in an aten graph."""
+        t["prims.where.default"] = self.where
+        t["prims.ne.default"] = self.compare(1)
+        t["prims.convert_element_type.default"] = self.to_dtype
+        t["prims.sum.default"] = lambda x, dims, output_dtype=None: \
+            self.reduce(0)(x, dims)
+        t["prims.var.default"] = lambda x, dims, correction, output_dtype=None: \
+            self.var(x, dims, correction=correction)
+        t["prims.div.default"] = self.divide
+        # Prims with the meaning of an aten op the importer takes.
+        for name in ("sqrt", "expm1", "exp", "log", "log1p", "abs", "neg", "sign",
+                     "floor", "ceil", "trunc", "sin", "cos", "tanh", "erf",
+                     "isfinite", "bitwise_not", "reciprocal"):
+            t["prims.%s.default" % name] = t["aten.%s.default" % name]
+        for name in ("add", "sub", "mul", "eq", "lt", "le", "gt", "ge",
+                     "bitwise_and", "bitwise_or", "bitwise_xor", "fmod",
+                     "remainder"):
+            t["prims.%s.default" % name] = t["aten.%s.Tensor" % name]
+        for name in ("maximum", "minimum", "atan2"):
+            t["prims.%s.default" % name] = t["aten.%s.default" % name]
+        t["prims.broadcast_in_dim.default"] = self.broadcast_in_dim
+
+    def broadcast_in_dim(self, x, shape, broadcast_dimensions):
+        out_shape, dtype = self.out()
+        return self.op("tensorir.broadcast", [self.value(x)], out_shape, dtype,
+                       dims=list(broadcast_dimensions))
+
+    @classmethod
+    def supported_ops(cls):
+        """The names (str(op)) of the aten and prims ops the importer takes."""
+        return frozenset(cls.__new__(cls).table())
 
     # -- driver --------------------------------------------------------------
     def run(self):
@@ -613,6 +708,8 @@ class Importer:
             elif node.op == "call_function":
                 if node.target is operator.getitem:
                     self.values[node] = self.getitem(*node.args)
+                    continue
+                if _is_dead(node):  # Unused outputs of decompositions.
                     continue
                 key = str(node.target)
                 if key not in table:

@@ -107,8 +107,16 @@ func.func @slice_out_of_bounds(%a: tensor<10x16xf32>) {
 // -----
 
 func.func @slice_stride(%a: tensor<10x16xf32>) {
-  // expected-error @+1 {{strides must be positive, got 0}}
+  // expected-error @+1 {{strides must be nonzero}}
   %0 = tensorir.slice %a offsets [0, 0] strides [0, 1] : tensor<10x16xf32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @slice_backwards_past_the_start(%a: tensor<10x16xf32>) {
+  // expected-error @+1 {{dimension 1 reads index -1 of a dimension of size 16}}
+  %0 = tensorir.slice %a offsets [0, 14] strides [1, -1] : tensor<10x16xf32> -> tensor<10x16xf32>
   return
 }
 

@@ -178,15 +178,19 @@ LogicalResult SliceOp::verify() {
   if (out.getElementType() != in.getElementType())
     return emitOpError("changes the element type");
   for (int64_t d = 0; d < in.getRank(); ++d) {
-    if (strides[d] <= 0)
-      return emitOpError("strides must be positive, got ") << strides[d];
+    // A negative stride walks backwards from the offset (torch.flip).
+    if (strides[d] == 0)
+      return emitOpError("strides must be nonzero");
     if (offsets[d] < 0)
       return emitOpError("offsets must be non-negative, got ") << offsets[d];
+    if (out.getDimSize(d) == 0)
+      continue;
     int64_t last = offsets[d] + strides[d] * (out.getDimSize(d) - 1);
-    if (out.getDimSize(d) > 0 && last >= in.getDimSize(d))
-      return emitOpError("dimension ")
-             << d << " reads index " << last << " of a dimension of size "
-             << in.getDimSize(d);
+    for (int64_t read : {offsets[d], last})
+      if (read < 0 || read >= in.getDimSize(d))
+        return emitOpError("dimension ")
+               << d << " reads index " << read << " of a dimension of size "
+               << in.getDimSize(d);
   }
   return success();
 }

@@ -68,28 +68,29 @@ Value AbsOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   return math::AbsIOp::create(b, loc, x[0]);
 }
 
-Value ExpOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  return math::ExpOp::create(b, loc, x[0]);
-}
-
-Value LogOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  return math::LogOp::create(b, loc, x[0]);
-}
-
-Value SqrtOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  return math::SqrtOp::create(b, loc, x[0]);
-}
-
-Value RsqrtOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  return math::RsqrtOp::create(b, loc, x[0]);
-}
-
-Value TanhOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  return math::TanhOp::create(b, loc, x[0]);
-}
-
-Value ErfOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
-  return math::ErfOp::create(b, loc, x[0]);
+Value SignOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  // (0 < x) - (x < 0), as PyTorch computes it: 0 for 0, -0 and NaN.
+  Type t = x[0].getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+  Value one = isFloat(x[0]) ? Value(arith::ConstantOp::create(
+                                  b, loc, b.getFloatAttr(t, 1.0)))
+                            : Value(arith::ConstantOp::create(
+                                  b, loc, b.getIntegerAttr(t, 1)));
+  Value minusOne = buildBinary<arith::SubFOp, arith::SubIOp>(
+      b, loc, ValueRange{zero, one});
+  Value positive = isFloat(x[0])
+                       ? Value(arith::CmpFOp::create(
+                             b, loc, arith::CmpFPredicate::OGT, x[0], zero))
+                       : Value(arith::CmpIOp::create(
+                             b, loc, arith::CmpIPredicate::sgt, x[0], zero));
+  Value negative = isFloat(x[0])
+                       ? Value(arith::CmpFOp::create(
+                             b, loc, arith::CmpFPredicate::OLT, x[0], zero))
+                       : Value(arith::CmpIOp::create(
+                             b, loc, arith::CmpIPredicate::slt, x[0], zero));
+  Value negativeOrZero =
+      arith::SelectOp::create(b, loc, negative, minusOne, zero);
+  return arith::SelectOp::create(b, loc, positive, one, negativeOrZero);
 }
 
 Value ReciprocalOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
@@ -108,6 +109,100 @@ Value SigmoidOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
 
 Value PowOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   return math::PowFOp::create(b, loc, x[0], x[1]);
+}
+
+Value Atan2Op::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return math::Atan2Op::create(b, loc, x[0], x[1]);
+}
+
+Value RemOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return buildBinary<arith::RemFOp, arith::RemSIOp>(b, loc, x);
+}
+
+/// Whether `v < 0` (signed for integers; false for NaN).
+static Value isNegative(OpBuilder &b, Location loc, Value v) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
+  if (isFloat(v))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, zero);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
+}
+
+/// Whether a truncating division's remainder `rem` of a divisor `divisor`
+/// is nonzero with the other sign: where flooring division differs.
+static Value floorDiffers(OpBuilder &b, Location loc, Value rem,
+                          Value divisor) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(rem.getType()));
+  Value nonzero =
+      isFloat(rem)
+          ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                        rem, zero))
+          : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem,
+                                        zero));
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, isNegative(b, loc, rem), isNegative(b, loc, divisor));
+  return arith::AndIOp::create(b, loc, nonzero, signsDiffer);
+}
+
+// PyTorch's remainder: fmod, moved by the divisor where the signs differ.
+Value ModOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  Value rem = buildBinary<arith::RemFOp, arith::RemSIOp>(b, loc, x);
+  Value moved = buildBinary<arith::AddFOp, arith::AddIOp>(
+      b, loc, ValueRange{rem, x[1]});
+  return arith::SelectOp::create(b, loc, floorDiffers(b, loc, rem, x[1]),
+                                 moved, rem);
+}
+
+Value FloorDivOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  Value a = x[0], d = x[1];
+  Type t = a.getType();
+  if (!isFloat(a)) { // Truncating division, one less where floor differs.
+    Value quotient = arith::DivSIOp::create(b, loc, a, d);
+    Value rem = arith::RemSIOp::create(b, loc, a, d);
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1));
+    Value lower = arith::SubIOp::create(b, loc, quotient, one);
+    return arith::SelectOp::create(b, loc, floorDiffers(b, loc, rem, d),
+                                   lower, quotient);
+  }
+  // c10::div_floor_floating: exact where floor(a / b) would round wrongly
+  // (a / b rounds before the floor).
+  auto constant = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+  };
+  Value mod = arith::RemFOp::create(b, loc, a, d);
+  Value div = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, a, mod), d);
+  div = arith::SelectOp::create(
+      b, loc, floorDiffers(b, loc, mod, d),
+      arith::SubFOp::create(b, loc, div, constant(1.0)), div);
+  Value floored = math::FloorOp::create(b, loc, div);
+  Value roundUp = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGT,
+      arith::SubFOp::create(b, loc, div, floored), constant(0.5));
+  floored = arith::SelectOp::create(
+      b, loc, roundUp, arith::AddFOp::create(b, loc, floored, constant(1.0)),
+      floored);
+  // A zero quotient takes the sign of a / b (q * 0 keeps it, q finite).
+  Value quotient = arith::DivFOp::create(b, loc, a, d);
+  Value signedZero = arith::MulFOp::create(b, loc, quotient, constant(0.0));
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, div,
+                                       constant(0.0));
+  Value result = arith::SelectOp::create(b, loc, isZero, signedZero, floored);
+  // Division by zero: the IEEE quotient (inf or NaN).
+  Value byZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, d,
+                                       constant(0.0));
+  return arith::SelectOp::create(b, loc, byZero, quotient, result);
+}
+
+Value AndOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::AndIOp::create(b, loc, x[0], x[1]);
+}
+
+Value OrOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::OrIOp::create(b, loc, x[0], x[1]);
+}
+
+Value XorOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::XOrIOp::create(b, loc, x[0], x[1]);
 }
 
 Value CmpOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {

@@ -28,5 +28,7 @@ def TensorIR_Tensor : ConfinedType<TensorOf<[AnyFloat, AnySignlessInteger]>,
     [HasStaticShapePred], "statically shaped tensor of floats or integers">;
 def TensorIR_FloatTensor : ConfinedType<TensorOf<[AnyFloat]>,
     [HasStaticShapePred], "statically shaped tensor of floats">;
+def TensorIR_IntTensor : ConfinedType<TensorOf<[AnySignlessInteger]>,
+    [HasStaticShapePred], "statically shaped tensor of integers or booleans">;
 
 #endif // STRATA_TENSORIR_BASE

@@ -69,12 +69,16 @@ def TensorIR_SliceOp : TensorIR_Op<"slice", [Pure,
   let summary = "A strided box of the input (x[a:b:s, ...]).";
   let description = [{
     Result element `i` is input element `offsets + strides * i`; the result
-    type gives the sizes. Every selected element lies inside the input.
+    type gives the sizes. Every selected element lies inside the input. A
+    negative stride walks backwards from its offset (`torch.flip`).
 
     ```mlir
     // x[1:9:2, :]
     %s = tensorir.slice %x offsets [1, 0] strides [2, 1]
         : tensor<10x16xf32> -> tensor<4x16xf32>
+    // x.flip(1)
+    %f = tensorir.slice %x offsets [0, 15] strides [1, -1]
+        : tensor<10x16xf32> -> tensor<10x16xf32>
     ```
   }];
   let arguments = (ins TensorIR_Tensor:$input, DenseI64ArrayAttr:$offsets,

@@ -77,26 +77,104 @@ class TensorIR_UnaryOp<string mnemonic, string what, Type operandType>
 
 def TensorIR_NegOp : TensorIR_UnaryOp<"neg", "negation", TensorIR_Tensor>;
 def TensorIR_AbsOp : TensorIR_UnaryOp<"abs", "absolute value", TensorIR_Tensor>;
-def TensorIR_ExpOp : TensorIR_UnaryOp<"exp", "natural exponential",
-                                      TensorIR_FloatTensor>;
-def TensorIR_LogOp : TensorIR_UnaryOp<"log", "natural logarithm",
-                                      TensorIR_FloatTensor>;
-def TensorIR_SqrtOp : TensorIR_UnaryOp<"sqrt", "square root",
-                                       TensorIR_FloatTensor>;
-def TensorIR_RsqrtOp : TensorIR_UnaryOp<"rsqrt", "reciprocal square root",
-                                        TensorIR_FloatTensor>;
-def TensorIR_TanhOp : TensorIR_UnaryOp<"tanh", "hyperbolic tangent",
-                                       TensorIR_FloatTensor>;
-def TensorIR_ErfOp : TensorIR_UnaryOp<"erf", "error function",
-                                      TensorIR_FloatTensor>;
+def TensorIR_SignOp : TensorIR_UnaryOp<"sign",
+    "sign (-1, 0 or 1; 0 for NaN, like torch.sign)", TensorIR_Tensor>;
 def TensorIR_ReciprocalOp : TensorIR_UnaryOp<"reciprocal", "reciprocal (1 / x)",
                                              TensorIR_FloatTensor>;
 def TensorIR_SigmoidOp : TensorIR_UnaryOp<"sigmoid",
     "logistic sigmoid (1 / (1 + exp(-x)))", TensorIR_FloatTensor>;
+
+/// A float function whose scalar form is one op of the upstream math
+/// dialect (`mathOp`, its C++ class): the GPU lowering calls libdevice, the
+/// CPU lowering LLVM intrinsics or libm, the CUDA rendering the C function.
+class TensorIR_MathUnaryOp<string mnemonic, string what, string mathOp>
+    : TensorIR_UnaryOp<mnemonic, what, TensorIR_FloatTensor> {
+  let extraClassDefinition = [{
+    ::mlir::Value $cppClass::buildScalarOp(::mlir::OpBuilder &b,
+        ::mlir::Location loc, ::mlir::ValueRange x) {
+      return }] # mathOp # [{::create(b, loc, x[0]);
+    }
+  }];
+}
+
+def TensorIR_ExpOp : TensorIR_MathUnaryOp<"exp", "natural exponential",
+                                          "::mlir::math::ExpOp">;
+def TensorIR_Exp2Op : TensorIR_MathUnaryOp<"exp2", "base-2 exponential",
+                                           "::mlir::math::Exp2Op">;
+def TensorIR_Expm1Op : TensorIR_MathUnaryOp<"expm1",
+    "exp(x) - 1, accurate near 0", "::mlir::math::ExpM1Op">;
+def TensorIR_LogOp : TensorIR_MathUnaryOp<"log", "natural logarithm",
+                                          "::mlir::math::LogOp">;
+def TensorIR_Log2Op : TensorIR_MathUnaryOp<"log2", "base-2 logarithm",
+                                           "::mlir::math::Log2Op">;
+def TensorIR_Log10Op : TensorIR_MathUnaryOp<"log10", "base-10 logarithm",
+                                            "::mlir::math::Log10Op">;
+def TensorIR_Log1pOp : TensorIR_MathUnaryOp<"log1p",
+    "log(1 + x), accurate near 0", "::mlir::math::Log1pOp">;
+def TensorIR_SqrtOp : TensorIR_MathUnaryOp<"sqrt", "square root",
+                                           "::mlir::math::SqrtOp">;
+def TensorIR_RsqrtOp : TensorIR_MathUnaryOp<"rsqrt", "reciprocal square root",
+                                            "::mlir::math::RsqrtOp">;
+def TensorIR_ErfOp : TensorIR_MathUnaryOp<"erf", "error function",
+                                          "::mlir::math::ErfOp">;
+def TensorIR_ErfcOp : TensorIR_MathUnaryOp<"erfc",
+    "complementary error function", "::mlir::math::ErfcOp">;
+def TensorIR_SinOp : TensorIR_MathUnaryOp<"sin", "sine", "::mlir::math::SinOp">;
+def TensorIR_CosOp : TensorIR_MathUnaryOp<"cos", "cosine", "::mlir::math::CosOp">;
+def TensorIR_TanOp : TensorIR_MathUnaryOp<"tan", "tangent", "::mlir::math::TanOp">;
+def TensorIR_AsinOp : TensorIR_MathUnaryOp<"asin", "arcsine",
+                                           "::mlir::math::AsinOp">;
+def TensorIR_AcosOp : TensorIR_MathUnaryOp<"acos", "arccosine",
+                                           "::mlir::math::AcosOp">;
+def TensorIR_AtanOp : TensorIR_MathUnaryOp<"atan", "arctangent",
+                                           "::mlir::math::AtanOp">;
+def TensorIR_SinhOp : TensorIR_MathUnaryOp<"sinh", "hyperbolic sine",
+                                           "::mlir::math::SinhOp">;
+def TensorIR_CoshOp : TensorIR_MathUnaryOp<"cosh", "hyperbolic cosine",
+                                           "::mlir::math::CoshOp">;
+def TensorIR_TanhOp : TensorIR_MathUnaryOp<"tanh", "hyperbolic tangent",
+                                           "::mlir::math::TanhOp">;
+def TensorIR_AsinhOp : TensorIR_MathUnaryOp<"asinh",
+    "inverse hyperbolic sine", "::mlir::math::AsinhOp">;
+def TensorIR_AcoshOp : TensorIR_MathUnaryOp<"acosh",
+    "inverse hyperbolic cosine", "::mlir::math::AcoshOp">;
+def TensorIR_AtanhOp : TensorIR_MathUnaryOp<"atanh",
+    "inverse hyperbolic tangent", "::mlir::math::AtanhOp">;
+def TensorIR_FloorOp : TensorIR_MathUnaryOp<"floor", "rounding down",
+                                            "::mlir::math::FloorOp">;
+def TensorIR_CeilOp : TensorIR_MathUnaryOp<"ceil", "rounding up",
+                                           "::mlir::math::CeilOp">;
+def TensorIR_RoundOp : TensorIR_MathUnaryOp<"round",
+    "rounding to the nearest integer, halves to even (torch.round)",
+    "::mlir::math::RoundEvenOp">;
+def TensorIR_TruncOp : TensorIR_MathUnaryOp<"trunc", "rounding toward zero",
+                                            "::mlir::math::TruncOp">;
+
 def TensorIR_PowOp : TensorIR_BinaryOp<"pow", "power (floats)"> {
   let arguments = (ins TensorIR_FloatTensor:$lhs, TensorIR_FloatTensor:$rhs);
   let results = (outs TensorIR_FloatTensor:$result);
 }
+def TensorIR_Atan2Op : TensorIR_BinaryOp<"atan2",
+    "arctangent of lhs / rhs in the quadrant of (rhs, lhs) (floats)"> {
+  let arguments = (ins TensorIR_FloatTensor:$lhs, TensorIR_FloatTensor:$rhs);
+  let results = (outs TensorIR_FloatTensor:$result);
+}
+def TensorIR_RemOp : TensorIR_BinaryOp<"rem",
+    "remainder of truncating division, with the sign of lhs (torch.fmod)">;
+def TensorIR_ModOp : TensorIR_BinaryOp<"mod",
+    "remainder of flooring division, with the sign of rhs (torch.remainder)">;
+def TensorIR_FloorDivOp : TensorIR_BinaryOp<"floor_div",
+    "division rounded down (torch.floor_divide, rounding_mode='floor'); "
+    "floats as PyTorch computes them, through fmod">;
+
+class TensorIR_BitwiseOp<string mnemonic, string what>
+    : TensorIR_BinaryOp<mnemonic, what # " of integers or booleans"> {
+  let arguments = (ins TensorIR_IntTensor:$lhs, TensorIR_IntTensor:$rhs);
+  let results = (outs TensorIR_IntTensor:$result);
+}
+def TensorIR_AndOp : TensorIR_BitwiseOp<"and", "bitwise and">;
+def TensorIR_OrOp : TensorIR_BitwiseOp<"or", "bitwise or">;
+def TensorIR_XorOp : TensorIR_BitwiseOp<"xor", "bitwise exclusive or">;
 
 def TensorIR_CmpPredicate : I32EnumAttr<"CmpPredicate",
     "an elementwise comparison", [

@@ -1,0 +1,100 @@
+"""Which aten ops reach the importer: PyTorch's own decompositions break up
+the composite and fused ops Strata does not import itself.
+
+torch 2.x: the core ATen decompositions (what torch.export and Inductor
+use). torch 1.13 has no core set, and many of its decompositions are
+written in prims; the list below names those whose 1.13 form is aten ops
+(or the few prims the importer takes). Either way an op the importer takes
+as it is stays whole: Strata's composites (softmax, layer norm, matmul, ...)
+carry meaning later stages use.
+"""
+
+import functools
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+# Decomposed on every torch version (when the importer does not take them).
+_DECOMPOSED = (
+    "addcmul", "addcdiv", "elu", "celu", "selu", "hardswish", "hardsigmoid",
+    "leaky_relu", "mish", "softplus", "hardshrink", "softshrink", "threshold",
+    "prelu", "glu", "logsumexp", "native_batch_norm", "native_group_norm",
+    "mse_loss", "huber_loss", "xlogy", "std_mean", "var_mean",
+    "linalg_vector_norm", "norm", "roll", "repeat", "new_zeros", "new_ones",
+    "new_full", "new_empty", "empty_like", "logit", "nll_loss_forward",
+)
+
+
+@functools.lru_cache(maxsize=None)
+def decomposition_table():
+    """aten op overload -> Python decomposition, for make_fx."""
+    from torch._decomp import get_decompositions
+    from .importer import Importer
+    aten = torch.ops.aten
+    table = {}
+    core = getattr(torch._decomp, "core_aten_decompositions", None)
+    if core is not None:
+        table.update(core())
+    table.update(get_decompositions(
+        [getattr(aten, name) for name in _DECOMPOSED if hasattr(aten, name)]))
+    imported = Importer.supported_ops()
+    return {op: fn for op, fn in table.items() if str(op) not in imported}
+
+
+class WithoutFastPaths(TorchFunctionMode):
+    """A mode that does nothing, so that modules with fused inference fast
+    paths (nn.MultiheadAttention, nn.TransformerEncoderLayer) take their
+    composite path while tracing: they check has_torch_function, which an
+    active mode makes true."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _PADS:
+            mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
+            if mode in ("constant", "circular") and func is not torch.constant_pad_nd:
+                return _PAD_MODES[mode](*args[:2], *args[3:4], **{
+                    k: v for k, v in kwargs.items() if k != "mode"})
+            if func is torch.constant_pad_nd:
+                return _constant_pad(*args, **kwargs)
+        return func(*args, **kwargs)
+
+
+def _constant_pad(x, pad, mode="constant", value=None):
+    """F.pad in constant mode as slices and concatenations of filled blocks:
+    torch 1.13 decomposes it into a write into a slice of an empty tensor,
+    which a functional importer cannot take."""
+    fill = 0.0 if value is None else value
+    for i in range(len(pad) // 2):
+        dim = x.dim() - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if before < 0:
+            x = x.narrow(dim, -before, x.shape[dim] + before)
+        if after < 0:
+            x = x.narrow(dim, 0, x.shape[dim] + after)
+        parts = []
+        for amount in (before, after):
+            shape = list(x.shape)
+            shape[dim] = max(amount, 0)
+            parts.append(torch.full(shape, fill, dtype=x.dtype, device=x.device))
+        x = torch.cat([parts[0], x, parts[1]], dim)
+    return x
+
+
+def _circular_pad(x, pad, value=None):
+    """F.pad in circular mode as concatenations of slices (torch 1.13
+    writes into slices of an empty tensor)."""
+    for i in range(len(pad) // 2):
+        dim = x.dim() - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        size = x.shape[dim]
+        parts = [x.narrow(dim, size - before, before)] if before > 0 else []
+        parts.append(x.narrow(dim, max(-before, 0),
+                              size - max(-before, 0) - max(-after, 0)))
+        if after > 0:
+            parts.append(x.narrow(dim, 0, after))
+        x = torch.cat(parts, dim)
+    return x
+
+
+_PAD_MODES = {"constant": _constant_pad, "circular": _circular_pad}
+_PADS = {torch.nn.functional.pad, torch.constant_pad_nd}
