@@ -42,24 +42,27 @@ def decomposition_table():
 
 
 class WithoutFastPaths(TorchFunctionMode):
-    """A mode that does nothing, so that modules with fused inference fast
-    paths (nn.MultiheadAttention, nn.TransformerEncoderLayer) take their
-    composite path while tracing: they check has_torch_function, which an
-    active mode makes true."""
+    """The torch-function mode of tracing. Being active at all makes modules
+    with fused inference fast paths (nn.MultiheadAttention,
+    nn.TransformerEncoderLayer) take their composite path: they check
+    has_torch_function, which an active mode makes true. It also replaces
+    the paddings torch 1.13 writes in place (below); everything else passes
+    through."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func in _PADS:
-            mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
-            if mode in ("constant", "circular") and func is not torch.constant_pad_nd:
-                return _PAD_MODES[mode](*args[:2], *args[3:4], **{
-                    k: v for k, v in kwargs.items() if k != "mode"})
-            if func is torch.constant_pad_nd:
-                return _constant_pad(*args, **kwargs)
+        if func is torch.constant_pad_nd:
+            return _constant_pad(*args, **kwargs)
+        if func is torch.nn.functional.pad:
+            mode = kwargs.pop("mode", args[2] if len(args) > 2 else "constant")
+            if mode in _PAD_MODES:
+                return _PAD_MODES[mode](*args[:2], *args[3:], **kwargs)
+            kwargs["mode"] = mode
+            args = args[:2] + args[3:]
         return func(*args, **kwargs)
 
 
-def _constant_pad(x, pad, mode="constant", value=None):
+def _constant_pad(x, pad, value=None):
     """F.pad in constant mode as slices and concatenations of filled blocks:
     torch 1.13 decomposes it into a write into a slice of an empty tensor,
     which a functional importer cannot take."""
@@ -97,4 +100,3 @@ def _circular_pad(x, pad, value=None):
 
 
 _PAD_MODES = {"constant": _constant_pad, "circular": _circular_pad}
-_PADS = {torch.nn.functional.pad, torch.constant_pad_nd}
