@@ -22,12 +22,16 @@ ROUNDINGS = ("floor", "ceil", "round", "trunc")
 # tensorir.cmp predicates.
 EQ, NE, LT, LE, GT, GE = range(6)
 
-# PyTorch's names of the ops these convert, by the aten name of the base op.
+# The overloads of a binary aten op: a tensor or a Python scalar on the right.
 _SCALAR_AND_TENSOR = ("Tensor", "Scalar")
 
 
 def _is_float(dtype):
     return dtype in ("f32", "f16", "bf16", "f64")
+
+
+def _norm_dim(d, rank):
+    return d + rank if d < 0 else d
 
 
 # Largest finite value per float dtype (nan_to_num's default bounds).

@@ -14,7 +14,7 @@ import torch
 
 import _strata
 from .capture import FrontendError, Program, user_source_line
-from .elementwise_ops import ElementwiseOps
+from .elementwise_ops import ElementwiseOps, _is_float, _norm_dim
 from .layout_ops import LayoutOps
 
 DTYPES = {
@@ -46,12 +46,6 @@ def _meta(node):
     return meta
 
 
-def _is_float(dtype):
-    return dtype in ("f32", "f16", "bf16", "f64")
-
-
-def _norm_dim(d, rank):
-    return d + rank if d < 0 else d
 
 
 def _is_dead(node):

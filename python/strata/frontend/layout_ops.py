@@ -7,8 +7,7 @@ reflect and replicate padding gather along each padded dimension with an
 index vector computed from an iota, never a table in memory.
 """
 
-def _norm_dim(d, rank):
-    return d + rank if d < 0 else d
+from .elementwise_ops import _norm_dim
 
 
 class LayoutOps:

@@ -68,6 +68,14 @@ Value AbsOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   return math::AbsIOp::create(b, loc, x[0]);
 }
 
+/// Whether `v < 0` (signed for integers; false for NaN).
+static Value isNegative(OpBuilder &b, Location loc, Value v) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
+  if (isFloat(v))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, zero);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
+}
+
 Value SignOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   // (0 < x) - (x < 0), as PyTorch computes it: 0 for 0, -0 and NaN.
   Type t = x[0].getType();
@@ -78,18 +86,13 @@ Value SignOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
                                   b, loc, b.getIntegerAttr(t, 1)));
   Value minusOne = buildBinary<arith::SubFOp, arith::SubIOp>(
       b, loc, ValueRange{zero, one});
+  Value negativeOrZero = arith::SelectOp::create(
+      b, loc, isNegative(b, loc, x[0]), minusOne, zero);
   Value positive = isFloat(x[0])
                        ? Value(arith::CmpFOp::create(
                              b, loc, arith::CmpFPredicate::OGT, x[0], zero))
                        : Value(arith::CmpIOp::create(
                              b, loc, arith::CmpIPredicate::sgt, x[0], zero));
-  Value negative = isFloat(x[0])
-                       ? Value(arith::CmpFOp::create(
-                             b, loc, arith::CmpFPredicate::OLT, x[0], zero))
-                       : Value(arith::CmpIOp::create(
-                             b, loc, arith::CmpIPredicate::slt, x[0], zero));
-  Value negativeOrZero =
-      arith::SelectOp::create(b, loc, negative, minusOne, zero);
   return arith::SelectOp::create(b, loc, positive, one, negativeOrZero);
 }
 
@@ -117,14 +120,6 @@ Value Atan2Op::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
 
 Value RemOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   return buildBinary<arith::RemFOp, arith::RemSIOp>(b, loc, x);
-}
-
-/// Whether `v < 0` (signed for integers; false for NaN).
-static Value isNegative(OpBuilder &b, Location loc, Value v) {
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
-  if (isFloat(v))
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, zero);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
 }
 
 /// Whether a truncating division's remainder `rem` of a divisor `divisor`
