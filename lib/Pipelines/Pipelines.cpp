@@ -30,6 +30,9 @@ void buildLowerToLoopPipeline(OpPassManager &pm) {
   // value, so normalization sees equal reductions as equal.
   pm.addPass(createCSEPass());
   pm.addPass(loopir::createLoopIRNormalizePass());
+  // Normalization makes the last contractions (sibling products share one
+  // reduction); each becomes a batched GEMM nest.
+  pm.addPass(loopir::createLoopIRCanonicalizeContractionsPass());
   addCleanup(pm);
 }
 

@@ -18,6 +18,36 @@ SmallVector<Value> strata::expandAccessIndices(OpBuilder &b, Location loc,
   return *affine::expandAffineMap(b, loc, map, indices);
 }
 
+Value strata::evaluateGuard(OpBuilder &b, Location loc, IntegerSet guard,
+                           ValueRange indices) {
+  Value inside;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [e, isEq] : llvm::zip(guard.getConstraints(), guard.getEqFlags())) {
+    Value v = affine::expandAffineExpr(b, loc, e, indices, {});
+    Value ok = arith::CmpIOp::create(
+        b, loc, isEq ? arith::CmpIPredicate::eq : arith::CmpIPredicate::sge, v,
+        zero);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+  }
+  if (!inside) // An empty set of constraints holds everywhere.
+    inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+  return inside;
+}
+
+Value strata::loadInside(OpBuilder &b, Location loc, Value inside,
+                         TypedAttr padding,
+                         function_ref<Value(OpBuilder &)> load) {
+  auto ifOp = scf::IfOp::create(b, loc, padding.getType(), inside,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, load(b));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc,
+                       Value(arith::ConstantOp::create(b, loc, padding)));
+  return ifOp.getResult(0);
+}
+
 Value strata::combineScalars(OpBuilder &b, Location loc, MonoidKind kind,
                              Value acc, Value x) {
   bool f = isa<FloatType>(x.getType());

@@ -147,6 +147,10 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       if (contracted.contains(&inner))
         continue;
       if (isa<loopir::LoadOp, loopir::StoreOp>(inner)) {
+        // Tile loads have no guard of their own (the generic schedule
+        // evaluates a guarded load point by point).
+        if (auto load = dyn_cast<loopir::LoadOp>(inner); load && load.getGuard())
+          return fallBack();
         FailureOr<AffineMap> map =
             isa<loopir::LoadOp>(inner)
                 ? accessMap(cast<loopir::LoadOp>(inner))

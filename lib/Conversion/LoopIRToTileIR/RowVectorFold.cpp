@@ -53,6 +53,21 @@ strata::rowVectorReduction(loopir::ParallelOp loop) {
     return std::nullopt;
   if (!llvm::all_of(reduce.getResultTypes(), isShuffledType))
     return std::nullopt;
+  // What the reduction uses of the loop's body before it must not depend
+  // on the vector's index (it is computed once, before the fold).
+  llvm::SmallDenseSet<Value> varying(loop.getInductionVars().begin(),
+                                     loop.getInductionVars().end());
+  llvm::SmallDenseSet<Value> varyingBefore;
+  for (Operation &op : loop.getBody().front()) {
+    if (&op == reduce.getOperation())
+      break;
+    if (usesAny(&op, varying)) {
+      varying.insert(op.getResults().begin(), op.getResults().end());
+      varyingBefore.insert(op.getResults().begin(), op.getResults().end());
+    }
+  }
+  if (usesAny(reduce, varyingBefore))
+    return std::nullopt;
   return reduce;
 }
 
@@ -78,6 +93,23 @@ void strata::buildRowVectorFold(OpBuilder &b, loopir::ParallelOp loop,
   };
   llvm::SmallDenseSet<Value> vectorIndices(loop.getInductionVars().begin(),
                                            loop.getInductionVars().end());
+  // The loop's body before the reduction, where it does not depend on the
+  // vector's index (rowVectorReduction checked that the reduction uses no
+  // more), once before the fold.
+  llvm::SmallPtrSet<Operation *, 8> before;
+  {
+    llvm::SmallDenseSet<Value> varying(vectorIndices);
+    for (Operation &op : loop.getBody().front()) {
+      if (&op == reduce.getOperation())
+        break;
+      if (usesAny(&op, varying)) {
+        varying.insert(op.getResults().begin(), op.getResults().end());
+        continue;
+      }
+      b.clone(op, mapping);
+      before.insert(&op);
+    }
+  }
 
   auto fold =
       tileir::FoldOp::create(b, loc, combiners, types, reduce.getBounds());
@@ -119,7 +151,7 @@ void strata::buildRowVectorFold(OpBuilder &b, loopir::ParallelOp loop,
     point.map(reduce.getResults(),
               fold.getResults().slice(e * results, results));
     for (Operation &op : loop.getBody().front().without_terminator())
-      if (&op != reduce.getOperation())
+      if (&op != reduce.getOperation() && !before.contains(&op))
         b.clone(op, point);
   }
 }

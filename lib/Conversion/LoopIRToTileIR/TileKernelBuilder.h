@@ -4,6 +4,7 @@
 #define STRATA_LIB_CONVERSION_LOOPIRTOTILEIR_TILEKERNELBUILDER_H
 
 #include "strata/Conversion/LoopIRToTileIR/LoopIRToTileIR.h"
+#include "strata/Dialect/LoopIR/Analysis/Contraction.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
@@ -71,19 +72,12 @@ std::optional<loopir::ReduceOp> rowVectorReduction(loopir::ParallelOp loop);
 void buildRowVectorFold(mlir::OpBuilder &b, loopir::ParallelOp loop,
                         loopir::ReduceOp reduce, mlir::IRMapping &mapping);
 
-/// The two factors of one product a contraction sums: the lhs depends on
-/// the nest's rows but not its columns, the rhs the other way round.
-struct ContractionFactors {
-  mlir::Value lhs, rhs; // In the reduction's body.
-  llvm::SmallVector<mlir::Operation *> lhsOps, rhsOps; // Their computation.
-};
-
-/// A loop nest whose body contracts: one top-level `loopir.reduce` over one
-/// index whose every result is an f32 sum of products (siblings fused into
-/// one reduction, as gate and up projections, are one product each).
+/// A loop nest whose body contracts (loopir::ContractionBody) with its
+/// rows and columns the nest's last two indices: each product's lhs
+/// depends on the rows but not the columns, its rhs the other way round.
 struct ContractionMatch {
   loopir::ReduceOp reduce;
-  llvm::SmallVector<ContractionFactors> products; // One per result.
+  llvm::SmallVector<loopir::ContractionFactors> products; // One per result.
   /// Ops of the nest's body before the reduction that only the factors use
   /// (a fused prologue's per-row scale); they move into the operands.
   llvm::SmallVector<mlir::Operation *> prologue;

@@ -70,7 +70,8 @@ struct ElementwiseToKernel
   }
 };
 
-/// Every layout op: a copy whose load reads through the op's index map.
+/// Every layout op: a copy whose load reads through the op's index map
+/// (guarded where the op pads its input).
 struct LayoutToKernel
     : OpInterfaceConversionPattern<tensorir::LayoutOpInterface> {
   using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
@@ -80,12 +81,15 @@ struct LayoutToKernel
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     AffineMap map = op.getIndexMap();
+    IntegerSet guard = op.getGuard();
     auto kernel = buildLoopKernel(
         rewriter, op.getLoc(), TypeRange{resultType}, operands,
         [&](OpBuilder &b, Location loc, ValueRange buffers, ValueRange outputs,
             ValueRange ivs) {
-          Value x = loopir::LoadOp::create(b, loc, buffers[0], ivs,
-                                           AffineMapAttr::get(map));
+          Value x = loopir::LoadOp::create(
+              b, loc, buffers[0], ivs, AffineMapAttr::get(map),
+              guard ? IntegerSetAttr::get(guard) : IntegerSetAttr(),
+              guard ? op.getPaddingValue() : TypedAttr());
           loopir::StoreOp::create(b, loc, x, outputs[0], ivs, AffineMapAttr());
         });
     rewriter.replaceOp(op, kernel.getResults());

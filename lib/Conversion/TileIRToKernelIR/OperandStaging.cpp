@@ -147,6 +147,8 @@ static loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
                                        bool narrow) {
   Value staged = stagedValue(operand, narrow);
   auto load = staged ? staged.getDefiningOp<loopir::LoadOp>() : nullptr;
+  if (load && load.getGuard()) // Its points need not agree along a run.
+    return {};
   auto buffer = load ? dyn_cast<BlockArgument>(load.getMemref()) : nullptr;
   if (!buffer || buffer.getOwner() != &kernel.getBody().front() ||
       llvm::range_size(operand.front().without_terminator()) !=

@@ -14,6 +14,11 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
+/// Whether a guard leaves `access` elementwise (a guarded load's points
+/// need not agree along a run).
+static bool isGuarded(loopir::LoadOp load) { return load.getGuard().has_value(); }
+static bool isGuarded(loopir::StoreOp) { return false; }
+
 /// Whether `access` (a loopir.load or store at the top of `body`) reads or
 /// writes a run of `width` neighbouring elements of a row of its buffer for
 /// neighbouring values of the body's innermost index (see isRowRun).
@@ -21,7 +26,7 @@ template <typename AccessOp>
 static bool isRunAccess(AccessOp access, Block &body, int64_t width) {
   Value inner = body.getArguments().back();
   ValueRange indices = access.getIndices();
-  return access->getBlock() == &body &&
+  return access->getBlock() == &body && !isGuarded(access) &&
          isRowRun(
              access.getIndexMap(),
              [&](unsigned d) { return indices[d] == inner; },

@@ -52,3 +52,25 @@ func.func @row_argmax(%x: tensor<32x9xf32>) -> tensor<32xi64> {
   }
   return %r : tensor<32xi64>
 }
+
+// A guarded load reads only where its guard holds (each constraint a
+// comparison with zero), and is its padding elsewhere.
+// CHECK-LABEL: func.func @padded
+// CHECK: %[[LOW:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[HIGH:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[IN:.*]] = arith.andi %[[LOW]], %[[HIGH]] : i1
+// CHECK: %[[X:.*]] = scf.if %[[IN]] -> (f32) {
+// CHECK-NEXT: memref.load
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 5.000000e-01 : f32
+// CHECK: memref.store %[[X]]
+func.func @padded(%a: tensor<8xf32>) -> tensor<10xf32> {
+  %r = loopir.kernel ins(%a : tensor<8xf32>) -> tensor<10xf32> {
+  ^bb0(%in: memref<8xf32>, %out: memref<10xf32>):
+    loopir.parallel (%i) in [10] {
+      %x = loopir.load %in[%i] map affine_map<(d0) -> (d0 - 1)> if affine_set<(d0) : (d0 - 1 >= 0, -d0 + 8 >= 0)> else 0.5 : f32 : memref<8xf32>
+      loopir.store %x, %out[%i] : memref<10xf32>
+    }
+  }
+  return %r : tensor<10xf32>
+}

@@ -159,3 +159,45 @@ func.func @writes_input(%a: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+func.func @guard_without_padding(%a: tensor<8xf32>) -> tensor<9xf32> {
+  %r = loopir.kernel ins(%a : tensor<8xf32>) -> tensor<9xf32> {
+  ^bb0(%in: memref<8xf32>, %out: memref<9xf32>):
+    loopir.parallel (%i) in [9] {
+      // expected-error @+1 {{takes a guard and a padding together, or neither}}
+      %x = "loopir.load"(%in, %i) {map = affine_map<(d0) -> (d0 - 1)>, guard = affine_set<(d0) : (d0 - 1 >= 0)>} : (memref<8xf32>, index) -> f32
+      loopir.store %x, %out[%i] : memref<9xf32>
+    }
+  }
+  return %r : tensor<9xf32>
+}
+
+// -----
+
+func.func @guard_dims(%a: tensor<8xf32>) -> tensor<9xf32> {
+  %r = loopir.kernel ins(%a : tensor<8xf32>) -> tensor<9xf32> {
+  ^bb0(%in: memref<8xf32>, %out: memref<9xf32>):
+    loopir.parallel (%i) in [9] {
+      // expected-error @+1 {{guard has 2 dimensions and 0 symbols; expected 1 dimensions (one per index) and no symbols}}
+      %x = loopir.load %in[%i] map affine_map<(d0) -> (d0 - 1)> if affine_set<(d0, d1) : (d0 - 1 >= 0)> else 0.0 : f32 : memref<8xf32>
+      loopir.store %x, %out[%i] : memref<9xf32>
+    }
+  }
+  return %r : tensor<9xf32>
+}
+
+// -----
+
+func.func @padding_type(%a: tensor<8xf32>) -> tensor<9xf32> {
+  %r = loopir.kernel ins(%a : tensor<8xf32>) -> tensor<9xf32> {
+  ^bb0(%in: memref<8xf32>, %out: memref<9xf32>):
+    loopir.parallel (%i) in [9] {
+      // expected-error @+1 {{padding of type 'f16' for a load of 'f32'}}
+      %x = loopir.load %in[%i] map affine_map<(d0) -> (d0 - 1)> if affine_set<(d0) : (d0 - 1 >= 0)> else 0.0 : f16 : memref<8xf32>
+      loopir.store %x, %out[%i] : memref<9xf32>
+    }
+  }
+  return %r : tensor<9xf32>
+}

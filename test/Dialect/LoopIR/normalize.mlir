@@ -309,3 +309,60 @@ func.func @pow_by_constant(%a: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<11x4x
   }
   return %0 : tensor<11x4xf16>
 }
+
+// -----
+
+// A guard's constraints that the loops never violate go; a guard that
+// fails everywhere leaves the padding.
+// CHECK-LABEL: func.func @guards
+// CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: loopir.load %{{.*}} if #{{.*}} else 0.000000e+00 : f32 : memref<8xf32>
+// CHECK: loopir.load %{{.*}}[%{{.*}}] map #{{.*}} : memref<8xf32>
+// CHECK-NOT: loopir.load
+// CHECK: loopir.store %[[TWO]]
+#set_both = affine_set<(d0) : (d0 - 1 >= 0, -d0 + 8 >= 0)>
+func.func @guards(%a: tensor<8xf32>) -> (tensor<10xf32>, tensor<7xf32>, tensor<4xf32>) {
+  %r0, %r1, %r2 = loopir.kernel ins(%a : tensor<8xf32>) -> tensor<10xf32>, tensor<7xf32>, tensor<4xf32> {
+  ^bb0(%in: memref<8xf32>, %o0: memref<10xf32>, %o1: memref<7xf32>, %o2: memref<4xf32>):
+    // Both sides of the padding are reached.
+    loopir.parallel (%i) in [10] {
+      %x = loopir.load %in[%i] map affine_map<(d0) -> (d0 - 1)> if #set_both else 0.0 : f32 : memref<8xf32>
+      loopir.store %x, %o0[%i] : memref<10xf32>
+    }
+    // Only the inside of the padded view.
+    loopir.parallel (%i) in [7] {
+      %y = loopir.load %in[%i] map affine_map<(d0) -> (d0)> if affine_set<(d0) : (d0 + 1 - 1 >= 0, -(d0 + 1) + 8 >= 0)> else 0.0 : f32 : memref<8xf32>
+      loopir.store %y, %o1[%i] : memref<7xf32>
+    }
+    // Only the padding.
+    loopir.parallel (%i) in [4] {
+      %z = loopir.load %in[%i] map affine_map<(d0) -> (d0 + 20)> if affine_set<(d0) : (-(d0 + 20) + 8 >= 0)> else 2.0 : f32 : memref<8xf32>
+      loopir.store %z, %o2[%i] : memref<4xf32>
+    }
+  }
+  return %r0, %r1, %r2 : tensor<10xf32>, tensor<7xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A reduction over a box of several indices runs over one index, the box
+// delinearized in its maps: a group norm's statistics over (channels of
+// the group, pixels) are one row of 8192.
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1 * 2 + d2 floordiv 4096, (d2 mod 4096) floordiv 64, d2 mod 64)>
+// CHECK-LABEL: func.func @group_statistics
+// CHECK: loopir.parallel (%[[N:.*]], %[[G:.*]]) in [2, 4] {
+// CHECK-NEXT: loopir.reduce add (%[[K:.*]]) in [8192] : f32 {
+// CHECK-NEXT: loopir.load %{{.*}}[%[[N]], %[[G]], %[[K]]] map #[[ROW]] : memref<2x8x64x64xf32>
+func.func @group_statistics(%a: tensor<2x8x64x64xf32>) -> tensor<2x4xf32> {
+  %r = loopir.kernel ins(%a : tensor<2x8x64x64xf32>) -> tensor<2x4xf32> {
+  ^bb0(%in: memref<2x8x64x64xf32>, %out: memref<2x4xf32>):
+    loopir.parallel (%n, %g) in [2, 4] {
+      %s = loopir.reduce add (%c, %p) in [2, 4096] : f32 {
+        %x = loopir.load %in[%n, %g, %c, %p] map affine_map<(d0, d1, d2, d3) -> (d0, d1 * 2 + d2, d3 floordiv 64, d3 mod 64)> : memref<2x8x64x64xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%n, %g] : memref<2x4xf32>
+    }
+  }
+  return %r : tensor<2x4xf32>
+}

@@ -58,3 +58,19 @@ func.func @reductions(%a: tensor<32x2048xf32>) -> (tensor<32xf32>, tensor<32xf32
   }
   return %s, %v, %i : tensor<32xf32>, tensor<32xf32>, tensor<32xi64>
 }
+
+// A guarded load: row 0 of the padded view reads the padding.
+// CHECK-LABEL: func.func @guarded
+// CHECK: loopir.load %{{.*}}[%{{.*}}, %{{.*}}] map #{{.*}} if #{{.*}} else 0.000000e+00 : f32 : memref<1000x37xf32>
+func.func @guarded(%a: tensor<1000x37xf32>) -> tensor<1001x37xf32> {
+  %r = loopir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1001x37xf32> {
+  ^bb0(%in: memref<1000x37xf32>, %out: memref<1001x37xf32>):
+    loopir.parallel (%i, %j) in [1001, 37] {
+      %x = loopir.load %in[%i, %j] map affine_map<(d0, d1) -> (d0 - 1, d1)>
+          if affine_set<(d0, d1) : (d0 - 1 >= 0)> else 0.0 : f32
+          : memref<1000x37xf32>
+      loopir.store %x, %out[%i, %j] : memref<1001x37xf32>
+    }
+  }
+  return %r : tensor<1001x37xf32>
+}

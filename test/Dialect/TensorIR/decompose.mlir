@@ -178,3 +178,47 @@ func.func @mean_and_var(%x: tensor<6x5x7xf32>) -> (tensor<5xf32>, tensor<6x7xf32
   %1 = tensorir.var %x axes [1] correction 1 : tensor<6x5x7xf32> -> tensor<6x7xf32>
   return %0, %1 : tensor<5xf32>, tensor<6x7xf32>
 }
+
+// -----
+
+// A convolution is an implicit GEMM: the padded input's windows as the
+// im2col matrix (groups, N*OH*OW, C/g*KH*KW), all views, times the weight
+// as (groups, C/g*KH*KW, OC/g), and views back to NCHW.
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[P:.*]] = tensorir.pad %arg0 low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.000000e+00 : f32 : tensor<2x4x9x11xf32> -> tensor<2x4x11x13xf32>
+// CHECK: %[[W:.*]] = tensorir.window %[[P]] sizes [3, 3] strides [2, 1] dilations [1, 1] : tensor<2x4x11x13xf32> -> tensor<2x4x5x11x3x3xf32>
+// CHECK: tensorir.reshape %[[W]] : tensor<2x4x5x11x3x3xf32> -> tensor<2x2x2x5x11x3x3xf32>
+// CHECK: tensorir.transpose %{{.*}} perm [1, 0, 3, 4, 2, 5, 6] : tensor<2x2x2x5x11x3x3xf32> -> tensor<2x2x5x11x2x3x3xf32>
+// CHECK: tensorir.reshape %{{.*}} : tensor<2x2x5x11x2x3x3xf32> -> tensor<2x110x18xf32>
+// CHECK: tensorir.reshape %arg1 : tensor<6x2x3x3xf32> -> tensor<2x3x18xf32>
+// CHECK: tensorir.reduce sum %{{.*}} axes [3] : tensor<2x110x3x18xf32> -> tensor<2x110x3xf32>
+// CHECK: tensorir.reshape %{{.*}} : tensor<2x110x3xf32> -> tensor<2x2x5x11x3xf32>
+// CHECK: tensorir.transpose %{{.*}} perm [1, 0, 4, 2, 3] : tensor<2x2x5x11x3xf32> -> tensor<2x2x3x5x11xf32>
+// CHECK: tensorir.reshape %{{.*}} : tensor<2x2x3x5x11xf32> -> tensor<2x6x5x11xf32>
+// CHECK: tensorir.broadcast %arg2 dims [1] : tensor<6xf32> -> tensor<2x6x5x11xf32>
+// CHECK: tensorir.add
+func.func @conv(%x: tensor<2x4x9x11xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x5x11xf32> {
+  %y = tensorir.conv %x, %w, %b strides [2, 1] padding [1, 1] dilations [1, 1] groups 2 : (tensor<2x4x9x11xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x5x11xf32>
+  return %y : tensor<2x6x5x11xf32>
+}
+
+// -----
+
+// A transposed convolution is a convolution with stride 1 of the input
+// spread by its strides (a unit dimension padded with stride - 1 zeros,
+// merged back) and padded by d (K - 1) - p, by the weight with its
+// channels exchanged within each group and flipped in its window.
+// CHECK-LABEL: func.func @conv_transpose
+// CHECK: tensorir.reshape %arg0 : tensor<1x4x3x5xf32> -> tensor<1x4x3x1x5x1xf32>
+// CHECK: tensorir.pad %{{.*}} low [0, 0, 0, 0, 0, 0] high [0, 0, 0, 1, 0, 1] value 0.000000e+00 : f32 : tensor<1x4x3x1x5x1xf32> -> tensor<1x4x3x2x5x2xf32>
+// CHECK: tensorir.reshape %{{.*}} : tensor<1x4x3x2x5x2xf32> -> tensor<1x4x6x10xf32>
+// CHECK: tensorir.reshape %arg1 : tensor<4x3x2x3xf32> -> tensor<2x2x3x2x3xf32>
+// CHECK: tensorir.transpose %{{.*}} perm [0, 2, 1, 3, 4] : tensor<2x2x3x2x3xf32> -> tensor<2x3x2x2x3xf32>
+// CHECK: tensorir.reshape %{{.*}} : tensor<2x3x2x2x3xf32> -> tensor<6x2x2x3xf32>
+// CHECK: tensorir.slice %{{.*}} offsets [0, 0, 1, 2] strides [1, 1, -1, -1] : tensor<6x2x2x3xf32> -> tensor<6x2x2x3xf32>
+// CHECK: tensorir.pad %{{.*}} low [0, 0, 1, 1] high [0, 0, 0, 1] value 0.000000e+00 : f32 : tensor<1x4x6x10xf32> -> tensor<1x4x7x12xf32>
+// CHECK: tensorir.window %{{.*}} sizes [2, 3] strides [1, 1] dilations [1, 1] : tensor<1x4x7x12xf32> -> tensor<1x4x6x10x2x3xf32>
+func.func @conv_transpose(%x: tensor<1x4x3x5xf32>, %w: tensor<4x3x2x3xf32>, %b: tensor<6xf32>) -> tensor<1x6x6x10xf32> {
+  %y = tensorir.conv_transpose %x, %w, %b strides [2, 2] padding [0, 1] output_padding [0, 1] dilations [1, 1] groups 2 : (tensor<1x4x3x5xf32>, tensor<4x3x2x3xf32>, tensor<6xf32>) -> tensor<1x6x6x10xf32>
+  return %y : tensor<1x6x6x10xf32>
+}

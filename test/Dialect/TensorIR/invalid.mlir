@@ -293,3 +293,72 @@ func.func @gather_empty_axis(%t: tensor<0x4xf32>, %ids: tensor<2xi64>) {
   %r = tensorir.gather %t[%ids] axis 0 : (tensor<0x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @pad_negative(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{padding must be non-negative (a negative one is a slice), got -1 and 0 in dimension 1}}
+  %p = tensorir.pad %x low [0, -1] high [0, 0] value 0.0 : f32 : tensor<4x4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_type(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{pads with a value of type 'f16' a tensor of 'f32'}}
+  %p = tensorir.pad %x low [0, 1] high [0, 0] value 0.0 : f16 : tensor<4x4xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @pad_shape(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{result dimension 1 has size 6, expected 5}}
+  %p = tensorir.pad %x low [0, 1] high [0, 0] value 0.0 : f32 : tensor<4x4xf32> -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @window_too_large(%x: tensor<4x4xf32>) {
+  // expected-error @+2 {{a window spanning 5 elements does not fit a dimension of 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %w = tensorir.window %x sizes [3] strides [1] dilations [2] : tensor<4x4xf32> -> tensor<4x1x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{groups (4) must divide the input channels (6)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = tensorir.conv %x, %w strides [1, 1] padding [0, 0] dilations [1, 1] groups 4 : (tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<1x6x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+2 {{the weight takes 2 input channels, the input has 6}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = tensorir.conv %x, %w strides [1, 1] padding [0, 0] dilations [1, 1] groups 1 : (tensor<1x6x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+2 {{a window spanning 3 elements does not fit the padded input dimension of 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = tensorir.conv %x, %w strides [1, 1] padding [0, 0] dilations [1, 1] groups 1 : (tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_output_padding(%x: tensor<1x3x4x4xf32>, %w: tensor<3x2x3x3xf32>) {
+  // expected-error @+2 {{output padding 2 must be smaller than the stride or the dilation}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = tensorir.conv_transpose %x, %w strides [2, 2] padding [0, 0] output_padding [2, 0] dilations [1, 1] groups 1 : (tensor<1x3x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x2x11x9xf32>
+  return
+}

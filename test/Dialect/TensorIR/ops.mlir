@@ -135,3 +135,16 @@ func.func @composites(%x: tensor<8x512xf32>, %w: tensor<512xf32>, %a: tensor<2x1
   %13 = tensorir.var %x axes [1] correction 1 : tensor<8x512xf32> -> tensor<8xf32>
   return
 }
+
+// CHECK-LABEL: func.func @windows
+func.func @windows(%x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16xf32>, %tw: tensor<3x8x2x2xf32>) {
+  // CHECK: tensorir.pad %{{.*}} low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.000000e+00 : f32 : tensor<2x3x8x8xf32> -> tensor<2x3x10x10xf32>
+  %p = tensorir.pad %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : f32 : tensor<2x3x8x8xf32> -> tensor<2x3x10x10xf32>
+  // CHECK: tensorir.window %{{.*}} sizes [3, 3] strides [1, 2] dilations [1, 1] : tensor<2x3x10x10xf32> -> tensor<2x3x8x4x3x3xf32>
+  %win = tensorir.window %p sizes [3, 3] strides [1, 2] dilations [1, 1] : tensor<2x3x10x10xf32> -> tensor<2x3x8x4x3x3xf32>
+  // CHECK: tensorir.conv %{{.*}}, %{{.*}}, %{{.*}} strides [1, 1] padding [1, 1] dilations [1, 1] groups 1 : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<2x16x8x8xf32>
+  %c = tensorir.conv %x, %w, %b strides [1, 1] padding [1, 1] dilations [1, 1] groups 1 : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<2x16x8x8xf32>
+  // CHECK: tensorir.conv_transpose %{{.*}}, %{{.*}} strides [2, 2] padding [0, 0] output_padding [1, 0] dilations [1, 1] groups 1 : (tensor<2x3x8x8xf32>, tensor<3x8x2x2xf32>) -> tensor<2x8x17x16xf32>
+  %u = tensorir.conv_transpose %x, %tw strides [2, 2] padding [0, 0] output_padding [1, 0] dilations [1, 1] groups 1 : (tensor<2x3x8x8xf32>, tensor<3x8x2x2xf32>) -> tensor<2x8x17x16xf32>
+  return
+}

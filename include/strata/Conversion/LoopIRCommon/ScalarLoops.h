@@ -23,18 +23,39 @@ llvm::SmallVector<mlir::Value> expandAccessIndices(mlir::OpBuilder &b,
                                                    mlir::AffineMap map,
                                                    mlir::ValueRange indices);
 
+/// Whether `guard` holds at `indices` (an i1).
+mlir::Value evaluateGuard(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::IntegerSet guard, mlir::ValueRange indices);
+
+/// `load()` where `inside` holds, `padding` elsewhere: an scf.if, so that
+/// the load happens only inside.
+mlir::Value loadInside(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value inside, mlir::TypedAttr padding,
+                       llvm::function_ref<mlir::Value(mlir::OpBuilder &)> load);
+
 /// loopir.load / loopir.store become `LoadT` / `StoreT` (memref accesses on
 /// the CPU, unguarded kernelir accesses in a kernel) at the buffer indices
-/// their maps give.
+/// their maps give; a guarded load reads only where its guard holds.
 template <typename LoadT>
 struct LowerLoopLoad : mlir::OpConversionPattern<loopir::LoadOp> {
   using mlir::OpConversionPattern<loopir::LoadOp>::OpConversionPattern;
   mlir::LogicalResult
   matchAndRewrite(loopir::LoadOp op, OpAdaptor adaptor,
                   mlir::ConversionPatternRewriter &rewriter) const override {
-    auto indices = expandAccessIndices(rewriter, op.getLoc(),
-                                       op.getIndexMap(), adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<LoadT>(op, adaptor.getMemref(), indices);
+    mlir::Location loc = op.getLoc();
+    auto indices = expandAccessIndices(rewriter, loc, op.getIndexMap(),
+                                       adaptor.getIndices());
+    auto load = [&](mlir::OpBuilder &b) -> mlir::Value {
+      return LoadT::create(b, loc, adaptor.getMemref(), indices);
+    };
+    if (std::optional<mlir::IntegerSet> guard = op.getGuard()) {
+      mlir::Value inside =
+          evaluateGuard(rewriter, loc, *guard, adaptor.getIndices());
+      rewriter.replaceOp(
+          op, loadInside(rewriter, loc, inside, op.getPaddingAttr(), load));
+      return mlir::success();
+    }
+    rewriter.replaceOp(op, load(rewriter));
     return mlir::success();
   }
 };

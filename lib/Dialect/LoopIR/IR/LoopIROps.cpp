@@ -298,12 +298,7 @@ struct FoldConstantIndices : OpRewritePattern<AccessOp> {
     }
     if (kept.size() == op.getIndices().size())
       return rewriter.notifyMatchFailure(op, "no constant index");
-    AffineMap map = op.getIndexMap().compose(
-        AffineMap::get(kept.size(), 0, select, ctx));
-    rewriter.modifyOpInPlace(op, [&] {
-      op.getIndicesMutable().assign(kept);
-      op.setMapAttr(getIndexMapAttr(map));
-    });
+    rewriter.modifyOpInPlace(op, [&] { op.reindex(kept, select); });
     return success();
   }
 };
@@ -323,13 +318,64 @@ AffineMap LoadOp::getIndexMap() {
   return getIndexMapOrIdentity(getMap(), getIndices().size(), getContext());
 }
 
+bool LoadOp::readsIndex(unsigned d) {
+  if (getIndexMap().isFunctionOfDim(d))
+    return true;
+  std::optional<IntegerSet> guard = getGuard();
+  return guard && llvm::any_of(guard->getConstraints(), [&](AffineExpr e) {
+           return e.isFunctionOfDim(d);
+         });
+}
+
+/// `map` over new indices: old dim `d` becomes `substitution[d]`.
+static AffineMap substituteDims(AffineMap map,
+                                ArrayRef<AffineExpr> substitution,
+                                unsigned numIndices) {
+  return map.replaceDimsAndSymbols(substitution, {}, numIndices, 0);
+}
+
+void LoadOp::reindex(ValueRange indices, ArrayRef<AffineExpr> substitution) {
+  AffineMap map = substituteDims(getIndexMap(), substitution, indices.size());
+  if (std::optional<IntegerSet> guard = getGuard())
+    setGuardAttr(IntegerSetAttr::get(guard->replaceDimsAndSymbols(
+        substitution, {}, indices.size(), 0)));
+  getIndicesMutable().assign(indices);
+  setMapAttr(getIndexMapAttr(map));
+}
+
 LogicalResult LoadOp::verify() {
-  return verifyIndexMap(*this, getMap(), getIndices().size(),
-                        getMemref().getType());
+  if (failed(verifyIndexMap(*this, getMap(), getIndices().size(),
+                            getMemref().getType())))
+    return failure();
+  if (getGuard().has_value() != (getPaddingAttr() != nullptr))
+    return emitOpError("takes a guard and a padding together, or neither");
+  if (std::optional<IntegerSet> guard = getGuard()) {
+    if (guard->getNumDims() != getIndices().size() ||
+        guard->getNumSymbols() != 0)
+      return emitOpError("guard has ")
+             << guard->getNumDims() << " dimensions and "
+             << guard->getNumSymbols() << " symbols; expected "
+             << getIndices().size() << " dimensions (one per index) and no "
+             << "symbols";
+    if (getPaddingAttr().getType() != getType())
+      return emitOpError("padding of type ")
+             << getPaddingAttr().getType() << " for a load of " << getType();
+  }
+  return success();
 }
 
 AffineMap StoreOp::getIndexMap() {
   return getIndexMapOrIdentity(getMap(), getIndices().size(), getContext());
+}
+
+bool StoreOp::readsIndex(unsigned d) {
+  return getIndexMap().isFunctionOfDim(d);
+}
+
+void StoreOp::reindex(ValueRange indices, ArrayRef<AffineExpr> substitution) {
+  AffineMap map = substituteDims(getIndexMap(), substitution, indices.size());
+  getIndicesMutable().assign(indices);
+  setMapAttr(getIndexMapAttr(map));
 }
 
 LogicalResult StoreOp::verify() {

@@ -48,12 +48,20 @@ bool isPreambleOp(Operation &op) {
          });
 }
 
-/// Arithmetic of one execution of `block` (loads, stores and constants are
-/// free; a reduction costs its trip count times its body plus a combine).
+/// Whether `op` only moves data: loads, stores, constants, and widening
+/// casts (exact, and free where they feed a contraction's operands, which
+/// tensor cores read narrow).
+bool movesData(Operation &op) {
+  return isa<LoadOp, StoreOp, arith::ConstantOp, arith::ExtFOp,
+             arith::ExtSIOp, arith::ExtUIOp>(op);
+}
+
+/// Arithmetic of one execution of `block` (moving data is free; a
+/// reduction costs its trip count times its body plus a combine).
 double blockCost(Block &block) {
   double cost = 0;
   for (Operation &op : block.without_terminator()) {
-    if (isa<LoadOp, StoreOp, arith::ConstantOp>(op))
+    if (movesData(op))
       continue;
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       cost += product(reduce.getBounds()) *
@@ -148,31 +156,47 @@ void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
 /// Whether `unit`, directly inside `nest`, is the sum of products that the
 /// contraction schedule stages: an add-reduction over one index of a
 /// product, in a nest of at least kMinContractionRowsAndColumns rows and
-/// columns.
-bool isStagedContraction(Operation *unit, ParallelOp nest,
+/// columns (its last two indices, or the groups of indices
+/// loopir-canonicalize-contractions will make rows and columns: an NCHW
+/// convolution's output channels and pixels). With `orSumOfLoads`, also a
+/// sum over one index of loads in a nest whose last two indices are that
+/// many: a contraction to be once its product (a kernel of its own until
+/// fused) joins it.
+bool isStagedContraction(Operation *unit, ParallelOp nest, FusionMemo &memo,
                          bool orSumOfLoads = false) {
   auto reduce = dyn_cast<ReduceOp>(unit);
-  ArrayRef<int64_t> bounds = nest.getBounds();
-  if (!reduce || bounds.size() < 2 ||
-      bounds[bounds.size() - 2] < kMinContractionRowsAndColumns ||
-      bounds.back() < kMinContractionRowsAndColumns ||
+  if (!reduce ||
       reduce.getCombinerList() != SmallVector<Combiner>{Combiner::add} ||
       reduce.getBounds().size() != 1)
     return false;
   Operation *yielded =
       reduce.getBody().front().getTerminator()->getOperand(0).getDefiningOp();
-  return yielded && (isa<arith::MulFOp>(yielded) ||
-                     (orSumOfLoads && isa<LoadOp>(yielded)));
+  ArrayRef<int64_t> bounds = nest.getBounds();
+  bool lastTwoMany = bounds.size() >= 2 &&
+                     bounds[bounds.size() - 2] >= kMinContractionRowsAndColumns &&
+                     bounds.back() >= kMinContractionRowsAndColumns;
+  if (yielded && isa<LoadOp>(yielded))
+    return orSumOfLoads && lastTwoMany;
+  if (!yielded || !isa<arith::MulFOp>(yielded))
+    return false;
+  return lastTwoMany || memo.isManyRowContraction(nest, [&] {
+           std::optional<std::pair<int64_t, int64_t>> extents =
+               contractionExtents(nest);
+           return extents &&
+                  extents->first >= kMinContractionRowsAndColumns &&
+                  extents->second >= kMinContractionRowsAndColumns;
+         });
 }
 
 /// The box (k) of a staged contraction directly in `nest`, if there is one:
 /// with `orSumOfLoads`, also of a sum over one index of loads, a
 /// contraction to be once its product (a kernel of its own until fused)
 /// joins it.
-std::optional<ArrayRef<int64_t>> stagedContractionBox(ParallelOp nest,
-                                                      bool orSumOfLoads = false) {
+std::optional<ArrayRef<int64_t>>
+stagedContractionBox(ParallelOp nest, FusionMemo &memo,
+                     bool orSumOfLoads = false) {
   for (Operation &op : nest.getBody().front())
-    if (isStagedContraction(&op, nest, orSumOfLoads))
+    if (isStagedContraction(&op, nest, memo, orSumOfLoads))
       return cast<ReduceOp>(op).getBounds();
   return std::nullopt;
 }
@@ -182,7 +206,7 @@ std::optional<ArrayRef<int64_t>> stagedContractionBox(ParallelOp nest,
 /// elementwise math not fused yet).
 void contractionsFeeding(KernelOp kernel,
                          SmallVectorImpl<ArrayRef<int64_t>> &boxes,
-                         int depth = 0) {
+                         FusionMemo &memo, int depth = 0) {
   constexpr int kMaxDepth = 8; // Chains of views and math are short.
   for (Value input : kernel.getInputs()) {
     auto producer = input.getDefiningOp<KernelOp>();
@@ -191,12 +215,12 @@ void contractionsFeeding(KernelOp kernel,
     bool reduces = false;
     for (auto nest : producer.getBody().front().getOps<ParallelOp>()) {
       if (std::optional<ArrayRef<int64_t>> k =
-              stagedContractionBox(nest, /*orSumOfLoads=*/true))
+              stagedContractionBox(nest, memo, /*orSumOfLoads=*/true))
         boxes.push_back(*k);
       nest.walk([&](ReduceOp) { reduces = true; });
     }
     if (!reduces && depth < kMaxDepth)
-      contractionsFeeding(producer, boxes, depth + 1);
+      contractionsFeeding(producer, boxes, memo, depth + 1);
   }
 }
 
@@ -205,8 +229,8 @@ void contractionsFeeding(KernelOp kernel,
 /// innermost loop is at most kMaxRowVectorLength long. Normalization hoists
 /// the rest of the nest into the row, and the row program accumulates all
 /// of the innermost loop's sums in one pass over the reduced row.
-bool isRowVectorFold(Operation *unit, ParallelOp nest) {
-  return isa<ReduceOp>(unit) && !isStagedContraction(unit, nest) &&
+bool isRowVectorFold(Operation *unit, ParallelOp nest, FusionMemo &memo) {
+  return isa<ReduceOp>(unit) && !isStagedContraction(unit, nest, memo) &&
          nest.getBounds().size() >= 2 &&
          nest.getBounds().back() <= kMaxRowVectorLength;
 }
@@ -232,19 +256,92 @@ std::pair<Operation *, ParallelOp> outerUnit(LoadOp load) {
   return {unit, nest};
 }
 
+/// Whether `op`, inside `loop`'s body, depends on an iteration of `loop`:
+/// it uses the loop's indices, or a value of the body that does. What
+/// does not, normalization moves in front of the loop (HoistOutOfReduce,
+/// one invariant at a time).
+bool variesIn(Operation *op, Operation *loop,
+              DenseMap<Operation *, bool> &known, FusionMemo &memo) {
+  auto it = known.find(op);
+  if (it != known.end())
+    return it->second;
+  Region &body = loop->getRegion(0);
+  bool varies = false;
+  op->walk([&](Operation *inner) {
+    // A load's indices its map does not read are no dependence (fusion
+    // leaves them until normalization drops them).
+    auto load = dyn_cast<LoadOp>(inner);
+    for (Value v : load ? readIndices(load, memo)
+                        : SmallVector<Value>(inner->getOperands())) {
+      if (varies || op->isAncestor(v.getParentBlock()->getParentOp()) ||
+          !body.isAncestor(v.getParentRegion()))
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (!def) { // The loop's own index, or an inner loop's.
+        varies = true;
+        continue;
+      }
+      while (def->getParentRegion() != &body)
+        def = def->getParentOp();
+      varies = variesIn(def, loop, known, memo);
+    }
+  });
+  known[op] = varies;
+  return varies;
+}
+
 /// How often the element a load reads gets computed once fused and hoisted
-/// by loopir-normalize. Let U be the load's ancestor directly inside the
-/// kernel's outer parallel nest: normalization runs U once per value of the
-/// nest indices U depends on, and inside U the element is recomputed for
-/// every iteration of the loops whose indices the load itself depends on.
-/// In a staged contraction, an operand element of scalar code (`scalar`: no
-/// reduction, so the contraction schedule can stage it) is computed once
-/// per block tile, not once per row (or column) of the output that reads it.
+/// by loopir-normalize, within one iteration of the kernel's outer parallel
+/// nest, and the op that normalization runs once per value of the nest
+/// indices it depends on (the unit). From the load outwards, each loop
+/// around it repeats the unit (at first the load, then the loop holding
+/// it) for every iteration, unless the unit uses nothing of the loop's
+/// body: then normalization moves it in front of the loop. The load itself
+/// counts the iterations of the indices its address reads (equal elements
+/// fused at one address are one computation).
+std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
+                                         FusionMemo &memo) {
+  double work = 1;
+  Operation *unit = load;
+  for (Operation *loop = load->getParentOp(); loop != nest;
+       loop = loop->getParentOp()) {
+    DenseMap<Operation *, bool> varies;
+    Block &body = loop->getRegion(0).front();
+    ArrayRef<int64_t> bounds = isa<ReduceOp>(loop)
+                                   ? cast<ReduceOp>(loop).getBounds()
+                                   : cast<ParallelOp>(loop).getBounds();
+    if (unit == load.getOperation()) {
+      SmallVector<BlockArgument> ivs(body.getArguments());
+      llvm::SmallDenseSet<Value> deps;
+      addressIndices(load, ivs, deps, memo);
+      for (auto [iv, bound] : llvm::zip(ivs, bounds))
+        if (deps.contains(iv))
+          work *= bound;
+      if (!deps.empty() || variesIn(load, loop, varies, memo))
+        unit = loop;
+      continue;
+    }
+    if (!variesIn(unit, loop, varies, memo))
+      continue; // Hoisted in front of the loop.
+    work *= product(bounds);
+    unit = loop;
+  }
+  return {work, unit};
+}
+
+/// How often the element a load reads gets computed once fused and hoisted
+/// by loopir-normalize: normalization runs the load's unit (innerWork)
+/// once per value of the nest indices it depends on, and inside it the
+/// element is computed innerWork times. In a staged contraction, an operand
+/// element of scalar code (`scalar`: no reduction, so the contraction
+/// schedule can stage it) is computed once per block tile, not once per
+/// row (or column) of the output that reads it.
 double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
                 FusionMemo &memo) {
-  auto [unit, nest] = outerUnit(load);
+  auto [outer, nest] = outerUnit(load);
   if (!nest)
     return 1;
+  auto [inner, unit] = innerWork(load, nest, memo);
   SmallVector<BlockArgument> nestIvs(nest.getInductionVars());
   auto [it, inserted] = unitDependences.try_emplace(unit);
   llvm::SmallDenseSet<Value> &unitDeps = it->second;
@@ -258,10 +355,10 @@ double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
     });
   llvm::SmallDenseSet<Value> loadNestDeps;
   addressIndices(load, nestIvs, loadNestDeps, memo);
-  bool staged = scalar && isStagedContraction(unit, nest);
+  bool staged = scalar && isStagedContraction(outer, nest, memo);
   // In a row-vector fold, an element that does not depend on the vector's
   // index is computed once for the whole vector.
-  bool sharedByVector = isRowVectorFold(unit, nest) &&
+  bool sharedByVector = isRowVectorFold(outer, nest, memo) &&
                         !loadNestDeps.contains(nestIvs.back());
   double work = 1;
   for (auto [d, iv, bound] : llvm::enumerate(nestIvs, nest.getBounds())) {
@@ -274,21 +371,7 @@ double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
     else
       work *= bound;
   }
-  SmallVector<BlockArgument> inner;
-  for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp())
-    llvm::append_range(inner, p->getRegion(0).front().getArguments());
-  llvm::SmallDenseSet<Value> loadDeps;
-  addressIndices(load, inner, loadDeps, memo);
-  for (Operation *p = load->getParentOp(); p != nest; p = p->getParentOp()) {
-    ArrayRef<int64_t> bounds = isa<ReduceOp>(p)
-                                   ? cast<ReduceOp>(p).getBounds()
-                                   : cast<ParallelOp>(p).getBounds();
-    for (auto [iv, bound] :
-         llvm::zip(p->getRegion(0).front().getArguments(), bounds))
-      if (loadDeps.contains(iv))
-        work *= bound;
-  }
-  return work;
+  return work * inner;
 }
 
 /// The nest indices `op` depends on: through loads' addresses, operands,
@@ -335,7 +418,7 @@ double hoistedWork(ParallelOp nest, FusionMemo &memo) {
     if (auto reduce = dyn_cast<ReduceOp>(op))
       cost = product(reduce.getBounds()) *
              (blockCost(reduce.getBody().front()) + 1);
-    else if (!isa<LoadOp, StoreOp, arith::ConstantOp>(op))
+    else if (!movesData(op))
       cost = op.getNumRegions() ? blockCost(op.getRegion(0).front()) : 1;
     if (cost == 0)
       continue;
@@ -399,34 +482,83 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
       indices.push_back(index);
     }
   }
-  AffineMap map = load.getIndexMap().replaceDimsAndSymbols(
-      substitution, {}, indices.size(), 0);
-  // Simplified with the loops' bounds, so that the cost of the next fusion
-  // sees the indices the access really reads.
-  map = simplifyWithLoopBounds(simplifyAffineMap(map), indices);
   // In place: the cloned load's result may be what the site reads.
   b.modifyOpInPlace(load, [&] {
-    load.getIndicesMutable().assign(indices);
-    load.setMapAttr(getIndexMapAttr(map));
+    load.reindex(indices, substitution);
+    // Simplified with the loops' bounds, so that the cost of the next
+    // fusion sees the indices the access really reads.
+    load.setMapAttr(getIndexMapAttr(
+        simplifyWithLoopBounds(simplifyAffineMap(load.getIndexMap()), indices)));
+  });
+}
+
+/// Whether `p` may be inlined at every load of its result, where some of
+/// those loads are guarded (a padded view): only a copy through a map (a
+/// layout op) can be, its load taking the site's guard too. Any other
+/// producer computed out of bounds would need the site's padding selected
+/// after it; it stays a kernel, and the site keeps reading its buffer.
+bool fusesIntoGuardedSites(Producer p, const Uses &uses) {
+  auto load = p.store.getValue().getDefiningOp<LoadOp>();
+  bool copy = load && load->getBlock() == p.store->getBlock() &&
+              llvm::range_size(p.nest.getBody().front()) == 3;
+  for (auto [consumer, pos] : uses.consumers)
+    for (LoadOp site : loadsOf(consumer.getInputBuffers()[pos]))
+      if (site.getGuard() &&
+          (!copy || (load.getGuard() && load.getPaddingAttr() != site.getPaddingAttr())))
+        return false;
+  return true;
+}
+
+/// `load` (a producer's load cloned at the guarded `site`) reads only where
+/// the site's guard holds too, and is the site's padding elsewhere.
+void takeGuard(RewriterBase &b, LoadOp load, LoadOp site) {
+  MLIRContext *ctx = load.getContext();
+  SmallVector<Value> indices(load.getIndices());
+  // The site's guard over the load's indices, adding the site's indices it
+  // lacks.
+  SmallVector<AffineExpr> siteDims;
+  for (Value index : site.getIndices()) {
+    auto it = llvm::find(indices, index);
+    siteDims.push_back(getAffineDimExpr(it - indices.begin(), ctx));
+    if (it == indices.end())
+      indices.push_back(index);
+  }
+  unsigned numDims = indices.size();
+  IntegerSet siteGuard = site.getGuard()->replaceDimsAndSymbols(
+      siteDims, {}, numDims, 0);
+  SmallVector<AffineExpr> constraints(siteGuard.getConstraints());
+  SmallVector<bool> eqFlags(siteGuard.getEqFlags());
+  b.modifyOpInPlace(load, [&] {
+    SmallVector<AffineExpr> same;
+    for (unsigned d = 0; d < load.getIndices().size(); ++d)
+      same.push_back(getAffineDimExpr(d, ctx));
+    load.reindex(indices, same);
+    if (std::optional<IntegerSet> own = load.getGuard()) {
+      llvm::append_range(constraints, own->getConstraints());
+      llvm::append_range(eqFlags, own->getEqFlags());
+    }
+    load.setGuardAttr(IntegerSetAttr::get(
+        IntegerSet::get(numDims, 0, constraints, eqFlags)));
+    load.setPaddingAttr(site.getPaddingAttr());
   });
 }
 
 /// Whether a load of `buffer` sits in a reduction of its kernel's nest
 /// other than a row-vector fold.
-bool recomputesInReduction(Value buffer) {
+bool recomputesInReduction(Value buffer, FusionMemo &memo) {
   for (LoadOp load : loadsOf(buffer)) {
     auto [unit, nest] = outerUnit(load);
-    if (nest && isa<ReduceOp>(unit) && !isRowVectorFold(unit, nest))
+    if (nest && isa<ReduceOp>(unit) && !isRowVectorFold(unit, nest, memo))
       return true;
   }
   return false;
 }
 
 /// Whether a top-level reduction of `kernel`'s nest is a row-vector fold.
-bool endsInRowVector(KernelOp kernel) {
+bool endsInRowVector(KernelOp kernel, FusionMemo &memo) {
   for (auto nest : kernel.getBody().front().getOps<ParallelOp>())
     for (auto reduce : nest.getBody().front().getOps<ReduceOp>())
-      if (isRowVectorFold(reduce, nest))
+      if (isRowVectorFold(reduce, nest, memo))
         return true;
   return false;
 }
@@ -470,7 +602,7 @@ double consumerDemand(KernelOp consumer, unsigned pos, bool scalar,
   // one element per point of reductions over the same box (siblingFoldKey:
   // tileir-fuse-folds folds them with the vector's sums in one pass).
   std::set<SmallVector<const void *>> seen; // map, then read indices
-  bool vectorRow = endsInRowVector(consumer);
+  bool vectorRow = endsInRowVector(consumer, memo);
   for (LoadOp load : loadsOf(consumer.getInputBuffers()[pos])) {
     SmallVector<const void *> key = {
         memo.compressed(load.getIndexMap()).getAsOpaquePointer()};
@@ -489,6 +621,29 @@ double consumerDemand(KernelOp consumer, unsigned pos, bool scalar,
   return demand;
 }
 
+/// Whether `kernel` only widens its one input (arith.extf, extsi, extui),
+/// element by element, for other kernels to read: fused into the kernels
+/// that read the wide values, the narrow values stay what is stored (half
+/// the bytes of bf16 or f16 in memory), and a contraction that widens its
+/// operands itself reads them narrow, as tensor cores do. So it takes no
+/// producer; its consumers take it.
+bool isWideningCopy(KernelOp kernel) {
+  if (kernel.getInputs().size() != 1 || kernel->getNumResults() != 1 ||
+      llvm::any_of(kernel->getUsers(),
+                   [](Operation *user) { return !isa<KernelOp>(user); }))
+    return false;
+  auto nests = kernel.getBody().front().getOps<ParallelOp>();
+  if (!llvm::hasSingleElement(nests))
+    return false;
+  Block &body = (*nests.begin()).getBody().front();
+  if (llvm::range_size(body) != 4) // load, widen, store, yield
+    return false;
+  auto store = dyn_cast<StoreOp>(*std::next(body.begin(), 2));
+  Operation *widen = store ? store.getValue().getDefiningOp() : nullptr;
+  return widen && isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(widen) &&
+         widen->getOperand(0).getDefiningOp<LoadOp>();
+}
+
 struct FuseProducer : OpRewritePattern<KernelOp> {
   FuseProducer(MLIRContext *ctx, double maxRecompute, double roundTripCost,
                FusionMemo *memo)
@@ -499,12 +654,16 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
                                 PatternRewriter &rewriter) const override {
     FusionMemo local; // Without the driver's memo: for this match only.
     FusionMemo &m = memo ? *memo : local;
+    if (isWideningCopy(consumer))
+      return rewriter.notifyMatchFailure(consumer, "widens for its readers");
     for (auto [pos, input] : llvm::enumerate(consumer.getInputs())) {
       auto kernel = input.getDefiningOp<KernelOp>();
       if (!kernel || m.isRejected(kernel))
         continue;
       FailureOr<Producer> producer = analyzeProducer(kernel, m);
-      if (failed(producer) || !worthFusing(*producer, m)) {
+      if (failed(producer) ||
+          !fusesIntoGuardedSites(*producer, usesOf(kernel.getResult(0))) ||
+          !worthFusing(*producer, m)) {
         m.reject(kernel);
         continue;
       }
@@ -531,22 +690,28 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
       for (auto use : uses.consumers)
         for (auto nest : use.first.getBody().front().getOps<ParallelOp>())
           if (std::optional<ArrayRef<int64_t>> other =
-                  stagedContractionBox(nest);
+                  stagedContractionBox(nest, m);
               other && *other != k)
             return true;
       return false;
     };
     if (std::optional<ArrayRef<int64_t>> k =
-            stagedContractionBox(p.nest, /*orSumOfLoads=*/true)) {
+            stagedContractionBox(p.nest, m, /*orSumOfLoads=*/true)) {
       if (intoOtherContraction(*k))
         return false;
+      // A kernel of several nests (a concatenation) gets the generic
+      // schedule, which computes a fused contraction element by element.
+      for (auto [consumer, pos] : uses.consumers)
+        if (!llvm::hasSingleElement(
+                consumer.getBody().front().getOps<ParallelOp>()))
+          return false;
       // Staged, a contraction reads each operand element once per block
       // tile; recomputed in a consumer's reduction, once per element it
       // makes (a row of scores per query reads all the keys), which the
       // arithmetic above does not see. Only a row vector (attention's
       // output row for a short query) computes each element once.
       for (auto [consumer, pos] : uses.consumers)
-        if (recomputesInReduction(consumer.getInputBuffers()[pos]))
+        if (recomputesInReduction(consumer.getInputBuffers()[pos], m))
           return false;
     }
 
@@ -554,7 +719,7 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     // they can join it: in another contraction's prologue it would leave
     // them to write their results (two tensors instead of one).
     SmallVector<ArrayRef<int64_t>> feeding;
-    contractionsFeeding(p.kernel, feeding);
+    contractionsFeeding(p.kernel, feeding, m);
     if (llvm::any_of(feeding, intoOtherContraction))
       return false;
     double demand = uses.producerStays ? p.elements : 0;
@@ -634,9 +799,12 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
       SmallVector<LoadOp> producerLoads;
       for (Operation *op : cloned)
         op->walk([&](LoadOp l) { producerLoads.push_back(l); });
-      for (LoadOp l : producerLoads)
+      for (LoadOp l : producerLoads) {
         composeAccess(rewriter, l, producerIvs, site.getIndices(),
                       site.getIndexMap());
+        if (site.getGuard())
+          takeGuard(rewriter, l, site);
+      }
       for (auto [iv, coord] : llvm::zip(producerIvs, coords))
         rewriter.replaceUsesWithIf(iv, coord, [&](OpOperand &use) {
           return llvm::any_of(cloned, [&](Operation *op) {
@@ -695,6 +863,14 @@ AffineMap FusionMemo::compressed(AffineMap map) {
   return it->second;
 }
 
+bool FusionMemo::isManyRowContraction(ParallelOp nest,
+                                      llvm::function_ref<bool()> compute) {
+  auto it = contractions.find(nest);
+  if (it == contractions.end())
+    it = contractions.try_emplace(nest, compute()).first;
+  return it->second;
+}
+
 FusionMemo::ProducerCost
 FusionMemo::cost(KernelOp producer,
                  llvm::function_ref<ProducerCost()> compute) {
@@ -723,6 +899,11 @@ void FusionMemo::forget(Operation *op) {
   rejected.erase(kernel);
   costs.erase(kernel);
   demands.erase(kernel);
+  if (auto nest = dyn_cast<ParallelOp>(op))
+    contractions.erase(nest);
+  if (!kernel.getBody().empty()) // Not while it is being built.
+    for (auto nest : kernel.getBody().front().getOps<ParallelOp>())
+      contractions.erase(nest);
   for (Value input : kernel.getInputs())
     if (auto producer = input.getDefiningOp<KernelOp>())
       rejected.erase(producer);

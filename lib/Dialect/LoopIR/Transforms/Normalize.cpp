@@ -1,13 +1,16 @@
-// loopir-normalize: one canonical form for the same loop math. Invariant
-// computation is hoisted (out of reductions, and out of the inner dimensions
-// of parallel nests), identical reductions are merged, and divisions by
+// loopir-normalize: one canonical form for the same loop math. A reduction
+// runs over one index; invariant computation is hoisted (out of reductions,
+// and out of the inner dimensions of parallel nests), identical reductions
+// are merged, and divisions by
 // invariants become multiplications by reciprocals. pow by a constant
 // becomes PyTorch's arithmetic for it (PowByConstant.cpp).
 
+#include "Reindex.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/SameComputation.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -143,6 +146,40 @@ llvm::SmallDenseSet<unsigned> dependence(
   return deps;
 }
 
+/// A reduction over a box of several indices folds its points in row-major
+/// order; over one index of the box's size it folds the same points in the
+/// same order (an arg-reduction's position is the same row-major position).
+/// The schedules take one index (a row, a contraction's k): the box's
+/// indices become that index delinearized, composed into the maps (a group
+/// norm's statistics over (channels of a group, pixels) are one row).
+struct CollapseReductionBox : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> bounds = reduce.getBounds();
+    if (bounds.size() <= 1)
+      return failure();
+    MLIRContext *ctx = getContext();
+    int64_t points = computeProduct(bounds);
+    SmallVector<AffineExpr> old;
+    AffineExpr k = getAffineDimExpr(0, ctx);
+    int64_t stride = points;
+    for (auto [i, bound] : llvm::enumerate(bounds)) {
+      stride /= bound;
+      AffineExpr q = k.floorDiv(stride);
+      old.push_back(i == 0 ? q : q % bound);
+    }
+    rewriter.setInsertionPoint(reduce);
+    auto collapsed = ReduceOp::create(
+        rewriter, reduce.getLoc(), reduce.getResultTypes(),
+        reduce.getCombiners().getValue(), ArrayRef<int64_t>{points});
+    moveBodyReindexed(rewriter, reduce.getBody().front(),
+                      collapsed.getBody().front(), old);
+    rewriter.replaceOp(reduce, collapsed.getResults());
+    return success();
+  }
+};
+
 /// Splits `parallel (i..., j...)` into `parallel (i...) { parallel (j...) }`
 /// when a reduction in its body depends only on some indices i, so that the
 /// reduction (and everything else depending only on i) runs once per i.
@@ -253,12 +290,37 @@ struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
       bool usesEarlier = llvm::any_of(earlier->getUsers(), [&](Operation *u) {
         return later->isAncestor(u);
       });
-      if (usesEarlier || (usedBefore && needsBetween))
+      if (usesEarlier || (usedBefore && needsBetween) ||
+          !sameLoopDependence(earlier, later))
         continue;
       merge(rewriter, earlier, later, usedBefore ? earlier : later);
       return success();
     }
     return failure();
+  }
+
+  /// Whether `a` and `b` (in one block) depend on the same loops around
+  /// them: merged, a reduction that hoisting would move out of a loop (the
+  /// statistics of a row, beside a product that depends on the loop's
+  /// index) would run once per iteration of it.
+  static bool sameLoopDependence(Operation *a, Operation *b) {
+    for (Operation *loop = a->getParentOp(); isa<ReduceOp, ParallelOp>(loop);
+         loop = loop->getParentOp()) {
+      if (auto nest = dyn_cast<ParallelOp>(loop)) {
+        DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> memo;
+        if (dependence(a, nest, memo) != dependence(b, nest, memo))
+          return false;
+        continue;
+      }
+      Region &body = loop->getRegion(0);
+      auto varies = [&](Operation *op) {
+        return llvm::any_of(usedValues(op),
+                            [&](Value v) { return definedIn(v, body); });
+      };
+      if (varies(a) != varies(b))
+        return false;
+    }
+    return true;
   }
 
   /// Identical reductions are merged first (MergeEqualReductions), so that
@@ -406,18 +468,20 @@ struct DropUnusedIndices : OpRewritePattern<AccessOp> {
   using OpRewritePattern<AccessOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(AccessOp op,
                                 PatternRewriter &rewriter) const override {
-    AffineMap map = op.getIndexMap();
+    MLIRContext *ctx = op.getContext();
     SmallVector<Value> kept;
-    for (auto [d, index] : llvm::enumerate(op.getIndices()))
-      if (map.isFunctionOfDim(d))
-        kept.push_back(index);
+    SmallVector<AffineExpr> substitution;
+    for (auto [d, index] : llvm::enumerate(op.getIndices())) {
+      if (!op.readsIndex(d)) { // Never read: any expression will do.
+        substitution.push_back(getAffineConstantExpr(0, ctx));
+        continue;
+      }
+      substitution.push_back(getAffineDimExpr(kept.size(), ctx));
+      kept.push_back(index);
+    }
     if (kept.size() == op.getIndices().size())
       return failure();
-    AffineMap compressed = compressUnusedDims(map);
-    rewriter.modifyOpInPlace(op, [&] {
-      op.getIndicesMutable().assign(kept);
-      op.setMapAttr(getIndexMapAttr(compressed));
-    });
+    rewriter.modifyOpInPlace(op, [&] { op.reindex(kept, substitution); });
     return success();
   }
 };
@@ -601,6 +665,70 @@ struct SimplifyWithLoopBounds : OpRewritePattern<AccessOp> {
   }
 };
 
+} // namespace
+
+std::optional<SmallVector<int64_t>>
+strata::loopir::loopBounds(ValueRange indices) {
+  SmallVector<int64_t> bounds;
+  for (Value index : indices) {
+    auto iv = dyn_cast<BlockArgument>(index);
+    Operation *loop = iv ? iv.getOwner()->getParentOp() : nullptr;
+    if (auto p = dyn_cast_or_null<ParallelOp>(loop))
+      bounds.push_back(p.getBounds()[iv.getArgNumber()]);
+    else if (auto r = dyn_cast_or_null<ReduceOp>(loop))
+      bounds.push_back(r.getBounds()[iv.getArgNumber()]);
+    else
+      return std::nullopt;
+  }
+  return bounds;
+}
+
+namespace {
+
+/// A guard's constraints that hold at every point of the loops go (a pad
+/// whose padding the loops never reach guards nothing); a load whose guard
+/// fails everywhere is its padding.
+struct SimplifyGuard : OpRewritePattern<LoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<IntegerSet> guard = op.getGuard();
+    if (!guard)
+      return failure();
+    std::optional<SmallVector<int64_t>> bounds = loopBounds(op.getIndices());
+    if (!bounds)
+      return failure();
+    SmallVector<AffineExpr> kept;
+    SmallVector<bool> keptEq;
+    for (auto [e, isEq] :
+         llvm::zip(guard->getConstraints(), guard->getEqFlags())) {
+      Ranged r = simplifyInRange(e, *bounds);
+      bool always = isEq ? (r.lo == 0 && r.hi == 0) : r.lo >= 0;
+      bool never = isEq ? (r.lo > 0 || r.hi < 0) : r.hi < 0;
+      if (never) {
+        rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getPaddingAttr());
+        return success();
+      }
+      if (!always) {
+        kept.push_back(e);
+        keptEq.push_back(isEq);
+      }
+    }
+    if (kept.size() == guard->getNumConstraints())
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (kept.empty()) {
+        op.removeGuardAttr();
+        op.removePaddingAttr();
+        return;
+      }
+      op.setGuardAttr(IntegerSetAttr::get(
+          IntegerSet::get(guard->getNumDims(), 0, kept, keptEq)));
+    });
+    return success();
+  }
+};
+
 struct LoopIRNormalizePass
     : strata::loopir::impl::LoopIRNormalizePassBase<LoopIRNormalizePass> {
   void runOnOperation() override {
@@ -614,17 +742,14 @@ struct LoopIRNormalizePass
 
 AffineMap strata::loopir::simplifyWithLoopBounds(AffineMap map,
                                                  ValueRange indices) {
-  SmallVector<int64_t> bounds;
-  for (Value index : indices) {
-    auto iv = dyn_cast<BlockArgument>(index);
-    Operation *loop = iv ? iv.getOwner()->getParentOp() : nullptr;
-    if (auto p = dyn_cast_or_null<ParallelOp>(loop))
-      bounds.push_back(p.getBounds()[iv.getArgNumber()]);
-    else if (auto r = dyn_cast_or_null<ReduceOp>(loop))
-      bounds.push_back(r.getBounds()[iv.getArgNumber()]);
-    else
-      return map;
-  }
+  std::optional<SmallVector<int64_t>> bounds = loopBounds(indices);
+  if (!bounds)
+    return map;
+  return simplifyWithBounds(map, *bounds);
+}
+
+AffineMap strata::loopir::simplifyWithBounds(AffineMap map,
+                                             ArrayRef<int64_t> bounds) {
   SmallVector<AffineExpr> exprs;
   for (AffineExpr e : map.getResults())
     exprs.push_back(simplifyAffineExpr(simplifyInRange(e, bounds).expr,
@@ -635,12 +760,13 @@ AffineMap strata::loopir::simplifyWithLoopBounds(AffineMap map,
 void strata::loopir::populateSimplifyAccessPatterns(
     RewritePatternSet &patterns) {
   patterns.add<DropUnusedIndices<LoadOp>, DropUnusedIndices<StoreOp>,
-               SimplifyWithLoopBounds<LoadOp>, SimplifyWithLoopBounds<StoreOp>>(
-      patterns.getContext());
+               SimplifyWithLoopBounds<LoadOp>, SimplifyWithLoopBounds<StoreOp>,
+               SimplifyGuard>(patterns.getContext());
 }
 
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
-  patterns.add<HoistOutOfReduce, SplitParallelNest, MergeEqualValues,
+  patterns.add<CollapseReductionBox, HoistOutOfReduce, SplitParallelNest,
+               MergeEqualValues,
                MergeEqualReductions,
                MergeSiblingReductions, DropDuplicateContributions,
                DivisionByInvariant>(patterns.getContext());

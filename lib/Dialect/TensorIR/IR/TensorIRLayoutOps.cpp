@@ -260,3 +260,121 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   types.push_back(input.clone(shape));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  ArrayRef<int64_t> low = getLow(), high = getHigh();
+  if ((int64_t)low.size() != in.getRank() ||
+      (int64_t)high.size() != in.getRank())
+    return emitOpError("expects one low and one high padding per dimension "
+                       "(")
+           << in.getRank() << "), got " << low.size() << " and "
+           << high.size();
+  if (out.getRank() != in.getRank())
+    return emitOpError("result rank differs from input rank");
+  if (out.getElementType() != in.getElementType())
+    return emitOpError("changes the element type");
+  if (getValue().getType() != in.getElementType())
+    return emitOpError("pads with a value of type ")
+           << getValue().getType() << " a tensor of "
+           << in.getElementType();
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return emitOpError("padding must be non-negative (a negative one is "
+                         "a slice), got ")
+             << low[d] << " and " << high[d] << " in dimension " << d;
+    if (out.getDimSize(d) != in.getDimSize(d) + low[d] + high[d])
+      return emitOpError("result dimension ")
+             << d << " has size " << out.getDimSize(d) << ", expected "
+             << in.getDimSize(d) + low[d] + high[d];
+  }
+  return success();
+}
+
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+AffineMap PadOp::getIndexMap() {
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, low] : llvm::enumerate(getLow()))
+    exprs.push_back(getAffineDimExpr(d, getContext()) - low);
+  return AffineMap::get(exprs.size(), 0, exprs, getContext());
+}
+
+IntegerSet PadOp::getGuard() {
+  // low <= d < low + size, for the padded dimensions only.
+  SmallVector<AffineExpr> constraints;
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  for (auto [d, bounds] : llvm::enumerate(llvm::zip(getLow(), getHigh()))) {
+    auto [low, high] = bounds;
+    AffineExpr x = getAffineDimExpr(d, getContext());
+    if (low > 0)
+      constraints.push_back(x - low);
+    if (high > 0)
+      constraints.push_back(low + in[d] - 1 - x);
+  }
+  if (constraints.empty())
+    return {};
+  return IntegerSet::get(in.size(), 0, constraints,
+                         SmallVector<bool>(constraints.size(), false));
+}
+
+TypedAttr PadOp::getPaddingValue() { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// WindowOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WindowOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> sizes = adaptor.getSizes(), strides = adaptor.getStrides(),
+                    dilations = adaptor.getDilations();
+  int64_t n = sizes.size();
+  if (n == 0 || (int64_t)strides.size() != n ||
+      (int64_t)dilations.size() != n)
+    return emitOptionalError(loc, "expects as many strides and dilations as "
+                                  "window sizes, at least one");
+  if (n > input.getRank())
+    return emitOptionalError(loc, "windows over ", n,
+                             " dimensions of a tensor of rank ",
+                             input.getRank());
+  SmallVector<int64_t> shape(input.getShape().drop_back(n));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = input.getDimSize(input.getRank() - n + i);
+    if (sizes[i] < 1 || strides[i] < 1 || dilations[i] < 1)
+      return emitOptionalError(loc, "window sizes, strides and dilations "
+                                    "must be positive");
+    int64_t span = (sizes[i] - 1) * dilations[i] + 1;
+    if (span > d)
+      return emitOptionalError(loc, "a window spanning ", span,
+                               " elements does not fit a dimension of ", d);
+    shape.push_back((d - span) / strides[i] + 1);
+  }
+  llvm::append_range(shape, sizes);
+  types.push_back(input.clone(shape));
+  return success();
+}
+
+AffineMap WindowOp::getIndexMap() {
+  MLIRContext *ctx = getContext();
+  int64_t n = getSizes().size();
+  int64_t lead = getInput().getType().getRank() - n;
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < lead; ++d)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  for (int64_t i = 0; i < n; ++i)
+    exprs.push_back(getAffineDimExpr(lead + i, ctx) * getStrides()[i] +
+                    getAffineDimExpr(lead + n + i, ctx) * getDilations()[i]);
+  return AffineMap::get(lead + 2 * n, 0, exprs, ctx);
+}

@@ -112,7 +112,6 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
   for (loopir::LoadOp load : loads) {
     SmallVector<Value> indices(load.getIndices());
     unsigned extra = indices.size();
-    AffineMap map = load.getIndexMap();
     SmallVector<AffineExpr> dims;
     for (auto [pos, index] : llvm::enumerate(indices)) {
       AffineExpr d = getAffineDimExpr(pos, ctx);
@@ -123,13 +122,7 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
       dims.push_back(d);
     }
     indices.push_back(slice);
-    AffineMap sliced =
-        map.replaceDimsAndSymbols(dims, {}, extra + 1, map.getNumSymbols());
-    b.setInsertionPoint(load);
-    auto replacement = loopir::LoadOp::create(
-        b, load.getLoc(), load.getMemref(), indices, getIndexMapAttr(sliced));
-    load.getResult().replaceAllUsesWith(replacement.getResult());
-    load.erase();
+    load.reindex(indices, dims);
   }
   // Where only loads read k, its computation goes: the region stays nothing
   // but a load, which the staging copies asynchronously.

@@ -1,6 +1,7 @@
 #ifndef STRATA_LOOPIR_OPS
 #define STRATA_LOOPIR_OPS
 
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
@@ -115,29 +116,52 @@ def LoopIR_LoadOp : LoopIR_Op<"load", [
     indices into the map, so the indices are loop indices (what fusion and
     the schedules compose).
 
+    A guarded load (`if guard else padding`) reads only where the integer
+    set `guard` holds for `indices`, and is `padding` elsewhere, without
+    touching memory: a padded view (`tensorir.pad`) reads its input through
+    one. The guard is over the same indices as the map, so whatever
+    rewrites the indices (fusion composing a consumer's map, dropping
+    unread indices) rewrites both alike.
+
     ```mlir
     %x = loopir.load %a[%i, %j] : memref<1000x37xf32>
     %b = loopir.load %bias[%i, %j] map affine_map<(d0, d1) -> (d1)> : memref<37xf32>
+    // x padded by one row above: row 0 reads zero.
+    %p = loopir.load %x[%i, %j] map affine_map<(d0, d1) -> (d0 - 1, d1)>
+        if affine_set<(d0, d1) : (d0 - 1 >= 0)> else 0.0 : f32
+        : memref<1000x37xf32>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$memref,
                        Variadic<Index>:$indices,
-                       OptionalAttr<AffineMapAttr>:$map);
+                       OptionalAttr<AffineMapAttr>:$map,
+                       OptionalAttr<IntegerSetAttr>:$guard,
+                       OptionalAttr<TypedAttrInterface>:$padding);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $memref `[` $indices `]` (`map` $map^)? attr-dict `:` type($memref)
+    $memref `[` $indices `]` (`map` $map^)? (`if` $guard^ `else` $padding)?
+    attr-dict `:` type($memref)
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$memref,
-      "::mlir::ValueRange":$indices, "::mlir::AffineMapAttr":$map), [{
+      "::mlir::ValueRange":$indices, "::mlir::AffineMapAttr":$map,
+      CArg<"::mlir::IntegerSetAttr", "{}">:$guard,
+      CArg<"::mlir::TypedAttr", "{}">:$padding), [{
     build($_builder, $_state,
           ::llvm::cast<::mlir::MemRefType>(memref.getType()).getElementType(),
-          memref, indices, map);
+          memref, indices, map, guard, padding);
   }]>];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The map from `indices` to buffer coordinates (identity if absent).
     ::mlir::AffineMap getIndexMap();
+    /// Whether the map or the guard reads index `d`.
+    bool readsIndex(unsigned d);
+    /// Addresses through `indices` instead: old index `d` becomes
+    /// `substitution[d]`, an expression over the new indices, in the map
+    /// and the guard. Call it inside a rewriter's modifyOpInPlace.
+    void reindex(::mlir::ValueRange indices,
+                 ::llvm::ArrayRef<::mlir::AffineExpr> substitution);
   }];
 }
 
@@ -167,6 +191,13 @@ def LoopIR_StoreOp : LoopIR_Op<"store", [
   let extraClassDeclaration = [{
     /// The map from `indices` to buffer coordinates (identity if absent).
     ::mlir::AffineMap getIndexMap();
+    /// Whether the map reads index `d`.
+    bool readsIndex(unsigned d);
+    /// Addresses through `indices` instead: old index `d` becomes
+    /// `substitution[d]`, an expression over the new indices. Call it
+    /// inside a rewriter's modifyOpInPlace.
+    void reindex(::mlir::ValueRange indices,
+                 ::llvm::ArrayRef<::mlir::AffineExpr> substitution);
   }];
 }
 

@@ -43,6 +43,11 @@ public:
   double demand(KernelOp consumer, unsigned input, bool reduces,
                 llvm::function_ref<double()> compute);
 
+  /// Whether `nest` contracts rows and columns the contraction schedule
+  /// tiles (contractionExtents), from `compute` the first time.
+  bool isManyRowContraction(ParallelOp nest,
+                            llvm::function_ref<bool()> compute);
+
   /// The dims `map` reads (maps are uniqued and immortal: never stale).
   const llvm::SmallBitVector &readDims(mlir::AffineMap map);
   /// `map` without the dims it does not read.
@@ -68,6 +73,7 @@ private:
   /// Per consumer, keyed by 2 * input + reduces.
   llvm::DenseMap<mlir::Operation *, llvm::SmallDenseMap<unsigned, double>>
       demands;
+  llvm::DenseMap<mlir::Operation *, bool> contractions; // Per nest.
   llvm::DenseMap<mlir::AffineMap, llvm::SmallBitVector> dimsRead;
   llvm::DenseMap<mlir::AffineMap, mlir::AffineMap> compressedMaps;
 };
@@ -78,6 +84,16 @@ private:
 void populateFusePatterns(mlir::RewritePatternSet &patterns,
                           double maxRecompute, double roundTripCost,
                           FusionMemo *memo = nullptr);
+
+/// The extents of the rows and the columns of `nest`'s contraction, as
+/// loopir-canonicalize-contractions groups them, whatever the order of its
+/// indices; none where `nest` does not contract.
+std::optional<std::pair<int64_t, int64_t>> contractionExtents(ParallelOp nest);
+
+/// Orders and collapses contraction nests into (batch..., rows, columns)
+/// (see loopir-canonicalize-contractions).
+void populateCanonicalizeContractionsPatterns(
+    mlir::RewritePatternSet &patterns);
 
 /// Hoists invariants, merges duplicates (see loopir-normalize).
 void populateNormalizePatterns(mlir::RewritePatternSet &patterns);
@@ -93,6 +109,14 @@ void populateSimplifyAccessPatterns(mlir::RewritePatternSet &patterns);
 /// need. `map` itself where an index is no loop index.
 mlir::AffineMap simplifyWithLoopBounds(mlir::AffineMap map,
                                        mlir::ValueRange indices);
+
+/// `map` simplified for dims d in [0, bounds[d]).
+mlir::AffineMap simplifyWithBounds(mlir::AffineMap map,
+                                   llvm::ArrayRef<int64_t> bounds);
+
+/// The bounds of the loops `indices` belong to; none where an index is no
+/// loop index.
+std::optional<llvm::SmallVector<int64_t>> loopBounds(mlir::ValueRange indices);
 
 /// pow by the constant exponents PyTorch computes without pow (0, 1, 2, 3,
 /// 0.5, -0.5, -1, -2) becomes the same arithmetic (part of

@@ -52,6 +52,38 @@ def LoopIRNormalizePass : Pass<"loopir-normalize"> {
                            "::mlir::math::MathDialect"];
 }
 
+def LoopIRCanonicalizeContractionsPass
+    : Pass<"loopir-canonicalize-contractions"> {
+  let summary = "Give every contraction nest the form of a batched matrix "
+                "product.";
+  let description = [{
+    A kernel's nest that sums over one index the products of two factors is
+    a matrix product whatever the order of its indices: the indices only
+    one factor reads are its rows, those only the other reads its columns,
+    the rest batch. This pass orders the nest as (batch..., rows,
+    columns) and collapses the rows into one index and the columns into
+    another (loads and stores compose the delinearization into their maps),
+    which is the form the contraction schedule tiles. So a product stored
+    transposed (attention's `(p @ v).transpose(1, 2)`, a (b, t, h, e)
+    nest), an einsum whose output interleaves the factors' indices, and a
+    convolution producing NCHW (rows: output channels; columns: batch and
+    pixels) all become one batched GEMM. The columns are the group holding
+    the store's innermost index, each group ordered as the store lays it
+    out, so the epilogue writes runs. Nests already in this form, and those
+    whose rows or columns would be too few for the contraction schedule,
+    are left alone.
+
+    ```mlir
+    // Before: the product stored as [b, t, h, e].
+    loopir.parallel (%b, %t, %h, %e) in [2, 96, 64, 72] { ... }
+    // After: (b, h) batch, t rows, e columns.
+    loopir.parallel (%b, %h, %t, %e) in [2, 64, 96, 72] { ... }
+    ```
+  }];
+  let dependentDialects = ["::strata::loopir::LoopIRDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def LoopIRExposeKernelResultsPass
     : Pass<"loopir-expose-kernel-results", "::mlir::ModuleOp"> {
   let summary = "Return every kernel's results, for checking kernels one "

@@ -180,3 +180,78 @@ def TensorIR_VarOp : TensorIR_CompositeOp<"var", [InferTypeOpAdaptor]> {
     attr-dict `:` type($input) `->` type($result)
   }];
 }
+
+def TensorIR_ConvOp : TensorIR_CompositeOp<"conv", [InferTypeOpAdaptor]> {
+  let summary = "N-dimensional convolution (conv1d/2d/3d, grouped, "
+                "depthwise).";
+  let description = [{
+    `input: (N, C, D_1..D_n)`, `weight: (OC, C / groups, K_1..K_n)` and an
+    optional `bias: (OC)` give `(N, OC, O_1..O_n)` with `O_i = (D_i + 2 *
+    padding_i - dilations_i * (K_i - 1) - 1) / strides_i + 1`, as
+    `torch.nn.functional.conv{n}d` (PyTorch's cross-correlation).
+
+    Decomposes into an implicit GEMM: the padded input (`tensorir.pad`)
+    seen through its windows (`tensorir.window`) and reshaped to the
+    im2col matrix `(groups, N * O_1..O_n, C / groups * K_1..K_n)`, times
+    the weight as `(groups, C / groups * K_1..K_n, OC / groups)`, then
+    reshaped to NCHW. Every step is a view, so loop fusion makes one
+    contraction kernel that reads the input through the composed index
+    maps: the im2col matrix is never stored.
+
+    ```mlir
+    %y = tensorir.conv %x, %w, %b strides [1, 1] padding [1, 1]
+        dilations [1, 1] groups 1
+        : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>)
+        -> tensor<2x16x8x8xf32>
+    ```
+  }];
+  let arguments = (ins TensorIR_FloatTensor:$input,
+                       TensorIR_FloatTensor:$weight,
+                       Optional<TensorIR_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
+  let results = (outs TensorIR_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `strides` $strides `padding` $padding
+    `dilations` $dilations `groups` $groups attr-dict `:`
+    functional-type(operands, $result)
+  }];
+}
+
+def TensorIR_ConvTransposeOp
+    : TensorIR_CompositeOp<"conv_transpose", [InferTypeOpAdaptor]> {
+  let summary = "N-dimensional transposed convolution (conv_transpose1d/2d/"
+                "3d).";
+  let description = [{
+    `input: (N, C, D_1..D_n)`, `weight: (C, OC / groups, K_1..K_n)` and an
+    optional `bias: (OC)` give `(N, OC, O_1..O_n)` with `O_i = (D_i - 1) *
+    strides_i - 2 * padding_i + dilations_i * (K_i - 1) +
+    output_padding_i + 1`, as `torch.nn.functional.conv_transpose{n}d`.
+
+    Decomposes into a convolution with stride 1: the input with
+    `strides_i - 1` zeros between neighbours and `dilations_i * (K_i - 1) -
+    padding_i` around it (on the high side `output_padding_i` more), all
+    as views, by the weight flipped in its window dimensions with its
+    channel dimensions exchanged within each group. (The products with the
+    inserted zeros are computed: `prod(strides)` times the arithmetic of
+    the direct form.)
+
+    ```mlir
+    %y = tensorir.conv_transpose %x, %w strides [2, 2] padding [0, 0]
+        output_padding [0, 0] dilations [1, 1] groups 1
+        : (tensor<2x8x4x4xf32>, tensor<8x3x2x2xf32>) -> tensor<2x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins TensorIR_FloatTensor:$input,
+                       TensorIR_FloatTensor:$weight,
+                       Optional<TensorIR_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$output_padding,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
+  let results = (outs TensorIR_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `strides` $strides `padding` $padding
+    `output_padding` $output_padding `dilations` $dilations `groups` $groups
+    attr-dict `:` functional-type(operands, $result)
+  }];
+}

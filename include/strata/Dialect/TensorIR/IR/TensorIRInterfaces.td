@@ -29,7 +29,14 @@ def TensorIR_LayoutOpInterface : OpInterface<"LayoutOpInterface"> {
   let methods = [
     InterfaceMethod<"Returns the map from output coordinates to input "
                     "coordinates.",
-      "::mlir::AffineMap", "getIndexMap">
+      "::mlir::AffineMap", "getIndexMap">,
+    InterfaceMethod<"Returns the output coordinates that read the input, "
+                    "as an integer set over them; the others are "
+                    "getPaddingValue(). Null (the default): all of them.",
+      "::mlir::IntegerSet", "getGuard", (ins), "", "return {};">,
+    InterfaceMethod<"Returns the value of the elements outside getGuard() "
+                    "(null where there is no guard).",
+      "::mlir::TypedAttr", "getPaddingValue", (ins), "", "return {};">
   ];
 }
 

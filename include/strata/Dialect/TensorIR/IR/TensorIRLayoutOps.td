@@ -91,6 +91,64 @@ def TensorIR_SliceOp : TensorIR_Op<"slice", [Pure,
   let hasVerifier = 1;
 }
 
+def TensorIR_PadOp : TensorIR_Op<"pad", [Pure,
+    DeclareOpInterfaceMethods<TensorIR_LayoutOpInterface,
+                              ["getGuard", "getPaddingValue"]>]> {
+  let summary = "Constant padding (F.pad's constant mode, a convolution's).";
+  let description = [{
+    Surrounds the input with `low[d]` elements before and `high[d]` after
+    each dimension `d`, all equal to `value`. It is a view: a consumer's
+    load of the result reads the input through a guarded load, which never
+    touches memory outside the input (no padded copy is made). Negative
+    padding is a slice.
+
+    ```mlir
+    // One zero on each side of both image dimensions.
+    %p = tensorir.pad %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : f32
+        : tensor<2x3x8x8xf32> -> tensor<2x3x10x10xf32>
+    ```
+  }];
+  let arguments = (ins TensorIR_Tensor:$input, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high, TypedAttrInterface:$value);
+  let results = (outs TensorIR_Tensor:$result);
+  let assemblyFormat = [{
+    $input `low` $low `high` $high `value` $value attr-dict `:` type($input)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TensorIR_WindowOp : TensorIR_Op<"window", [Pure, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<TensorIR_LayoutOpInterface>]> {
+  let summary = "Sliding windows over the trailing dimensions.";
+  let description = [{
+    A view of every window of `sizes` elements over the last `n =
+    len(sizes)` dimensions, `strides` apart, its elements `dilations`
+    apart: the result keeps the leading dimensions, then has one dimension
+    per window position (`(D - (size - 1) * dilation - 1) / stride + 1`
+    each), then one per window element:
+    `r[p..., o_1..o_n, k_1..k_n] = x[p..., o_i * stride_i + k_i *
+    dilation_i]`. A convolution reads its input through one (with
+    `tensorir.pad` before it): the im2col matrix as a view, never stored;
+    pooling reduces over the window dimensions; `Tensor.unfold` is one.
+
+    ```mlir
+    // The 3x3 windows of a 10x10 image, stride 1.
+    %w = tensorir.window %x sizes [3, 3] strides [1, 1] dilations [1, 1]
+        : tensor<2x3x10x10xf32> -> tensor<2x3x8x8x3x3xf32>
+    ```
+  }];
+  let arguments = (ins TensorIR_Tensor:$input, DenseI64ArrayAttr:$sizes,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs TensorIR_Tensor:$result);
+  let assemblyFormat = [{
+    $input `sizes` $sizes `strides` $strides `dilations` $dilations attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
 def TensorIR_ConcatOp : TensorIR_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let summary = "Joins tensors along one dimension (torch.cat).";
   let description = [{
