@@ -126,16 +126,35 @@ int ProgramBuilder::constant(const std::string &bytes,
       tensorir::ConstantOp::create(impl->b, impl->loc, value).getResult());
 }
 
+/// `value` as a scalar attribute of `type` (a float or an integer).
+static TypedAttr scalarAttr(OpBuilder &b, Type type, double value) {
+  if (isa<FloatType>(type))
+    return b.getFloatAttr(type, value);
+  return b.getIntegerAttr(type, (int64_t)value);
+}
+
 int ProgramBuilder::splat(double value, const std::vector<int64_t> &shape,
                           const std::string &dtype) {
   RankedTensorType t = impl->tensorType(shape, dtype);
-  Type e = t.getElementType();
-  Attribute scalar = isa<FloatType>(e)
-                         ? Attribute(impl->b.getFloatAttr(e, value))
-                         : Attribute(impl->b.getIntegerAttr(e, (int64_t)value));
+  Attribute scalar = scalarAttr(impl->b, t.getElementType(), value);
   return impl->add(tensorir::ConstantOp::create(
                        impl->b, impl->loc, DenseElementsAttr::get(t, scalar))
                        .getResult());
+}
+
+int ProgramBuilder::pad(int input, const std::vector<int64_t> &low,
+                        const std::vector<int64_t> &high, double value) {
+  Value x = impl->get(input);
+  auto type = cast<RankedTensorType>(x.getType());
+  if (low.size() != (size_t)type.getRank() ||
+      high.size() != (size_t)type.getRank())
+    throw CompilerError("pad takes one low and one high amount per dimension");
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] += low[d] + high[d];
+  return impl->add(tensorir::PadOp::create(
+      impl->b, impl->loc, type.clone(shape), x, low, high,
+      scalarAttr(impl->b, type.getElementType(), value)));
 }
 
 std::vector<int> ProgramBuilder::op(

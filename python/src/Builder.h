@@ -47,6 +47,10 @@ public:
   /// A splat constant.
   int splat(double value, const std::vector<int64_t> &shape,
             const std::string &dtype);
+  /// `input` padded by `low`/`high` elements of `value` (tensorir.pad, its
+  /// value typed as the input's elements).
+  int pad(int input, const std::vector<int64_t> &low,
+          const std::vector<int64_t> &high, double value);
   /// Creates `name` (e.g. "tensorir.add"); returns the result value ids.
   std::vector<int> op(const std::string &name, const std::vector<int> &operands,
                       const std::vector<std::pair<std::vector<int64_t>,

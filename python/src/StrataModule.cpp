@@ -187,6 +187,8 @@ PYBIND11_MODULE(_strata, m) {
            py::arg("data"), py::arg("shape"), py::arg("dtype"))
       .def("splat", &ProgramBuilder::splat, py::arg("value"),
            py::arg("shape"), py::arg("dtype"))
+      .def("pad", &ProgramBuilder::pad, py::arg("input"), py::arg("low"),
+           py::arg("high"), py::arg("value"))
       .def("op",
            [](ProgramBuilder &b, const std::string &name,
               const std::vector<int> &operands,

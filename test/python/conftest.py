@@ -26,6 +26,24 @@ def excess_over_one_rounding(out, a, b):
     return float(((out.double() - exact).abs() - bound).max())
 
 
+def prepare(programs, name):
+    """The program `name` of a table name -> (fn, make_inputs) with fresh
+    inputs, seeded by the name; a module also gets fresh, nonzero
+    statistics and weights."""
+    import torch
+    torch.manual_seed(sum(map(ord, name)))
+    fn, make_inputs = programs[name]
+    inputs = make_inputs()
+    if isinstance(fn, torch.nn.Module):
+        for buffer in fn.buffers():
+            if buffer.is_floating_point():
+                buffer.copy_(torch.rand_like(buffer) + 0.5)
+        with torch.no_grad():
+            for p in fn.parameters():
+                p.copy_(torch.randn_like(p))
+    return fn, inputs
+
+
 def uninstrumented_env():
     """The environment for tools of other projects (nvcc): without the
     AddressSanitizer runtime that `tools/dev.sh sanitize` preloads into

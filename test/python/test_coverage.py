@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from conftest import uninstrumented_env
+from conftest import prepare, uninstrumented_env
 from strata.frontend import UnsupportedOperation, capture, import_program
 from strata.runner import check
 
@@ -148,17 +148,7 @@ PROGRAMS = {
 
 
 def _prepare(name):
-    torch.manual_seed(sum(map(ord, name)))
-    fn, make_inputs = PROGRAMS[name]
-    inputs = make_inputs()
-    if isinstance(fn, nn.Module):  # Fresh, nonzero statistics and weights.
-        for buffer_name, buffer in fn.named_buffers():
-            if buffer.is_floating_point():
-                buffer.copy_(torch.rand_like(buffer) + 0.5)
-        with torch.no_grad():
-            for p in fn.parameters():
-                p.copy_(torch.randn_like(p))
-    return fn, inputs
+    return prepare(PROGRAMS, name)
 
 
 @pytest.mark.parametrize("via", ["loop", "kernel", "kernel-shuffled"])

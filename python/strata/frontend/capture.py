@@ -130,19 +130,37 @@ def _functional_call():
     return stateless.functional_call
 
 
+def _module_state(module):
+    """A module's parameters and buffers, each once (a tied weight, such as
+    GPT-2's language-model head sharing the token embedding, under its
+    first name), and every name each is reachable by."""
+    state, aliases, index = [], {}, {}
+    for prefix, sub in module.named_modules(remove_duplicate=False):
+        for kind in (sub._parameters, sub._buffers):
+            for name, t in kind.items():
+                if t is None:
+                    continue
+                full = prefix + "." + name if prefix else name
+                if id(t) not in index:
+                    index[id(t)] = len(state)
+                    state.append((full, t))
+                aliases[full] = index[id(t)]
+    return state, aliases
+
+
 def _trace_module_state_as_inputs(module, inputs):
     """Traces `module` with fake tensors for its inputs and for its
     parameters and buffers, passed as inputs after the user's (make_fx
     turns only the arguments into fake tensors, and a module's own real
     parameters stop a fake trace). Capturing then costs what the graph
     costs, not what running the model at its real size costs."""
-    state = list(module.named_parameters()) + list(module.named_buffers())
-    names = [name for name, _ in state]
+    state, aliases = _module_state(module)
     call = _functional_call()
 
     def functional(*args):
-        weights = dict(zip(names, args[len(inputs):]))
-        return call(module, weights, args[:len(inputs)])
+        weights = args[len(inputs):]
+        return call(module, {name: weights[i] for name, i in aliases.items()},
+                    args[:len(inputs)])
 
     gm = _trace(functional, tuple(inputs) + tuple(t for _, t in state), "fake")
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -185,10 +203,15 @@ def _capture_make_fx(fn, inputs) -> Program:
     bindings = [("input", i) for i in range(len(inputs))]
     graph = gm.graph
     last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]
+    placeholders = {}  # id(tensor) -> its placeholder (tied weights: one)
     for node in list(graph.nodes):
         if node.op != "get_attr":
             continue
         tensor = getattr(gm, node.target)
+        if id(tensor) in placeholders:
+            node.replace_all_uses_with(placeholders[id(tensor)])
+            graph.erase_node(node)
+            continue
         name = named.get(id(tensor), node.target)
         with graph.inserting_after(last_placeholder):
             ph = graph.placeholder("w_" + name.replace(".", "_"))
@@ -196,6 +219,7 @@ def _capture_make_fx(fn, inputs) -> Program:
         ph.meta["val"] = tensor
         node.replace_all_uses_with(ph)
         graph.erase_node(node)
+        placeholders[id(tensor)] = ph
         last_placeholder = ph
         weights[name] = tensor.detach()
         bindings.append(("weight", name))
@@ -235,6 +259,12 @@ def _capture_export(module, inputs) -> Program:
             user_index += 1
     ShapeProp(gm).propagate(*args)
     return Program(gm, bindings, weights, innermost_first=False)
+
+
+def is_live(node) -> bool:
+    """Whether the program's result depends on `node` (a chain of views
+    of an unused result is not: the importer skips those as dead)."""
+    return any(u.op == "output" or is_live(u) for u in node.users)
 
 
 def user_source_line(node, innermost_first=True) -> Optional[Tuple[str, int]]:

@@ -13,9 +13,10 @@ import operator
 import torch
 
 import _strata
-from .capture import FrontendError, Program, user_source_line
+from .capture import FrontendError, Program, is_live, user_source_line
 from .elementwise_ops import ElementwiseOps, _is_float, _norm_dim
 from .layout_ops import LayoutOps
+from .window_ops import WindowOps
 
 DTYPES = {
     torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
@@ -59,7 +60,7 @@ def _numel(shape):
     return math.prod(shape)
 
 
-class Importer(ElementwiseOps, LayoutOps):
+class Importer(ElementwiseOps, LayoutOps, WindowOps):
     def __init__(self, program: Program, name="forward"):
         self.program = program
         self.b = _strata.ProgramBuilder(name)
@@ -531,7 +532,7 @@ class Importer(ElementwiseOps, LayoutOps):
         values = self.values[container]
         if not isinstance(values, list):
             self.error("unsupported use of a multi-output operation")
-        if values[index] is None and self.node.users:
+        if values[index] is None and is_live(self.node):
             self.error("output %d of '%s' is not supported"
                        % (index, container.target))
         return values[index]
@@ -552,6 +553,7 @@ class Importer(ElementwiseOps, LayoutOps):
             t["aten.%s.default" % name] = self.unary("tensorir." + name)
         self.elementwise_table(t)
         self.layout_table(t)
+        self.window_table(t)
         t["aten.relu.default"] = self.unary("tensorir.relu")
         t["aten.silu.default"] = self.unary("tensorir.silu")
         t["aten.gelu.default"] = self.gelu

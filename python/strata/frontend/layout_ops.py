@@ -2,9 +2,10 @@
 padding. A mixin of `Importer` (importer.py).
 
 Each stays an index map loop fusion can fold into its consumer: a flip is
-a slice with stride -1; constant padding concatenates constant blocks;
-reflect and replicate padding gather along each padded dimension with an
-index vector computed from an iota, never a table in memory.
+a slice with stride -1; constant padding is tensorir.pad (read through a
+guarded load); reflect and replicate padding gather along each padded
+dimension with an index vector computed from an iota, never a table in
+memory.
 """
 
 from .elementwise_ops import _norm_dim
@@ -32,31 +33,27 @@ class LayoutOps:
                 for i in range(len(pad) // 2)]
 
     def constant_pad(self, x, pad, value=0):
+        """tensorir.pad (a view its consumers read through a guarded load),
+        after a slice where a pad is negative."""
         v = self.value(x)
         dtype = self.dtype(v)
-        for dim, before, after in self._pad_pairs(pad, len(self.shape(v))):
-            shape = self.shape(v)
+        shape = self.shape(v)
+        rank = len(shape)
+        low, high = [0] * rank, [0] * rank
+        offsets, sliced = [0] * rank, list(shape)
+        for dim, before, after in self._pad_pairs(pad, rank):
+            low[dim], high[dim] = max(before, 0), max(after, 0)
             # A negative pad removes elements.
-            if before < 0 or after < 0:
-                begin = max(-before, 0)
-                size = shape[dim] - begin - max(-after, 0)
-                if size < 0:
-                    self.error("padding %s removes more than dimension %d holds"
-                               % (list(pad), dim))
-                offsets = [begin if d == dim else 0 for d in range(len(shape))]
-                shape[dim] = size
-                v = self.op("tensorir.slice", [v], shape, dtype, offsets=offsets,
-                            strides=[1] * len(shape))
-            parts = []
-            for amount in (before, after):
-                block = list(shape)
-                block[dim] = max(amount, 0)
-                parts.append(self.b.splat(float(value), block, dtype)
-                             if amount > 0 else None)
-            pieces = [p for p in (parts[0], v, parts[1]) if p is not None]
-            if len(pieces) > 1:
-                shape[dim] += max(before, 0) + max(after, 0)
-                v = self.op("tensorir.concat", pieces, shape, dtype, axis=dim)
+            offsets[dim] = max(-before, 0)
+            sliced[dim] -= max(-before, 0) + max(-after, 0)
+            if sliced[dim] < 0:
+                self.error("padding %s removes more than dimension %d holds"
+                           % (list(pad), dim))
+        if sliced != shape:
+            v = self.op("tensorir.slice", [v], sliced, dtype, offsets=offsets,
+                        strides=[1] * rank)
+        if any(low) or any(high):
+            v = self.b.pad(v, low, high, float(value))
         return v
 
     def _source_index(self, mode, size, before, length):

@@ -1,0 +1,468 @@
+"""The importer's window ops: convolutions, pooling and unfolding. A mixin
+of `Importer` (importer.py).
+
+A convolution is `tensorir.conv` (or `conv_transpose`), which decomposes
+into padded windows and one matrix product (an implicit GEMM). Pooling is
+built here from views and reductions: the input padded (`tensorir.pad`,
+-inf for max and 0 for sums), seen through its windows
+(`tensorir.window`) and reduced over the window dimensions; an average
+divides by a count per output position computed from iotas, so fusion
+folds it into the pooling kernel. Adaptive pooling whose bins are equal is
+that; with unequal bins each spatial dimension gathers its widest bin
+through an index computed from an iota and masks what lies past the bin.
+"""
+
+import math
+import operator
+
+import numpy as np
+
+import _strata
+from .capture import is_live
+from .elementwise_ops import _is_float, _norm_dim, LT
+
+SUM, MAX = 0, 2  # tensorir.reduce kinds.
+
+
+def _expand(value, n):
+    """A per-dimension parameter: an int, or a list of 1 or n ints."""
+    if isinstance(value, int):
+        return [value] * n
+    value = list(value)
+    return value * n if len(value) == 1 else value
+
+
+def _pooled_size(size, kernel, stride, padding, dilation, ceil_mode):
+    """PyTorch's pooling output size: the last window starts inside the
+    input or its left padding."""
+    span = dilation * (kernel - 1) + 1
+    numerator = size + 2 * padding - span
+    out = (-(-numerator // stride) if ceil_mode else numerator // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def _nearest_sources(size, length, scale):
+    """The input index each output index of nearest-neighbour resampling
+    reads, as PyTorch's CPU kernels compute it (nearest_idx: float32)."""
+    if length == size:
+        return list(range(length))
+    if length == 2 * size:
+        return [o >> 1 for o in range(length)]
+    return [min(int(math.floor(np.float32(o) * np.float32(scale))), size - 1)
+            for o in range(length)]
+
+
+class WindowOps:
+    # -- convolution -------------------------------------------------------
+    def convolution(self, x, weight, bias, stride, padding, dilation,
+                    transposed, output_padding, groups):
+        shape, dtype = self.out()
+        n = len(shape) - 2
+        if not _is_float(dtype):
+            self.error("convolution of %s tensors is not supported" % dtype)
+        if isinstance(padding, str):
+            self.error("padding=%r reached the importer; expected numbers"
+                       % padding)
+        operands = [self.cast(self.value(x), dtype),
+                    self.cast(self.value(weight), dtype)]
+        if bias is not None:
+            operands.append(self.cast(self.value(bias), dtype))
+        attrs = dict(strides=_expand(stride, n), padding=_expand(padding, n),
+                     dilations=_expand(dilation, n), groups=int(groups))
+        if transposed:
+            attrs["output_padding"] = _expand(output_padding, n)
+            return self.op("tensorir.conv_transpose", operands, shape, dtype,
+                           **attrs)
+        return self.op("tensorir.conv", operands, shape, dtype, **attrs)
+
+    # -- pooling -----------------------------------------------------------
+    def _windows(self, v, kernel, stride, padding, dilation, out_sizes, fill):
+        """The windows of the trailing len(kernel) dimensions of `v`, padded
+        by `fill` so that `out_sizes` windows fit (ceil mode may need more
+        than `padding` on the high side, floor mode less)."""
+        shape = self.shape(v)
+        n = len(kernel)
+        lead = len(shape) - n
+        low, high = [0] * len(shape), [0] * len(shape)
+        for i in range(n):
+            needed = (out_sizes[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+            low[lead + i] = padding[i]
+            high[lead + i] = needed - shape[lead + i] - padding[i]
+        v = self.crop(v, high)
+        if any(low) or any(h > 0 for h in high):
+            v = self.b.pad(v, low, [max(h, 0) for h in high], fill)
+        win_shape = shape[:lead] + list(out_sizes) + list(kernel)
+        return self.op("tensorir.window", [v], win_shape, self.dtype(v),
+                       sizes=list(kernel), strides=list(stride),
+                       dilations=list(dilation))
+
+    def crop(self, v, high):
+        """`v` without its last -high[d] elements where high[d] < 0."""
+        if all(h >= 0 for h in high):
+            return v
+        shape = [s + min(h, 0) for s, h in zip(self.shape(v), high)]
+        return self.op("tensorir.slice", [v], shape, self.dtype(v),
+                       offsets=[0] * len(shape), strides=[1] * len(shape))
+
+    def _pool_params(self, x, n, kernel_size, stride, padding, dilation,
+                     ceil_mode):
+        in_shape = self.shape(self.value(x))
+        kernel = _expand(kernel_size, n)
+        stride = _expand(stride, n) if stride else list(kernel)
+        padding, dilation = _expand(padding, n), _expand(dilation, n)
+        spatial = in_shape[len(in_shape) - n:]
+        out = [_pooled_size(spatial[i], kernel[i], stride[i], padding[i],
+                            dilation[i], ceil_mode) for i in range(n)]
+        return kernel, stride, padding, dilation, spatial, out
+
+    def max_pool(self, n):
+        def convert(x, kernel_size, stride=(), padding=0, dilation=1,
+                    ceil_mode=False):
+            self._no_indices_read()
+            shape, dtype = self.out(0)
+            kernel, stride, padding, dilation, _, out = self._pool_params(
+                x, n, kernel_size, stride, padding, dilation, ceil_mode)
+            if not _is_float(dtype):
+                self.error("max pooling of %s tensors is not supported" % dtype)
+            windows = self._windows(self.value(x), kernel, stride, padding,
+                                    dilation, out, -math.inf)
+            rank = len(shape)
+            return [self.op("tensorir.reduce", [windows], shape, dtype,
+                            kind=_strata.I32(MAX), axes=list(range(rank, rank + n)),
+                            keepdim=False), None]
+        return convert
+
+    def _no_indices_read(self):
+        """Pooling's second result (argmax positions, for max_unpool and
+        autograd) is not computed: an error where the program uses it
+        (PyTorch's own decompositions may view it and drop the view)."""
+        for user in self.node.users:
+            if (user.target is operator.getitem and user.args[1] == 1
+                    and is_live(user)):
+                self.error("the indices output of '%s' is not supported"
+                           % self.node.target)
+
+    def _count(self, out_shape, dim, size, kernel, stride, padding, include_pad):
+        """The number of elements each window along `dim` averages over
+        (PyTorch's divisor: a window past the padded input counts only up
+        to it, and without `include_pad` only the input's own elements), as
+        an i64 tensor of `out_shape`, varying along `dim`."""
+        def splat(value):
+            return self.b.splat(float(value), out_shape, "i64")
+
+        def op(name, *operands):
+            return self.op("tensorir." + name, list(operands), out_shape, "i64")
+
+        iota = self.b.op("tensorir.iota", [], [(out_shape, "i64")],
+                         {"dim": dim})[0]
+        start = op("sub", op("mul", iota, splat(stride)), splat(padding))
+        if include_pad:
+            end = op("min", op("add", start, splat(kernel)), splat(size + padding))
+            return op("sub", end, start)
+        end = op("min", op("add", start, splat(kernel)), splat(size))
+        return op("sub", end, op("max", start, splat(0)))
+
+    def avg_pool(self, n):
+        def convert(x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                    count_include_pad=True, divisor_override=None):
+            shape, dtype = self.out()
+            if not _is_float(dtype):
+                self.error("average pooling of %s tensors is not supported"
+                           % dtype)
+            kernel, stride, padding, dilation, spatial, out = self._pool_params(
+                x, n, kernel_size, stride, padding, 1, ceil_mode)
+            windows = self._windows(self.value(x), kernel, stride, padding,
+                                    dilation, out, 0.0)
+            rank = len(shape)
+            summed = self.op("tensorir.reduce", [windows], shape, dtype,
+                             kind=_strata.I32(SUM), axes=list(range(rank, rank + n)),
+                             keepdim=False)
+            if divisor_override:
+                divisor = self.b.splat(float(divisor_override), shape, dtype)
+            else:
+                divisor = None
+                for i in range(n):
+                    count = self._count(shape, rank - n + i, spatial[i], kernel[i],
+                                        stride[i], padding[i], count_include_pad)
+                    divisor = count if divisor is None else self.op(
+                        "tensorir.mul", [divisor, count], shape, "i64")
+                divisor = self.cast(divisor, dtype)
+            return self.op("tensorir.div", [summed, divisor], shape, dtype)
+        return convert
+
+    def adaptive_pool(self, n, kind):
+        """Adaptive pooling: bin o of a dimension of size D covers
+        [floor(o D / O), ceil((o + 1) D / O))."""
+        def convert(x, output_size):
+            if kind == MAX:
+                self._no_indices_read()
+                shape, dtype = self.out(0)
+            else:
+                shape, dtype = self.out()
+            v = self.value(x)
+            in_shape = self.shape(v)
+            rank = len(in_shape)
+            out = list(shape[rank - n:])
+            if all(in_shape[rank - n + i] % out[i] == 0 for i in range(n)):
+                kernel = [in_shape[rank - n + i] // out[i] for i in range(n)]
+                windows = self._windows(v, kernel, kernel, [0] * n, [1] * n, out,
+                                        0.0)
+                reduced = self.op("tensorir.reduce", [windows], shape, dtype,
+                                  kind=_strata.I32(kind),
+                                  axes=list(range(rank, rank + n)), keepdim=False)
+                if kind == MAX:
+                    return [reduced, None]
+                return self.op("tensorir.div",
+                               [reduced, self.b.splat(float(math.prod(kernel)),
+                                                      shape, dtype)],
+                               shape, dtype)
+            for i in range(n):
+                v = self._adaptive_bins(v, rank - n + i, out[i], kind)
+            return [v, None] if kind == MAX else v
+        return convert
+
+    def _bin_bounds(self, bins, size, grid):
+        """The first and the end index of each of `bins` bins of a dimension
+        of `size` (i64 tensors of shape `grid`, the bin along dimension 0)."""
+        def splat(value):
+            return self.b.splat(float(value), grid, "i64")
+
+        def op(name, *operands):
+            return self.op("tensorir." + name, list(operands), grid, "i64")
+
+        o = self.b.op("tensorir.iota", [], [(grid, "i64")], {"dim": 0})[0]
+        start = op("floor_div", op("mul", o, splat(size)), splat(bins))
+        # ceil((o + 1) D / O) = floor(((o + 1) D + O - 1) / O)
+        end = op("floor_div", op("add", op("mul", op("add", o, splat(1)),
+                                               splat(size)), splat(bins - 1)),
+                 splat(bins))
+        return start, end
+
+    def _adaptive_bins(self, v, dim, bins, kind):
+        """Reduces dimension `dim` of `v` to `bins` unequal bins: gathers the
+        widest bin's worth of elements from each bin's start, masks those
+        past its end (-inf or 0), reduces and, for averages, divides by the
+        bin's length."""
+        shape, dtype = self.shape(v), self.dtype(v)
+        size = shape[dim]
+        width = max(-(-(o + 1) * size // bins) - o * size // bins
+                    for o in range(bins))
+        grid = [bins, width]
+        start, end = self._bin_bounds(bins, size, grid)
+        j = self.b.op("tensorir.iota", [], [(grid, "i64")], {"dim": 1})[0]
+        at = self.op("tensorir.add", [start, j], grid, "i64")
+        index = self.op("tensorir.min",
+                        [at, self.b.splat(float(size - 1), grid, "i64")],
+                        grid, "i64")
+        gathered_shape = shape[:dim] + grid + shape[dim + 1:]
+        gathered = self.op("tensorir.gather", [v, index], gathered_shape, dtype,
+                           axis=dim)
+        inside = self.broadcast_dims(self.cmp(LT, at, end), gathered_shape,
+                                     [dim, dim + 1])
+        fill = -math.inf if kind == MAX else 0.0
+        masked = self.select(inside, gathered,
+                             self.b.splat(fill, gathered_shape, dtype))
+        reduced_shape = shape[:dim] + [bins] + shape[dim + 1:]
+        reduced = self.op("tensorir.reduce", [masked], reduced_shape, dtype,
+                          kind=_strata.I32(kind), axes=[dim + 1], keepdim=False)
+        if kind == MAX:
+            return reduced
+        start, end = self._bin_bounds(bins, size, [bins])
+        length = self.op("tensorir.sub", [end, start], [bins], "i64")
+        count = self.broadcast_dims(self.cast(length, dtype), reduced_shape, [dim])
+        return self.op("tensorir.div", [reduced, count], reduced_shape, dtype)
+
+    def broadcast_dims(self, v, shape, dims):
+        """`v` broadcast to `shape`, its dimension i becoming dims[i]."""
+        return self.op("tensorir.broadcast", [v], shape, self.dtype(v),
+                       dims=list(dims))
+
+    # -- unfolding ---------------------------------------------------------
+    def unfold(self, x, dim, size, step):
+        """Tensor.unfold: dimension `dim` becomes its windows' positions and
+        a last dimension holds each window."""
+        shape, dtype = self.out()
+        v = self.value(x)
+        rank = len(self.shape(v))
+        if rank == 0:
+            return self.op("tensorir.reshape", [v], shape, dtype)
+        dim = _norm_dim(dim, rank)
+        perm = [d for d in range(rank) if d != dim] + [dim]
+        moved_shape = [self.shape(v)[d] for d in perm]
+        moved = self.op("tensorir.transpose", [v], moved_shape, dtype, perm=perm)
+        windows_shape = moved_shape[:-1] + [shape[dim], size]
+        windows = self.op("tensorir.window", [moved], windows_shape, dtype,
+                          sizes=[size], strides=[step], dilations=[1])
+        # Back: the positions to `dim`, the window last.
+        back = list(range(rank - 1))
+        back.insert(dim, rank - 1)
+        back.append(rank)
+        return self.op("tensorir.transpose", [windows], shape, dtype, perm=back)
+
+    def im2col(self, x, kernel_size, dilation, padding, stride):
+        """F.unfold: (N, C, H, W) -> (N, C kh kw, L), every window a column."""
+        shape, dtype = self.out()
+        v = self.value(x)
+        in_shape = self.shape(v)
+        kernel, dilation = _expand(kernel_size, 2), _expand(dilation, 2)
+        padding, stride = _expand(padding, 2), _expand(stride, 2)
+        out = [(in_shape[-2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1)
+                - 1) // stride[i] + 1 for i in range(2)]
+        windows = self._windows(v, kernel, stride, padding, dilation, out, 0.0)
+        lead = in_shape[:-2]  # (N, C) or (C,)
+        r = len(lead)
+        # (..., C, OH, OW, KH, KW) -> (..., C, KH, KW, OH, OW)
+        perm = list(range(r)) + [r + 2, r + 3, r, r + 1]
+        wshape = self.shape(windows)
+        moved = self.op("tensorir.transpose", [windows],
+                        [wshape[p] for p in perm], dtype, perm=perm)
+        return self.op("tensorir.reshape", [moved], shape, dtype)
+
+    # -- resampling --------------------------------------------------------
+    def _resample_sizes(self, x, n, output_size, scale_factors):
+        """The input's and the output's last n sizes, and PyTorch's source
+        scale per dimension (1 / scale factor where one is given, else
+        in / out), as float32 like its CPU kernels."""
+        in_sizes = self.shape(self.value(x))[-n:]
+        out_sizes, _ = self.out()
+        out_sizes = out_sizes[-n:]
+        scales = []
+        for i in range(n):
+            if scale_factors and scale_factors[i] > 0:
+                scales.append(float(np.float32(1.0 / scale_factors[i])))
+            else:
+                scales.append(float(np.float32(in_sizes[i]) / np.float32(out_sizes[i])))
+        return in_sizes, out_sizes, scales
+
+    def _float_index(self, length, scale, offset=0.0):
+        """(o + offset) * scale - offset for o in [0, length), in float32."""
+        o = self.b.op("tensorir.iota", [], [([length], "i64")], {"dim": 0})[0]
+        v = self.cast(o, "f32")
+        if offset:
+            v = self.op("tensorir.add", [v, self.b.splat(offset, [length], "f32")],
+                        [length], "f32")
+        v = self.op("tensorir.mul", [v, self.b.splat(scale, [length], "f32")],
+                    [length], "f32")
+        if offset:
+            v = self.op("tensorir.sub", [v, self.b.splat(offset, [length], "f32")],
+                        [length], "f32")
+        return v
+
+    def _gather_along(self, v, dim, index):
+        shape = self.shape(v)
+        shape[dim] = self.shape(index)[0]
+        return self.op("tensorir.gather", [v, index], shape, self.dtype(v), axis=dim)
+
+    def upsample_nearest(self, n):
+        """Nearest neighbours: output o reads input floor(o * scale) (at most
+        the last). A whole factor k is a view (each element repeated k
+        times: a broadcast of a unit dimension, merged), so fusion folds it
+        into the consumer's index map; other scales gather through an index
+        computed from an iota in float32, as PyTorch computes it."""
+        def convert(x, output_size=None, scale_factors=None):
+            shape, dtype = self.out()
+            in_sizes, out_sizes, scales = self._resample_sizes(
+                x, n, output_size, scale_factors)
+            v = self.value(x)
+            lead = len(shape) - n
+            if all(o % i == 0 and
+                   _nearest_sources(i, o, s) == [k // (o // i) for k in range(o)]
+                   for i, o, s in zip(in_sizes, out_sizes, scales)):
+                factors = [o // i for i, o in zip(in_sizes, out_sizes)]
+                spread = shape[:lead]
+                for i in in_sizes:
+                    spread += [i, 1]
+                repeated = list(shape[:lead])
+                for i, f in zip(in_sizes, factors):
+                    repeated += [i, f]
+                v = self.op("tensorir.reshape", [v], spread, dtype)
+                v = self.op("tensorir.broadcast", [v], repeated, dtype,
+                            dims=list(range(len(repeated))))
+                return self.op("tensorir.reshape", [v], shape, dtype)
+            for i in range(n):
+                size, length = in_sizes[i], out_sizes[i]
+                if size == length:
+                    continue
+                index = self.cast(self._floor_index(length, scales[i]), "i64")
+                index = self.op("tensorir.min",
+                                [index, self.b.splat(float(size - 1), [length], "i64")],
+                                [length], "i64")
+                v = self._gather_along(v, lead + i, index)
+            return v
+        return convert
+
+    def _floor_index(self, length, scale):
+        f = self._float_index(length, scale)
+        return self.op("tensorir.floor", [f], [length], "f32")
+
+    def upsample_linear(self, n):
+        """(Bi/tri)linear interpolation, separably per dimension: output o
+        reads the two inputs around its source position (PyTorch's: (o +
+        0.5) scale - 0.5 clamped at 0, or o (in - 1) / (out - 1) with
+        align_corners), weighted by the distances."""
+        def convert(x, output_size, align_corners, scale_factors=None):
+            shape, dtype = self.out()
+            if not _is_float(dtype):
+                self.error("linear interpolation of %s tensors is not supported"
+                           % dtype)
+            in_sizes, out_sizes, scales = self._resample_sizes(
+                x, n, output_size, scale_factors)
+            v = self.value(x)
+            lead = len(shape) - n
+            for i in range(n):
+                size, length = in_sizes[i], out_sizes[i]
+                dim = lead + i
+                if align_corners:
+                    scale = (float(np.float32(size - 1) / np.float32(length - 1))
+                             if length > 1 else 0.0)
+                    source = self._float_index(length, scale)
+                else:
+                    source = self._float_index(length, scales[i], 0.5)
+                    source = self.op("tensorir.max",
+                                     [source, self.b.splat(0.0, [length], "f32")],
+                                     [length], "f32")
+                low = self.cast(self.op("tensorir.floor", [source], [length], "f32"),
+                                "i64")
+                low = self.op("tensorir.min",
+                              [low, self.b.splat(float(size - 1), [length], "i64")],
+                              [length], "i64")
+                high = self.op("tensorir.min",
+                               [self.op("tensorir.add",
+                                        [low, self.b.splat(1.0, [length], "i64")],
+                                        [length], "i64"),
+                                self.b.splat(float(size - 1), [length], "i64")],
+                               [length], "i64")
+                w_high = self.op("tensorir.sub", [source, self.cast(low, "f32")],
+                                 [length], "f32")
+                w_low = self.op("tensorir.sub", [self.b.splat(1.0, [length], "f32"),
+                                                 w_high], [length], "f32")
+                a, b = self._gather_along(v, dim, low), self._gather_along(v, dim, high)
+                out_shape = self.shape(a)
+                weights = [self.broadcast_dims(self.cast(w, dtype), out_shape, [dim])
+                           for w in (w_low, w_high)]
+                v = self.op("tensorir.add",
+                            [self.op("tensorir.mul", [a, weights[0]], out_shape, dtype),
+                             self.op("tensorir.mul", [b, weights[1]], out_shape, dtype)],
+                            out_shape, dtype)
+            return v
+        return convert
+
+    def window_table(self, t):
+        t["aten.convolution.default"] = self.convolution
+        t["aten.max_pool2d_with_indices.default"] = self.max_pool(2)
+        t["aten.max_pool3d_with_indices.default"] = self.max_pool(3)
+        t["aten.avg_pool2d.default"] = self.avg_pool(2)
+        t["aten.avg_pool3d.default"] = self.avg_pool(3)
+        t["aten._adaptive_avg_pool2d.default"] = self.adaptive_pool(2, SUM)
+        t["aten._adaptive_avg_pool3d.default"] = self.adaptive_pool(3, SUM)
+        t["aten.adaptive_max_pool2d.default"] = self.adaptive_pool(2, MAX)
+        t["aten.adaptive_max_pool3d.default"] = self.adaptive_pool(3, MAX)
+        t["aten.unfold.default"] = self.unfold
+        t["aten.im2col.default"] = self.im2col
+        for n, name in ((1, "1d"), (2, "2d"), (3, "3d")):
+            t["aten.upsample_nearest%s.vec" % name] = self.upsample_nearest(n)
+        t["aten.upsample_linear1d.vec"] = self.upsample_linear(1)
+        t["aten.upsample_bilinear2d.vec"] = self.upsample_linear(2)
+        t["aten.upsample_trilinear3d.vec"] = self.upsample_linear(3)

@@ -1,0 +1,58 @@
+"""The model zoo (examples/models): each model at a reduced size runs
+through the emulated GPU kernels and matches PyTorch; at its real size it
+compiles to scheduled kernels where no matrix product runs one output
+element per thread (tools/model_zoo.py compiles them to PTX and reports
+registers)."""
+import importlib.util
+import os
+
+import pytest
+import torch
+
+from conftest import REPO
+from strata.frontend import capture
+from strata.report import traffic_report
+from strata.runner import check
+
+MODELS = ["resnet18", "vit_s16", "gpt2_small", "llama_layer", "bert_layer",
+          "unet_block"]
+
+
+def build(name, size):
+    """The model file's build(size): (model, inputs)."""
+    path = os.path.join(REPO, "examples", "models", name + ".py")
+    spec = importlib.util.spec_from_file_location("zoo_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    old = os.environ.get("STRATA_MODEL_SIZE")
+    os.environ["STRATA_MODEL_SIZE"] = "small"  # What the file builds on import.
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if old is None:
+            del os.environ["STRATA_MODEL_SIZE"]
+        else:
+            os.environ["STRATA_MODEL_SIZE"] = old
+    return module.build(size)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_small_model_matches_pytorch(name):
+    model, inputs = build(name, "small")
+    report = check(model, inputs, via="kernel")
+    assert report.passed, report
+
+
+# A sum over k >= 64 of products is 2 k >= 128 FLOPs per output element.
+CONTRACTION_FLOPS_PER_ELEMENT = 128
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_real_size_products_are_not_computed_per_element(name):
+    model, inputs = build(name, "real")
+    with torch.no_grad():
+        report = traffic_report(capture(model, inputs))
+    for kernel in report.kernels:
+        # Elements written, counting 4 bytes each (at most as many).
+        elements = max(kernel["bytes_written"] / 4, 1)
+        if kernel["kind"] == "generic":
+            assert kernel["flops"] / elements < CONTRACTION_FLOPS_PER_ELEMENT, kernel
