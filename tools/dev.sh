@@ -9,6 +9,7 @@ PACKAGES=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
+  python3-pip
 )
 
 install_missing() {
@@ -24,6 +25,22 @@ install_missing() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
     --no-install-recommends "${missing[@]}"
+}
+
+# Python packages the tests need that Debian lacks, pinned, from PyPI into
+# build/python-deps (on the tests' path, conftest.py): `expecttest`, which
+# PyTorch's own test data (torch.testing._internal, the conformance suite)
+# imports. Installed once per version.
+PYTHON_DEPS=(expecttest==0.3.0)
+
+install_python_deps() {
+  local target=build/python-deps stamp=build/python-deps/.installed
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${PYTHON_DEPS[*]}" ] && return
+  echo "== installing into $target: ${PYTHON_DEPS[*]}"
+  rm -rf "$target"
+  /usr/bin/python3 -m pip install -q --disable-pip-version-check \
+    --root-user-action=ignore --target "$target" "${PYTHON_DEPS[@]}"
+  echo "${PYTHON_DEPS[*]}" > "$stamp"
 }
 
 # The sanitizer runtimes (and libFuzzer's) of clang-22, for `sanitize` and
@@ -66,6 +83,7 @@ case "${1:-}" in
   test)
     install_missing
     build
+    install_python_deps
     /usr/lib/llvm-22/bin/lit -sv build/test
     /usr/bin/python3 -m pytest -q test/python
     ;;
@@ -75,6 +93,7 @@ case "${1:-}" in
     # libMLIR: LLVM's allocators poison memory only in instrumented code, so
     # user poisoning would give false reports (allow_user_poisoning=0).
     build_sanitized
+    install_python_deps
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allow_user_poisoning=0:abort_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
     /usr/lib/llvm-22/bin/lit -sv build-asan/test

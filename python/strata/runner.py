@@ -119,8 +119,11 @@ def poisoned(shape, dtype):
 
 
 def as_list(result):
-    """A program's or callable's result as a list of its outputs."""
-    return list(result) if isinstance(result, (list, tuple)) else [result]
+    """A program's or callable's result as a list of its outputs (nested
+    tuples and lists flattened, in order)."""
+    if not isinstance(result, (list, tuple)):
+        return [result]
+    return [leaf for r in result for leaf in as_list(r)]
 
 
 def output_specs(program, fn, inputs):
@@ -132,7 +135,7 @@ def output_specs(program, fn, inputs):
     results = output.args[0]
     is_tuple = isinstance(results, (list, tuple))
     specs = []
-    for node in results if is_tuple else [results]:
+    for node in as_list(results):
         meta = getattr(node, "meta", {})
         value = meta.get("val", meta.get("tensor_meta"))
         if value is None:

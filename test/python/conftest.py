@@ -8,7 +8,9 @@ import sys
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("STRATA_BUILD_DIR", os.path.join(REPO, "build"))
 
-sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(BUILD, "python")]
+# build/python-deps: what tools/dev.sh installs from PyPI (expecttest).
+sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(BUILD, "python"),
+                os.path.join(REPO, "build", "python-deps")]
 
 
 def excess_over_one_rounding(out, a, b):

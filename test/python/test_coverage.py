@@ -38,6 +38,13 @@ def nonzero_ints(*shape):
     return torch.where(i == 0, torch.ones_like(i), i)
 
 
+# Poles, signed zeros, infinities and NaN, where the functions that take
+# them agree with PyTorch (erfinv(+-1), ndtri(0) and (1) with the / 8 of
+# the programs).
+EDGES = torch.tensor([0.0, -0.0, -1.0, -2.0, 1.0, 2.0, 8.0, -8.0, math.inf, -math.inf,
+                      math.nan, 1e-6, -3.5])
+
+
 # name -> (program, inputs, domain note)
 PROGRAMS = {
     "trigonometry": (lambda x, u: (torch.sin(x), torch.cos(x), torch.tan(u),
@@ -144,6 +151,39 @@ PROGRAMS = {
     "factories": (lambda x: (x.new_zeros(3, 4) + 1, x.new_ones(5), x.new_full((2, 2), 7.0),
                              torch.zeros_like(x) - x, F.dropout(x, 0.5, training=False)),
                   lambda: (randn(3, 4),)),
+    "gamma_family": (lambda x, e: (torch.lgamma(x), torch.lgamma(e), torch.digamma(x),
+                                   torch.digamma(e), torch.polygamma(1, x),
+                                   torch.polygamma(2, x), torch.polygamma(3, x * 0.5),
+                                   torch.mvlgamma(x.abs() + 2, 3)),
+                     lambda: (randn(7, 19) * 2, EDGES)),
+    "error_and_normal": (lambda u, p, x, e: (torch.erfinv(u), torch.special.ndtri(p),
+                                             torch.special.erfcx(x), torch.special.log_ndtr(x * 3),
+                                             torch.erfinv(e / 8), torch.special.ndtri(e.abs() / 8)),
+                         lambda: (unit(6, 23), torch.rand(6, 23), randn(6, 23) * 2, EDGES)),
+    "bessel": (lambda x: (torch.i0(x), torch.special.i0e(x), torch.special.i1(x),
+                          torch.special.i1e(x), torch.special.spherical_bessel_j0(x)),
+               lambda: (randn(5, 31) * 3,)),
+    "scans": (lambda x, i: (torch.cumsum(x, 1), torch.cumprod(x * 0.3, 0),
+                            *torch.cummax(x, 1), *torch.cummin(x, 0),
+                            torch.logcumsumexp(x, 1), torch.cumsum(i, 1)),
+              lambda: (randn(5, 37), ints(5, 37))),
+    "sort_and_topk": (lambda x: (*torch.sort(x, 1), *torch.sort(x, 0, descending=True),
+                                 *torch.topk(x, 4, 1), *torch.topk(x, 3, 0, largest=False)),
+                      lambda: (randn(6, 29),)),
+    "gather_scatter_index": (
+        lambda x, i, j: (torch.gather(x, 1, i), torch.zeros(6, 9).scatter(1, i, x[:, :4]),
+                         torch.zeros(6, 9).scatter_add(1, i, x[:, :4]), x[j],
+                         x[:, j[:3]], x.index_put((j[:2],), torch.tensor(-2.0)),
+                         x.index_put((x[:, 0] > 0,), torch.tensor(9.0), accumulate=True),
+                         x.index_put((x > 0.5,), torch.tensor(-1.0))),
+        lambda: (randn(6, 9), torch.stack([torch.randperm(9)[:4] for _ in range(6)]),
+                 torch.randint(0, 6, (5,)))),
+    "classification_losses": (
+        lambda x, t, w: (F.cross_entropy(x, t), F.cross_entropy(x, t, reduction="none"),
+                      F.nll_loss(F.log_softmax(x, 1), t, reduction="sum"),
+                      F.cross_entropy(x, t, weight=w, ignore_index=3),
+                      F.cross_entropy(x, t, reduction="none", label_smoothing=0.1)),
+        lambda: (randn(7, 11), torch.randint(0, 11, (7,)), positive(11))),
 }
 
 
@@ -195,10 +235,9 @@ def test_attention_modules_match_pytorch(via):
 
 
 @pytest.mark.parametrize("fn, op", [
-    (lambda x: torch.cumsum(x, 1), "aten.cumsum.default"),
-    (lambda x: F.cross_entropy(x, torch.zeros(3, dtype=torch.int64)),
-     "aten.gather.default"),
-    (lambda x: torch.erfinv(x * 0.5), "aten.erfinv.default"),
+    (lambda x: torch.histc(x, 5), "aten.histc.default"),
+    (lambda x: torch.special.bessel_j0(x), "aten.special_bessel_j0.default"),
+    (lambda x: torch.gcd(x.long(), x.long() + 3), "aten.gcd.default"),
 ])
 def test_ops_not_yet_taken_are_clean_errors_at_the_users_line(fn, op):
     with pytest.raises(UnsupportedOperation,

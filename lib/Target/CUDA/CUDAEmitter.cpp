@@ -354,6 +354,17 @@ private:
         .Case<arith::AndIOp>([&](auto) { return binary(op, "&"); })
         .Case<arith::OrIOp>([&](auto) { return binary(op, "|"); })
         .Case<arith::XOrIOp>([&](auto) { return binary(op, "^"); })
+        .Case<arith::ShLIOp>([&](auto) { return binary(op, "<<"); })
+        .Case<arith::ShRSIOp>([&](auto) { return binary(op, ">>"); })
+        .Case([&](arith::BitcastOp c) -> LogicalResult {
+          std::string type;
+          if (failed(typeName(&op, c.getType(), type)) ||
+              failed(declare(&op, c.getResult())))
+            return failure();
+          os << "strata_bitcast<" << type << ">(" << name(c.getIn())
+             << ");\n";
+          return success();
+        })
         .Case([&](arith::NegFOp n) {
           if (failed(declare(&op, n)))
             return failure();
@@ -742,6 +753,10 @@ LogicalResult renderKernelsAsCUDA(ModuleOp module, raw_ostream &os) {
         "  unsigned long long a = __cvta_generic_to_shared(p);\n"
         "  return ((a & 0x3FFFF) >> 4) | ((leading >> 4) << 16) | ((stride >> 4) << 32);\n"
         "}\n\n"
+        "// A value's bits as another type of the same width.\n"
+        "template <typename To, typename From>\n"
+        "__device__ inline To strata_bitcast(From from) {\n"
+        "  To to;\n  memcpy(&to, &from, sizeof(To));\n  return to;\n}\n\n"
         "// NaN-propagating max/min, like torch.maximum and arith.maximumf.\n"
         "__device__ inline float strata_maximumf(float a, float b) {\n"
         "  return (a != a || b != b) ? NAN : fmaxf(a, b);\n}\n"

@@ -202,7 +202,9 @@ def _capture_make_fx(fn, inputs) -> Program:
     weights = {}
     bindings = [("input", i) for i in range(len(inputs))]
     graph = gm.graph
-    last_placeholder = [n for n in graph.nodes if n.op == "placeholder"][-1]
+    # Weights go after the inputs (at the top of a program without any).
+    inputs_placed = [n for n in graph.nodes if n.op == "placeholder"]
+    last_placeholder = inputs_placed[-1] if inputs_placed else None
     placeholders = {}  # id(tensor) -> its placeholder (tied weights: one)
     for node in list(graph.nodes):
         if node.op != "get_attr":
@@ -213,7 +215,9 @@ def _capture_make_fx(fn, inputs) -> Program:
             graph.erase_node(node)
             continue
         name = named.get(id(tensor), node.target)
-        with graph.inserting_after(last_placeholder):
+        where = (graph.inserting_after(last_placeholder) if last_placeholder
+                 else graph.inserting_before(next(iter(graph.nodes))))
+        with where:
             ph = graph.placeholder("w_" + name.replace(".", "_"))
         ph.meta = dict(node.meta)
         ph.meta["val"] = tensor
@@ -264,7 +268,18 @@ def _capture_export(module, inputs) -> Program:
 def is_live(node) -> bool:
     """Whether the program's result depends on `node` (a chain of views
     of an unused result is not: the importer skips those as dead)."""
-    return any(u.op == "output" or is_live(u) for u in node.users)
+    graph = node.graph
+    cached = getattr(graph, "_strata_live", None)
+    if cached is None or cached[0] != len(graph.nodes):
+        # One pass in reverse program order: users come after their
+        # operands, so each node's users are decided before it is.
+        live = set()
+        for n in reversed(graph.nodes):
+            if any(u.op == "output" or u in live for u in n.users):
+                live.add(n)
+        cached = (len(graph.nodes), live)
+        graph._strata_live = cached
+    return node in cached[1]
 
 
 def user_source_line(node, innermost_first=True) -> Optional[Tuple[str, int]]:

@@ -15,7 +15,14 @@ import torch
 import _strata
 from .capture import FrontendError, Program, is_live, user_source_line
 from .elementwise_ops import ElementwiseOps, _is_float, _norm_dim
-from .layout_ops import LayoutOps
+from .layout_ops import LayoutOps, StructureOps
+from .index_ops import IndexOps
+from .linalg_ops import LinalgOps
+from .loss_ops import LossOps
+from .order_ops import OrderOps
+from .math_ops import MathOps
+from .special_ops import SpecialOps
+from .tensor_expr import TensorExpr
 from .window_ops import WindowOps
 
 DTYPES = {
@@ -60,7 +67,8 @@ def _numel(shape):
     return math.prod(shape)
 
 
-class Importer(ElementwiseOps, LayoutOps, WindowOps):
+class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
+               WindowOps, LinalgOps, LossOps, IndexOps, OrderOps):
     def __init__(self, program: Program, name="forward"):
         self.program = program
         self.b = _strata.ProgramBuilder(name)
@@ -118,8 +126,8 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
     def operand(self, arg, shape, dtype):
         """A tensor operand of an elementwise op: a graph value or a Python
         scalar, broadcast to `shape` and cast to `dtype`."""
-        if isinstance(arg, torch.fx.Node):
-            return self.broadcast(self.cast(self.values[arg], dtype), shape)
+        if isinstance(arg, torch.fx.Node) or getattr(arg, "op", None) == "known":
+            return self.broadcast(self.cast(self.value(arg), dtype), shape)
         if isinstance(arg, (bool, int, float)):
             return self.b.splat(float(arg), list(shape), dtype)
         self.error("unsupported operand %r of %s" % (arg, self.node.target))
@@ -134,7 +142,18 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
             return a
         return _dtype(torch.result_type(sample(x), sample(y)))
 
+    def expr(self, arg, shape, dtype):
+        """`arg` (a graph value or a Python number) as a TensorExpr of
+        `shape` and `dtype`, broadcast and cast (tensor_expr.py)."""
+        return TensorExpr(self, self.operand(arg, shape, dtype))
+
+    def expr_of(self, value):
+        """A TensorExpr of a builder value, as it is."""
+        return TensorExpr(self, value)
+
     def value(self, arg):
+        if hasattr(arg, "value") and getattr(arg, "op", None) == "known":
+            return arg.value
         if not isinstance(arg, torch.fx.Node):
             self.error("expected a tensor, got %r" % (arg,))
         return self.values[arg]
@@ -341,13 +360,21 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
         y = self.op("tensorir.layer_norm", operands, shape, dtype,
                     normalized_rank=len(normalized_shape), eps=float(eps),
                     operandSegmentSizes=segments)
-        # The saved mean and rstd are for autograd; inference never reads them.
-        for user in self.node.users:
-            used = not (user.target is operator.getitem and user.args[1] == 0)
-            if used and (user.target is not operator.getitem or user.users):
-                self.error("native_layer_norm's mean and rstd outputs are not "
-                           "supported")
-        return [y, None, None]
+        # The saved mean and 1 / std (for autograd) where the program reads
+        # them: the statistics over the normalized dims, kept.
+        live = {u.args[1] for u in self.node.users
+                if u.target is operator.getitem and is_live(u)}
+        if not live & {1, 2}:
+            return [y, None, None]
+        axes = list(range(len(shape) - len(normalized_shape), len(shape)))
+        stats_shape, stats_dtype = self.out(1)
+        v = self.cast(self.value(x), stats_dtype)
+        mean = self.op("tensorir.mean", [v], stats_shape, stats_dtype, axes=axes,
+                       keepdim=True)
+        var = self.op("tensorir.var", [v], stats_shape, stats_dtype, axes=axes,
+                      correction=0, keepdim=True)
+        rstd = self.expr_of(var) + float(eps)
+        return [y, mean, rstd.rsqrt().value]
 
     # Contractions
     def matmul(self, a, b):
@@ -481,9 +508,15 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
 
     def index_select(self, x, dim, index):
         shape, dtype = self.out()
-        rank = len(_meta(x).shape)
-        return self.op("tensorir.gather", [self.value(x), self.value(index)],
-                       shape, dtype, axis=_norm_dim(dim, rank))
+        v, ids = self.value(x), self.value(index)
+        if not self.shape(v):  # A 0-d tensor's one element, by a 1-element index.
+            v = self.op("tensorir.reshape", [v], [1], dtype)
+            if self.shape(ids) != [1]:
+                ids = self.op("tensorir.reshape", [ids], [1], self.dtype(ids))
+            picked = self.op("tensorir.gather", [v, ids], [1], dtype, axis=0)
+            return self.op("tensorir.reshape", [picked], shape, dtype)
+        return self.op("tensorir.gather", [v, ids], shape, dtype,
+                       axis=_norm_dim(dim, len(self.shape(v))))
 
     # Generators
     def full(self, size, fill_value, *rest, **kw):
@@ -554,6 +587,14 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
         self.elementwise_table(t)
         self.layout_table(t)
         self.window_table(t)
+        self.math_table(t)
+        self.special_table(t)
+        self.structure_table(t)
+        self.linalg_table(t)
+        self.loss_table(t)
+        self.index_table(t)
+        self.order_table(t)
+        self.functional_forms_table(t)
         t["aten.relu.default"] = self.unary("tensorir.relu")
         t["aten.silu.default"] = self.unary("tensorir.silu")
         t["aten.gelu.default"] = self.gelu
@@ -654,6 +695,27 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
         t["aten.tril.default"] = self.triangle(upper=False)
         return t
 
+    def copy(self, dst, src, *rest, **kw):
+        """dst.copy_(src) and prims.copy_to: src, cast and broadcast to
+        dst's shape and dtype."""
+        shape, dtype = self.out()
+        return self.operand(src, shape, dtype)
+
+    def functional_forms_table(self, t):
+        """In-place ops PyTorch's decompositions apply to a value nothing
+        else reads (a fresh `empty` filled, a mask negated in place), as
+        their functional forms (in_place checks the value is unread)."""
+        t["aten.fill_.Scalar"] = self.in_place(lambda x, value: self.full(None, value))
+        t["aten.fill_.Tensor"] = self.in_place(
+            lambda x, value: self.operand(value, *self.out()))
+        t["aten.zero_.default"] = self.in_place(lambda x: self.full(None, 0))
+        t["aten.copy_.default"] = self.in_place(self.copy)
+        t["prims.copy_to.default"] = self.copy
+        t["aten.logical_not_.default"] = self.in_place(self.logical_not)
+        for name in ("and", "or", "xor"):
+            t["aten.bitwise_%s_.Tensor" % name] = self.in_place(
+                t["aten.bitwise_%s.Tensor" % name])
+
     def prims_table(self, t):
         """The prims that torch 1.13's decompositions (logsumexp, softplus,
         var_mean, huber_loss, ...) leave in an aten graph."""
@@ -715,7 +777,10 @@ class Importer(ElementwiseOps, LayoutOps, WindowOps):
                 outputs = node.args[0]
             else:
                 self.error("unsupported FX node '%s'" % node.op)
-        flat = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+        def leaves(o):  # Nested tuples of results, in order.
+            return ([leaf for x in o for leaf in leaves(x)]
+                    if isinstance(o, (list, tuple)) else [o])
+        flat = leaves(outputs)
         ids = []
         for o in flat:
             if not isinstance(o, torch.fx.Node):

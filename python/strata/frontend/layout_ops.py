@@ -8,6 +8,8 @@ dimension with an index vector computed from an iota, never a table in
 memory.
 """
 
+import math
+
 from .elementwise_ops import _norm_dim
 
 
@@ -117,3 +119,219 @@ class LayoutOps:
         for name in ("empty.memory_format", "empty_like.default",
                      "new_empty.default", "empty_strided.default"):
             t["aten." + name] = self.empty
+
+
+class StructureOps:
+    """Stacking, splitting, rotating, diagonals and strided views: each a
+    composition of views (transpose, reshape, slice, pad, concat) or a
+    gather through an index computed from iotas, so fusion folds it into
+    its consumer. A mixin of `Importer`."""
+
+    def unsqueeze(self, v, dim):
+        shape = self.shape(v)
+        return self.op("tensorir.reshape", [v], shape[:dim] + [1] + shape[dim:],
+                       self.dtype(v))
+
+    def stack(self, tensors, dim=0):
+        shape, dtype = self.out()
+        dim = _norm_dim(dim, len(shape))
+        parts = [self.unsqueeze(self.cast(self.value(t), dtype), dim)
+                 for t in tensors]
+        return self.op("tensorir.concat", parts, shape, dtype, axis=dim)
+
+    def unbind(self, x, dim=0):
+        v = self.value(x)
+        shape = self.shape(v)
+        dim = _norm_dim(dim, len(shape))
+        rest = shape[:dim] + shape[dim + 1:]
+        results = []
+        for i in range(shape[dim]):
+            offsets = [i if d == dim else 0 for d in range(len(shape))]
+            one = shape[:dim] + [1] + shape[dim + 1:]
+            s = self.op("tensorir.slice", [v], one, self.dtype(v), offsets=offsets,
+                        strides=[1] * len(shape))
+            results.append(self.op("tensorir.reshape", [s], rest, self.dtype(v)))
+        return results
+
+    def narrow(self, x, dim, start, length):
+        return self.slice(x, dim, start, start + length)
+
+    def transpose_dims(self, v, perm):
+        shape = self.shape(v)
+        return self.op("tensorir.transpose", [v], [shape[p] for p in perm],
+                       self.dtype(v), perm=list(perm))
+
+    def rot90(self, x, k=1, dims=(0, 1)):
+        """k quarter turns from dims[0] toward dims[1]: flips and a
+        transpose."""
+        shape, dtype = self.out()
+        v = self.value(x)
+        rank = len(self.shape(v))
+        d0, d1 = (_norm_dim(d, rank) for d in dims)
+        k %= 4
+        if k == 0:
+            return v
+
+        def flip(v, d):
+            s = self.shape(v)
+            offsets = [max(s[e] - 1, 0) if e == d else 0 for e in range(rank)]
+            strides = [-1 if e == d else 1 for e in range(rank)]
+            return self.op("tensorir.slice", [v], s, dtype, offsets=offsets,
+                           strides=strides)
+
+        perm = list(range(rank))
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        if k == 2:
+            return flip(flip(v, d0), d1)
+        if k == 1:
+            return self.transpose_dims(flip(v, d1), perm)
+        return flip(self.transpose_dims(v, perm), d1)
+
+    def pixel_shuffle(self, down):
+        """(..., C r^2, H, W) <-> (..., C, H r, W r), through reshapes and a
+        transpose."""
+        def convert(x, factor):
+            shape, dtype = self.out()
+            v = self.value(x)
+            s = self.shape(v)
+            lead, r = s[:-3], factor
+            n = len(lead)
+            if not down:
+                c, h, w = s[-3] // (r * r), s[-2], s[-1]
+                v = self.op("tensorir.reshape", [v], lead + [c, r, r, h, w], dtype)
+                perm = list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2]
+            else:
+                c, h, w = s[-3], s[-2] // r, s[-1] // r
+                v = self.op("tensorir.reshape", [v], lead + [c, h, r, w, r], dtype)
+                perm = list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3]
+            return self.op("tensorir.reshape", [self.transpose_dims(v, perm)],
+                           shape, dtype)
+        return convert
+
+    def _diagonal_of(self, v, offset, dim1, dim2):
+        """The diagonal of dims (dim1, dim2) of `v`, last: both moved to the
+        end and flattened, then a strided slice (a view)."""
+        shape = self.shape(v)
+        rank = len(shape)
+        d1, d2 = _norm_dim(dim1, rank), _norm_dim(dim2, rank)
+        rest = [d for d in range(rank) if d not in (d1, d2)]
+        moved = self.transpose_dims(v, rest + [d1, d2])
+        rows, cols = shape[d1], shape[d2]
+        start = offset if offset >= 0 else -offset * cols
+        length = max(0, min(rows, cols - offset) if offset >= 0
+                     else min(rows + offset, cols))
+        lead = [shape[d] for d in rest]
+        flat = self.op("tensorir.reshape", [moved], lead + [rows * cols],
+                       self.dtype(v))
+        if length == 0:
+            return self.b.splat(0.0, lead + [0], self.dtype(v))
+        return self.op("tensorir.slice", [flat], lead + [length], self.dtype(v),
+                       offsets=[0] * len(lead) + [start],
+                       strides=[1] * len(lead) + [cols + 1])
+
+    def diagonal(self, x, offset=0, dim1=0, dim2=1):
+        return self._diagonal_of(self.value(x), offset, dim1, dim2)
+
+    def diag_embed(self, x, offset=0, dim1=-2, dim2=-1):
+        shape, dtype = self.out()
+        return self.embed_diagonal(self.cast(self.value(x), dtype), shape,
+                                   offset, dim1, dim2)
+
+    def embed_diagonal(self, v, shape, offset, dim1, dim2):
+        """`v`'s last-dimension vectors on the diagonal `offset` of the
+        matrices at (dim1, dim2) of `shape`, zeros elsewhere: each vector
+        laid along the rows (columns for a negative offset), padded,
+        broadcast across, and selected where column - row = offset."""
+        rank, dtype = len(shape), self.dtype(v)
+        d1, d2 = _norm_dim(dim1, rank), _norm_dim(dim2, rank)
+        n = self.shape(v)[-1]
+        along, across = (d1, d2) if offset >= 0 else (d2, d1)
+        # (lead..., n, 1) -> the vector at `along`, the unit at `across`.
+        v = self.unsqueeze(v, rank - 1)
+        lead = [d for d in range(rank) if d not in (d1, d2)]
+        source = {d: i for i, d in enumerate(lead)}
+        source[along], source[across] = rank - 2, rank - 1
+        v = self.transpose_dims(v, [source[d] for d in range(rank)])
+        high = [0] * rank
+        high[along] = shape[along] - n
+        if high[along] > 0:
+            v = self.b.pad(v, [0] * rank, high, 0.0)
+        elif high[along] < 0:
+            kept = [shape[along] if d == along else s
+                    for d, s in enumerate(self.shape(v))]
+            v = self.op("tensorir.slice", [v], kept, dtype, offsets=[0] * rank,
+                        strides=[1] * rank)
+        v = self.op("tensorir.broadcast", [v], shape, dtype,
+                    dims=list(range(rank)))
+        rows = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": d1})[0]
+        cols = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": d2})[0]
+        on = (self.expr_of(cols) - self.expr_of(rows)).eq(offset)
+        return self.select(on.value, v, self.b.splat(0.0, shape, dtype))
+
+    def diag(self, x, diagonal=0):
+        """A vector's diagonal matrix, or a matrix's diagonal vector."""
+        v = self.value(x)
+        if len(self.shape(v)) == 2:
+            return self._diagonal_of(v, diagonal, 0, 1)
+        return self.diag_embed(x, diagonal, 0, 1)
+
+    def block_diag(self, tensors):
+        """The matrices on a diagonal: each padded with zeros to the full
+        width, concatenated along the rows."""
+        shape, dtype = self.out()
+        blocks, col = [], 0
+        for t in tensors:
+            v = self.cast(self.value(t), dtype)
+            s = self.shape(v)
+            if len(s) == 0:
+                s, v = [1, 1], self.op("tensorir.reshape", [v], [1, 1], dtype)
+            elif len(s) == 1:
+                s, v = [1, s[0]], self.op("tensorir.reshape", [v], [1, s[0]], dtype)
+            blocks.append(self.b.pad(v, [0, col], [0, shape[1] - col - s[1]], 0.0))
+            col += s[1]
+        return self.op("tensorir.concat", blocks, shape, dtype, axis=0)
+
+    def as_strided(self, x, size, stride, storage_offset=None):
+        """A strided view of the input's elements (row-major): a gather of
+        the flattened input at offset + sum(i_k stride_k)."""
+        shape, dtype = self.out()
+        v = self.value(x)
+        total = math.prod(self.shape(v))
+        flat = self.op("tensorir.reshape", [v], [total], dtype)
+        pos = self.expr_of(self.b.splat(float(storage_offset or 0), shape, "i64"))
+        for d, st in enumerate(stride):
+            coord = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": d})[0]
+            pos = pos + self.expr_of(coord) * st
+        return self.op("tensorir.gather", [flat, pos.value], shape, dtype, axis=0)
+
+    def repeat_interleave(self, x, repeats, dim=None, output_size=None):
+        """Each element `repeats` times along `dim` (the flattened input
+        without one): a broadcast of a new unit dimension, merged."""
+        shape, dtype = self.out()
+        v = self.value(x)
+        if dim is None:
+            v = self.op("tensorir.reshape", [v], [math.prod(self.shape(v))], dtype)
+            dim = 0
+        s = self.shape(v)
+        dim = _norm_dim(dim, len(s))
+        spread = s[:dim + 1] + [1] + s[dim + 1:]
+        v = self.op("tensorir.reshape", [v], spread, dtype)
+        repeated = s[:dim + 1] + [repeats] + s[dim + 1:]
+        v = self.op("tensorir.broadcast", [v], repeated, dtype,
+                    dims=list(range(len(repeated))))
+        return self.op("tensorir.reshape", [v], shape, dtype)
+
+    def structure_table(self, t):
+        t["aten.stack.default"] = self.stack
+        t["aten.unbind.int"] = self.unbind
+        t["aten.narrow_copy.default"] = self.narrow
+        t["aten.narrow.default"] = self.narrow
+        t["aten.rot90.default"] = self.rot90
+        t["aten.pixel_shuffle.default"] = self.pixel_shuffle(False)
+        t["aten.pixel_unshuffle.default"] = self.pixel_shuffle(True)
+        t["aten.diagonal.default"] = self.diagonal
+        t["aten.diag_embed.default"] = self.diag_embed
+        t["aten.diag.default"] = self.diag
+        t["aten.block_diag.default"] = self.block_diag
+        t["aten.as_strided.default"] = self.as_strided
+        t["aten.repeat_interleave.self_int"] = self.repeat_interleave

@@ -120,7 +120,6 @@ class WindowOps:
     def max_pool(self, n):
         def convert(x, kernel_size, stride=(), padding=0, dilation=1,
                     ceil_mode=False):
-            self._no_indices_read()
             shape, dtype = self.out(0)
             kernel, stride, padding, dilation, _, out = self._pool_params(
                 x, n, kernel_size, stride, padding, dilation, ceil_mode)
@@ -128,21 +127,48 @@ class WindowOps:
                 self.error("max pooling of %s tensors is not supported" % dtype)
             windows = self._windows(self.value(x), kernel, stride, padding,
                                     dilation, out, -math.inf)
-            rank = len(shape)
+            return self._window_max(
+                windows, shape, kernel,
+                lambda i, o, k: o * stride[i] - padding[i] + k * dilation[i])
+        return convert
+
+    def _indices_read(self):
+        """Whether the program reads a pooling's second result (the argmax
+        positions, for max_unpool)."""
+        return any(u.target is operator.getitem and u.args[1] == 1 and is_live(u)
+                   for u in self.node.users)
+
+    def _window_max(self, windows, shape, kernel, coordinate):
+        """[values, indices] of max pooling over `windows` (the pooled
+        dims, then the window dims): the maximum, and where the program
+        reads them, its position in the input's plane (PyTorch's indices:
+        the first maximum, row-major over the last len(kernel) dims), from
+        the window position through `coordinate(dim, output, k)`."""
+        n = len(kernel)
+        rank = len(shape)
+        dtype = self.dtype(windows)
+        if not self._indices_read():
             return [self.op("tensorir.reduce", [windows], shape, dtype,
                             kind=_strata.I32(MAX), axes=list(range(rank, rank + n)),
                             keepdim=False), None]
-        return convert
-
-    def _no_indices_read(self):
-        """Pooling's second result (argmax positions, for max_unpool and
-        autograd) is not computed: an error where the program uses it
-        (PyTorch's own decompositions may view it and drop the view)."""
-        for user in self.node.users:
-            if (user.target is operator.getitem and user.args[1] == 1
-                    and is_live(user)):
-                self.error("the indices output of '%s' is not supported"
-                           % self.node.target)
+        flat = self.op("tensorir.reshape", [windows], shape + [math.prod(kernel)],
+                       dtype)
+        values, position = self.b.op("tensorir.arg_reduce", [flat],
+                                     [(shape, dtype), (shape, "i64")],
+                                     {"kind": _strata.I32(MAX), "axis": rank,
+                                      "keepdim": False})
+        in_sizes = self.shape(self.value(self.node.args[0]))[-n:]
+        p = self.expr_of(position)
+        index = p * 0
+        plane_stride, window_stride = 1, 1
+        for i in reversed(range(n)):
+            k = (p / window_stride).rem(kernel[i])
+            o = self.expr_of(self.b.op("tensorir.iota", [], [(shape, "i64")],
+                                       {"dim": rank - n + i})[0])
+            index = index + coordinate(i, o, k) * plane_stride
+            plane_stride *= in_sizes[i]
+            window_stride *= kernel[i]
+        return [values, index.value]
 
     def _count(self, out_shape, dim, size, kernel, stride, padding, include_pad):
         """The number of elements each window along `dim` averages over
@@ -196,32 +222,70 @@ class WindowOps:
         """Adaptive pooling: bin o of a dimension of size D covers
         [floor(o D / O), ceil((o + 1) D / O))."""
         def convert(x, output_size):
-            if kind == MAX:
-                self._no_indices_read()
-                shape, dtype = self.out(0)
-            else:
-                shape, dtype = self.out()
+            shape, dtype = self.out(0) if kind == MAX else self.out()
             v = self.value(x)
             in_shape = self.shape(v)
             rank = len(in_shape)
             out = list(shape[rank - n:])
-            if all(in_shape[rank - n + i] % out[i] == 0 for i in range(n)):
-                kernel = [in_shape[rank - n + i] // out[i] for i in range(n)]
+            sizes = in_shape[rank - n:]
+            if all(sizes[i] % out[i] == 0 for i in range(n)):
+                kernel = [sizes[i] // out[i] for i in range(n)]
                 windows = self._windows(v, kernel, kernel, [0] * n, [1] * n, out,
                                         0.0)
+                if kind == MAX:
+                    return self._window_max(windows, shape, kernel,
+                                            lambda i, o, k: o * kernel[i] + k)
                 reduced = self.op("tensorir.reduce", [windows], shape, dtype,
                                   kind=_strata.I32(kind),
                                   axes=list(range(rank, rank + n)), keepdim=False)
-                if kind == MAX:
-                    return [reduced, None]
                 return self.op("tensorir.div",
                                [reduced, self.b.splat(float(math.prod(kernel)),
                                                       shape, dtype)],
                                shape, dtype)
+            if kind == MAX:
+                return self._adaptive_max(v, shape, sizes, out)
             for i in range(n):
                 v = self._adaptive_bins(v, rank - n + i, out[i], kind)
-            return [v, None] if kind == MAX else v
+            return v
         return convert
+
+    def _adaptive_max(self, v, shape, sizes, out):
+        """Adaptive max pooling with unequal bins: each bin's widest window
+        gathered per dimension (masked with -inf past the bin's end), the
+        window dims last, then _window_max."""
+        n = len(sizes)
+        dtype = self.dtype(v)
+        lead = len(shape) - n
+        widths, starts = [], []
+        for i in range(n):
+            size, bins = sizes[i], out[i]
+            widths.append(max(-(-(o + 1) * size // bins) - o * size // bins
+                              for o in range(bins)))
+        for i in range(n):
+            size, bins, width = sizes[i], out[i], widths[i]
+            grid = [bins, width]
+            start, end = self._bin_bounds(bins, size, grid)
+            j = self.expr_of(self.b.op("tensorir.iota", [], [(grid, "i64")],
+                                       {"dim": 1})[0])
+            at = self.expr_of(start) + j
+            index = at.minimum(size - 1)
+            dim = lead + 2 * i  # Earlier dims already split in two.
+            vs = self.shape(v)
+            gathered = vs[:dim] + grid + vs[dim + 1:]
+            v = self.op("tensorir.gather", [v, index.value], gathered, dtype, axis=dim)
+            inside = self.broadcast_dims((at < self.expr_of(end)).value, gathered,
+                                         [dim, dim + 1])
+            v = self.select(inside, v, self.b.splat(-math.inf, gathered, dtype))
+        # (lead, O1, K1, O2, K2, ...) -> (lead, O..., K...)
+        perm = (list(range(lead)) + [lead + 2 * i for i in range(n)]
+                + [lead + 2 * i + 1 for i in range(n)])
+        vs = self.shape(v)
+        windows = self.op("tensorir.transpose", [v], [vs[p] for p in perm], dtype,
+                          perm=perm)
+
+        def coordinate(i, o, k):
+            return (o * sizes[i]) / out[i] + k
+        return self._window_max(windows, shape, widths, coordinate)
 
     def _bin_bounds(self, bins, size, grid):
         """The first and the end index of each of `bins` bins of a dimension

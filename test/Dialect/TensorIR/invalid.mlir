@@ -237,14 +237,6 @@ func.func @layer_norm_weight(%x: tensor<8x64xf32>, %w: tensor<32xf32>) {
 
 // -----
 
-func.func @clamp_bounds(%x: tensor<8xf32>) {
-  // expected-error @+1 {{min 6.000000e+00 exceeds max 0.000000e+00}}
-  %0 = tensorir.clamp %x min 6.0 max 0.0 : tensor<8xf32>
-  return
-}
-
-// -----
-
 func.func @cast_shape(%x: tensor<8xf32>) {
   // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
   %0 = tensorir.cast %x : tensor<8xf32> to tensor<4xi32>

@@ -732,52 +732,39 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     return fused <= maxRecompute * unfused;
   }
 
+  /// Inlines the producer into `consumer` in place: its inputs the
+  /// consumer lacks become new inputs, and each load of the fused buffer
+  /// becomes a copy of the producer's element computation. In place, so a
+  /// fusion costs the producer's size times its sites, not the consumer's
+  /// size (a chain of N elementwise kernels fuses in O(N), not O(N^2)).
   void fuse(PatternRewriter &rewriter, KernelOp consumer, unsigned pos,
             Producer p) const {
     Location loc = consumer.getLoc();
-    // Inputs: the consumer's but the fused one, then the producer's new ones.
-    SmallVector<Value> inputs;
-    for (auto [i, v] : llvm::enumerate(consumer.getInputs()))
-      if (i != pos)
+    Block *body = &consumer.getBody().front();
+    Value fusedBuffer = consumer.getInputBuffers()[pos];
+    SmallVector<Value> inputs(consumer.getInputs());
+    SmallVector<Operation *> producers;
+    for (Value input : inputs)
+      if (Operation *def = input.getDefiningOp<KernelOp>())
+        producers.push_back(def);
+    rewriter.modifyOpInPlace(consumer, [&] {
+      for (Value v : p.kernel.getInputs()) {
+        if (llvm::is_contained(inputs, v))
+          continue;
+        auto type = cast<RankedTensorType>(v.getType());
+        body->insertArgument(inputs.size(),
+                             MemRefType::get(type.getShape(),
+                                             type.getElementType()),
+                             loc);
         inputs.push_back(v);
-    for (Value v : p.kernel.getInputs())
-      if (!llvm::is_contained(inputs, v))
-        inputs.push_back(v);
-    auto fused = KernelOp::create(rewriter, loc, consumer.getResultTypes(),
-                                  inputs);
-    SmallVector<Type> argTypes;
-    for (Value v : inputs)
-      argTypes.push_back(
-          MemRefType::get(cast<RankedTensorType>(v.getType()).getShape(),
-                          cast<RankedTensorType>(v.getType()).getElementType()));
-    for (BlockArgument out : consumer.getOutputBuffers())
-      argTypes.push_back(out.getType());
-    Block *body = rewriter.createBlock(
-        &fused.getBody(), {}, argTypes,
-        SmallVector<Location>(argTypes.size(), loc));
+      }
+    });
     auto argFor = [&](Value tensor) {
       return body->getArgument(llvm::find(inputs, tensor) - inputs.begin());
     };
-    IRMapping consumerMap;
-    for (auto [i, arg] : llvm::enumerate(consumer.getInputBuffers()))
-      if (i != pos)
-        consumerMap.map(arg, argFor(consumer.getInputs()[i]));
-    for (auto [arg, newArg] :
-         llvm::zip(consumer.getOutputBuffers(),
-                   body->getArguments().take_back(
-                       consumer.getOutputBuffers().size())))
-      consumerMap.map(arg, newArg);
-    rewriter.setInsertionPointToEnd(body);
-    for (Operation &op : consumer.getBody().front())
-      rewriter.clone(op, consumerMap);
 
     // Inline the producer at every load of the fused buffer.
-    Value fusedBuffer = consumer.getInputBuffers()[pos];
-    SmallVector<LoadOp> sites;
-    body->walk([&](LoadOp load) {
-      if (load.getMemref() == fusedBuffer)
-        sites.push_back(load);
-    });
+    SmallVector<LoadOp> sites = loadsOf(fusedBuffer);
     IRMapping producerArgs;
     for (auto [arg, tensor] :
          llvm::zip(p.kernel.getInputBuffers(), p.kernel.getInputs()))
@@ -813,7 +800,20 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
         });
       rewriter.replaceOp(site, element.lookupOrDefault(p.store.getValue()));
     }
-    rewriter.replaceOp(consumer, fused.getResults());
+    rewriter.modifyOpInPlace(consumer, [&] {
+      body->eraseArgument(pos);
+      inputs.erase(inputs.begin() + pos);
+      consumer->setOperands(inputs);
+    });
+    // The driver revisits a modified op, but not its neighbours: the
+    // consumer's own consumers weigh it again, now that it computes more,
+    // and before them its producers (the fused one, dead now, to be
+    // erased), in the order the driver would visit them had the consumer
+    // been replaced by a new kernel (which fusion decisions depend on).
+    for (Operation *user : consumer->getUsers())
+      rewriter.modifyOpInPlace(user, [] {});
+    for (Operation *producer : producers)
+      rewriter.modifyOpInPlace(producer, [] {});
   }
 
   double maxRecompute, roundTripCost;

@@ -438,15 +438,6 @@ SmallVector<Value> SiluOp::decompose(OpBuilder &b) {
   return {MulOp::create(b, getLoc(), getInput(), s)};
 }
 
-LogicalResult ClampOp::verify() {
-  if (getMin() && getMax() &&
-      getMin()->convertToDouble() > getMax()->convertToDouble())
-    return emitOpError("min ")
-           << getMin()->convertToDouble() << " exceeds max "
-           << getMax()->convertToDouble();
-  return success();
-}
-
 SmallVector<Value> ClampOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
   Value y = getInput();

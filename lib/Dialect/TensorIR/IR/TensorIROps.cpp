@@ -200,6 +200,14 @@ Value XorOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   return arith::XOrIOp::create(b, loc, x[0], x[1]);
 }
 
+Value ShlOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::ShLIOp::create(b, loc, x[0], x[1]);
+}
+
+Value ShrOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::ShRSIOp::create(b, loc, x[0], x[1]);
+}
+
 Value CmpOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
   if (isFloat(x[0])) {
     arith::CmpFPredicate p;
@@ -273,6 +281,28 @@ Value CastOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
     return from.isInteger(1) ? Value(arith::ExtUIOp::create(b, loc, to, v))
                              : Value(arith::ExtSIOp::create(b, loc, to, v));
   return arith::TruncIOp::create(b, loc, to, v);
+}
+
+//===----------------------------------------------------------------------===//
+// BitcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BitcastOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("changes the shape");
+  Type from = in.getElementType(), to = out.getElementType();
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth() ||
+      from.isInteger(1) || to.isInteger(1))
+    return emitOpError("reinterprets ")
+           << from << " as " << to
+           << "; both must be one width, wider than a bool";
+  return success();
+}
+
+Value BitcastOp::buildScalarOp(OpBuilder &b, Location loc, ValueRange x) {
+  return arith::BitcastOp::create(b, loc,
+                                  getResult().getType().getElementType(), x[0]);
 }
 
 //===----------------------------------------------------------------------===//

@@ -133,6 +133,9 @@ def TensorIR_SiluOp : TensorIR_UnaryCompositeOp<"silu", "x * sigmoid(x)"> {
 def TensorIR_ClampOp : TensorIR_CompositeOp<"clamp", [SameOperandsAndResultType]> {
   let summary = "Clamps to [min, max] (either bound optional).";
   let description = [{
+    `min(max(x, min), max)`, NaN-propagating, as `torch.clamp`: where `min`
+    exceeds `max`, every element is `max`.
+
     ```mlir
     %y = tensorir.clamp %x min 0.0 max 6.0 : tensor<8x512xf32>
     ```
@@ -143,7 +146,6 @@ def TensorIR_ClampOp : TensorIR_CompositeOp<"clamp", [SameOperandsAndResultType]
   let assemblyFormat = [{
     $input (`min` $min^)? (`max` $max^)? attr-dict `:` type($result)
   }];
-  let hasVerifier = 1;
 }
 
 def TensorIR_MeanOp : TensorIR_CompositeOp<"mean", [InferTypeOpAdaptor]> {

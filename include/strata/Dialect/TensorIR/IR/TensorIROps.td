@@ -175,6 +175,11 @@ class TensorIR_BitwiseOp<string mnemonic, string what>
 def TensorIR_AndOp : TensorIR_BitwiseOp<"and", "bitwise and">;
 def TensorIR_OrOp : TensorIR_BitwiseOp<"or", "bitwise or">;
 def TensorIR_XorOp : TensorIR_BitwiseOp<"xor", "bitwise exclusive or">;
+def TensorIR_ShlOp : TensorIR_BitwiseOp<"shl",
+    "left shift (poison for shifts outside [0, bits), like arith.shli)">;
+def TensorIR_ShrOp : TensorIR_BitwiseOp<"shr",
+    "arithmetic right shift (poison for shifts outside [0, bits), like "
+    "arith.shrsi)">;
 
 def TensorIR_CmpPredicate : I32EnumAttr<"CmpPredicate",
     "an elementwise comparison", [
@@ -234,6 +239,25 @@ def TensorIR_CastOp : TensorIR_Op<"cast", [Pure, Elementwise,
 
     ```mlir
     %h = tensorir.cast %x : tensor<8x16xf32> to tensor<8x16xf16>
+    ```
+  }];
+  let arguments = (ins TensorIR_Tensor:$input);
+  let results = (outs TensorIR_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def TensorIR_BitcastOp : TensorIR_Op<"bitcast", [Pure, Elementwise,
+    DeclareOpInterfaceMethods<TensorIR_ScalarizableOpInterface>]> {
+  let summary = "Reinterprets each element's bits as another type of the "
+                "same width.";
+  let description = [{
+    What needs a float's bits: its sign bit (`torch.signbit`, `copysign`
+    of a negative zero or NaN), the next representable value
+    (`nextafter`).
+
+    ```mlir
+    %bits = tensorir.bitcast %x : tensor<8x16xf32> to tensor<8x16xi32>
     ```
   }];
   let arguments = (ins TensorIR_Tensor:$input);

@@ -1,0 +1,143 @@
+"""Conformance on PyTorch's own test data: every op of PyTorch's OpInfo
+database (torch.testing._internal.common_methods_invocations.op_db) on its
+first sample input, in float32 (int64 or bool for ops without float
+kernels), compiled by Strata, run through the emulated GPU kernels and
+compared with the program's reference (strata.conformance, runner.check).
+strata.conformance.run_op(op, dtype, samples=N) runs more samples and
+other dtypes.
+
+Ops outside what an ML compiler of static shapes computes are listed with
+the reason (OUT_OF_SCOPE); ops not done yet too (NOT_YET). The suite fails
+when an unlisted op fails, when a NOT_YET op starts passing (so the list
+only shrinks), and when the share of sampled ops in scope that pass falls
+below PASS_FLOOR.
+"""
+import fnmatch
+
+import pytest
+
+torch = pytest.importorskip("torch")
+common = pytest.importorskip("torch.testing._internal.common_methods_invocations")
+
+from strata.conformance import run_op, variant_name  # noqa: E402
+
+OUT_OF_SCOPE = {
+    "random sampling: no reference to compare with": [
+        "bernoulli", "multinomial", "normal", "normal.*", "rand_like", "randn",
+        "randn_like", "randint_like", "uniform", "nn.functional.rrelu",
+        "nn.functional.dropout*",
+        "nn.functional.feature_alpha_dropout.*",
+        "nn.functional.fractional_max_pool*", "svd_lowrank", "pca_lowrank"],
+    "uninitialized memory": ["empty", "empty_like", "new_empty",
+                             "new_empty_strided"],
+    "complex numbers": ["fft.*", "view_as_complex", "complex", "polar", "chalf",
+                        "stft", "istft"],
+    "sparse tensors": ["sparse.*", "to_sparse"],
+    "factorizations and solvers (pivoting, iteration: not loop nests)": [
+        "cholesky", "cholesky_inverse", "cholesky_solve", "symeig", "geqrf", "lu",
+        "lu_solve", "lu_unpack", "matrix_exp", "ormqr", "qr", "svd", "pinverse",
+        "triangular_solve", "logdet", "norm.nuc", "linalg.cholesky*",
+        "linalg.cond", "linalg.det*", "linalg.eig*", "linalg.householder_product",
+        "linalg.ldl_*", "linalg.lstsq*", "linalg.qr", "linalg.slogdet",
+        "linalg.lu*", "linalg.inv*", "linalg.solve*", "linalg.matrix_rank*",
+        "linalg.pinv*", "linalg.svd*", "linalg.tensorinv", "linalg.tensorsolve"],
+    "output shapes the values decide": [
+        "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive",
+        "bincount", "histogram", "histogramdd", "combinations",
+        "nn.functional.one_hot", "segment_reduce.*", "nn.functional.ctc_loss"],
+    "PyTorch's implementation branches on values (.item())": [
+        "quantile", "nanquantile", "cov", "corrcoef",
+        "nn.functional.gaussian_nll_loss"],
+    "mutates its inputs (training-mode running statistics, resizing)": [
+        "native_batch_norm", "nn.functional.batch_norm",
+        "nn.functional.instance_norm", "resize_", "resize_as_"],
+}
+
+# Not done yet: op -> why (what the front end or a later stage lacks).
+NOT_YET = {
+    "as_strided_scatter": "aten.as_strided_scatter.default",
+    "byte": "unsupported dtype torch.uint8",
+    "gcd": "aten.gcd.default",
+    "histc": "aten.histc.default",
+    "igamma": "aten.igamma.default",
+    "igammac": "aten.igammac.default",
+    "lcm": "aten.lcm.default",
+    "nn.functional.embedding_bag": "aten._embedding_bag_forward_only.default",
+    "nn.functional.grid_sample": "aten.grid_sampler_2d.default",
+    "nn.functional.interpolate.bicubic": "aten.upsample_bicubic2d.vec",
+    "special.airy_ai": "aten.special_airy_ai.default",
+    "special.bessel_j0": "aten.special_bessel_j0.default",
+    "special.bessel_j1": "aten.special_bessel_j1.default",
+    "special.bessel_y0": "aten.special_bessel_y0.default",
+    "special.bessel_y1": "aten.special_bessel_y1.default",
+    "special.chebyshev_polynomial_t": "aten.special_chebyshev_polynomial_t.default",
+    "special.chebyshev_polynomial_u": "aten.special_chebyshev_polynomial_u.default",
+    "special.chebyshev_polynomial_v": "aten.special_chebyshev_polynomial_v.default",
+    "special.chebyshev_polynomial_w": "aten.special_chebyshev_polynomial_w.default",
+    "special.hermite_polynomial_h": "aten.special_hermite_polynomial_h.default",
+    "special.hermite_polynomial_he": "aten.special_hermite_polynomial_he.default",
+    "special.laguerre_polynomial_l": "aten.special_laguerre_polynomial_l.default",
+    "special.legendre_polynomial_p": "aten.special_legendre_polynomial_p.default",
+    "special.modified_bessel_k0": "aten.special_modified_bessel_k0.default",
+    "special.modified_bessel_k1": "aten.special_modified_bessel_k1.default",
+    "special.scaled_modified_bessel_k0": "aten.special_scaled_modified_bessel_k0.default",
+    "special.scaled_modified_bessel_k1": "aten.special_scaled_modified_bessel_k1.default",
+    "special.shifted_chebyshev_polynomial_t": "aten.special_shifted_chebyshev_polynomial_t.default",
+    "special.shifted_chebyshev_polynomial_u": "aten.special_shifted_chebyshev_polynomial_u.default",
+    "special.shifted_chebyshev_polynomial_v": "aten.special_shifted_chebyshev_polynomial_v.default",
+    "special.shifted_chebyshev_polynomial_w": "aten.special_shifted_chebyshev_polynomial_w.default",
+    "special.zeta": "aten.special_zeta.default",
+}
+
+
+def out_of_scope(name):
+    return next((reason for reason, patterns in OUT_OF_SCOPE.items()
+                 if any(fnmatch.fnmatchcase(name, p) for p in patterns)), None)
+
+
+OPS = sorted(common.op_db, key=variant_name)
+RESULTS = {}  # variant -> [(outcome, detail)]
+
+
+def results_of(op):
+    name = variant_name(op)
+    if name not in RESULTS:
+        RESULTS[name] = run_op(op, samples=1)
+    return RESULTS[name]
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if not out_of_scope(variant_name(op))],
+                         ids=variant_name)
+def test_op_matches_pytorch(op):
+    name = variant_name(op)
+    outcomes = results_of(op)
+    failures = [(o, d) for o, d in outcomes if o not in ("pass", "skip")]
+    if name in NOT_YET:
+        assert failures, ("%s passes now: take it off NOT_YET (%s)"
+                          % (name, NOT_YET[name]))
+        return
+    assert not failures, failures
+
+
+def test_lists_name_ops_of_the_database():
+    names = {variant_name(op) for op in OPS}
+    stale = [n for n in NOT_YET if n not in names]
+    assert not stale, stale
+    for patterns in OUT_OF_SCOPE.values():
+        for p in patterns:
+            assert any(fnmatch.fnmatchcase(n, p) for n in names), p
+    both = [n for n in NOT_YET if out_of_scope(n)]
+    assert not both, both
+
+
+# The share of sampled in-scope ops that pass may not fall below this (452
+# of 484 on 2026-12-03; the coverage issue asks for 0.9).
+PASS_FLOOR = 0.93
+
+
+def test_sampled_ops_in_scope_pass_above_the_floor():
+    in_scope = [op for op in OPS if not out_of_scope(variant_name(op))]
+    outcomes = [results_of(op) for op in in_scope]
+    sampled = [o for o in outcomes if any(r != "skip" for r, _ in o)]
+    passed = [o for o in sampled if all(r in ("pass", "skip") for r, _ in o)]
+    assert len(passed) >= PASS_FLOOR * len(sampled), (len(passed), len(sampled))
