@@ -669,7 +669,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         # of cosine_similarity, say, clamp and sqrt in place).
         for name in ("clamp_min_.default", "clamp_max_.default", "sqrt_.default",
                      "relu_.default", "mul_.Tensor", "div_.Tensor", "add_.Tensor",
-                     "sub_.Tensor"):
+                     "sub_.Tensor", "sigmoid_.default", "tanh_.default",
+                     "exp_.default", "neg_.default", "mul_.Scalar", "add_.Scalar"):
             t["aten." + name] = self.in_place(t["aten." + name.replace("_.", ".")])
         self.prims_table(t)
         t["aten.expand.default"] = self.expand
@@ -677,6 +678,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t["aten.select.int"] = self.select_index
         t["aten.split.Tensor"] = self.split
         t["aten.split_with_sizes.default"] = self.split
+        t["aten.unsafe_split.Tensor"] = self.split  # split without view tracking
+        t["aten.unsafe_split_with_sizes.default"] = self.split
         t["aten.cat.default"] = self.cat
         t["aten.embedding.default"] = self.embedding
         t["aten.index_select.default"] = self.index_select

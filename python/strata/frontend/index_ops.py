@@ -461,6 +461,58 @@ class IndexOps:
             return self.op("tensorir.reshape", [out.value], shape, dtype)
         return convert
 
+    def embedding_bag(self, weight, indices, offsets, scale_grad_by_freq=False,
+                      mode=0, sparse=False, per_sample_weights=None,
+                      include_last_offset=False, padding_idx=-1):
+        """nn.EmbeddingBag: the sum (mode 0), mean (1) or max (2) of the rows
+        of each bag, bag b holding the indices from offsets[b] up to the next
+        offset (the last bag up to the end, or to the last offset with
+        include_last_offset), without those equal to padding_idx; an empty
+        bag gives zeros. A pull: each bag folds every index, masked to its
+        own (bags x indices x dim work), so bags of any sizes the values
+        decide are one loop nest."""
+        w = self.value(weight)
+        dtype = self.dtype(w)
+        ids = self.cast(self.value(indices), "i64")
+        offs = self.cast(self.value(offsets), "i64")
+        if len(self.shape(ids)) != 1 or len(self.shape(offs)) != 1:
+            self.error("embedding_bag takes 1-D indices and offsets")
+        n, dim = self.shape(ids)[0], self.shape(w)[1]
+        count = self.shape(offs)[0]
+        bags = count - 1 if include_last_offset else count
+        if mode not in (0, 1, 2):
+            self.error("embedding_bag mode %r is not supported" % (mode,))
+        if per_sample_weights is not None and mode != 0:
+            self.error("embedding_bag takes per_sample_weights only with mode 'sum'")
+        rows = self.op("tensorir.gather", [w, ids], [n, dim], dtype, axis=0)
+        if per_sample_weights is not None:
+            scale = self.cast(self.value(per_sample_weights), dtype)
+            scale = self.op("tensorir.broadcast", [scale], [n, dim], dtype, dims=[0])
+            rows = self.op("tensorir.mul", [rows, scale], [n, dim], dtype)
+        b = self.iota([bags], 0)
+        starts = self.expr_of(self.take_flat(offs, b))
+        ends = self.expr_of(self.take_flat(offs, (b + 1).minimum(count - 1)))
+        if not include_last_offset:
+            ends = ends.where(b < bags - 1, n)
+        grid = [bags, n]
+        i = self.iota(grid, 1)
+        mask = (i >= self._along(starts.value, grid, [0])) & \
+            (i < self._along(ends.value, grid, [0]))
+        if padding_idx is not None and padding_idx >= 0:
+            mask = mask & self._along(ids, grid, [1]).ne(padding_idx)
+        pull = [bags, n, dim]
+        member = self._along(mask.value, pull, [0, 1])
+        source = self._along(rows, pull, [1, 2])
+        if mode == 2:
+            extreme = source.where(member, -math.inf).reduce(MAX, [1])
+            hit = member.cast("i8").reduce(MAX, [1]).ne(0)
+            return [extreme.where(hit, 0.0).value, None, None, None]
+        total = source.where(member, 0.0).reduce(SUM, [1])
+        if mode == 1:
+            size = mask.cast(dtype).reduce(SUM, [1]).maximum(1.0)
+            total = total / self._along(size.value, [bags, dim], [0])
+        return [total.value, None, None, None]
+
     def nll_loss(self, x, target, weight=None, reduction=1, ignore_index=-100):
         """-w[t] x[t] per sample (0 where t is ignore_index), summed or
         averaged by the weights: (output, total weight)."""
@@ -555,6 +607,8 @@ class IndexOps:
         t["aten.searchsorted.Tensor"] = self.searchsorted
         t["aten.max_unpool2d.default"] = self.max_unpool(2)
         t["aten.max_unpool3d.default"] = self.max_unpool(3)
+        t["aten._embedding_bag_forward_only.default"] = self.embedding_bag
+        t["aten._embedding_bag.default"] = self.embedding_bag
         t["aten.nll_loss_forward.default"] = self.nll_loss
         t["aten.nll_loss2d_forward.default"] = self.nll_loss
         t["aten.multi_margin_loss.default"] = self.multi_margin_loss

@@ -188,6 +188,42 @@ class MathOps:
             return a._binary("shr", safe).where(inside, sign).value
         return convert
 
+    def _gcd(self, a, b, bits):
+        """Euclid's algorithm on |a|, |b| (as PyTorch), unrolled to the
+        longest run an integer of `bits` bits takes: consecutive Fibonacci
+        numbers are the worst case, and F(k+2) > 2^(bits-1) bounds the
+        steps by k (92 for int64), so no input needs more."""
+        steps, f0, f1 = 0, 1, 1
+        while f1 <= 2 ** (bits - 1):
+            f0, f1, steps = f1, f0 + f1, steps + 1
+        a, b = a.abs(), b.abs()
+        for _ in range(steps):
+            nonzero = a.ne(0)
+            a, b = b.rem(a.where(nonzero, 1)).where(nonzero, 0), a.where(nonzero, b)
+        return b
+
+    def _integer_out(self):
+        shape, dtype = self.out()
+        if _is_float(dtype) or dtype == "i1":
+            self.error("'%s' of %s tensors is not supported" % (self.node.target, dtype))
+        return shape, dtype
+
+    def gcd(self, x, y):
+        shape, dtype = self._integer_out()
+        a, b = self.expr(x, shape, dtype), self.expr(y, shape, dtype)
+        return self._gcd(a, b, int(dtype[1:])).value
+
+    def lcm(self, x, y):
+        """|a / gcd * b|, 0 where the gcd is (as PyTorch), computed in at
+        least 32 bits before it wraps to the dtype (C++'s promotion)."""
+        shape, dtype = self._integer_out()
+        wide = dtype if int(dtype[1:]) >= 32 else "i32"
+        a, b = self.expr(x, shape, wide), self.expr(y, shape, wide)
+        g = self._gcd(a, b, int(wide[1:]))
+        nonzero = g.ne(0)
+        out = (a / g.where(nonzero, 1) * b).abs().where(nonzero, 0)
+        return out.cast(dtype).value
+
     # -- small reductions --------------------------------------------------
     def nansum(self, x, dims=None, keepdim=False, dtype=None):
         shape, out_dtype = self.out()
@@ -282,6 +318,8 @@ class MathOps:
         for overload in ("Tensor", "Scalar"):
             t["aten.__lshift__." + overload] = self.shift(True)
             t["aten.__rshift__." + overload] = self.shift(False)
+        t["aten.gcd.default"] = self.gcd
+        t["aten.lcm.default"] = self.lcm
         t["aten.nansum.default"] = self.nansum
         t["aten.aminmax.default"] = self.aminmax
         t["aten.count_nonzero.default"] = self.count_nonzero

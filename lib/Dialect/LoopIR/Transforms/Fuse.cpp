@@ -9,6 +9,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <map>
 #include <set>
 
 namespace strata::loopir {
@@ -770,7 +771,27 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
          llvm::zip(p.kernel.getInputBuffers(), p.kernel.getInputs()))
       producerArgs.map(arg, argFor(tensor));
     ValueRange producerIvs = p.nest.getInductionVars();
+    // Loads of one element in one block read one computation of it: the
+    // first (which dominates the rest) computes it, the rest reuse it.
+    // Without this, a formula that reads each value twice (x * x, or a
+    // select of x) doubles with every producer fused into it.
+    llvm::sort(sites, [](LoadOp a, LoadOp b) {
+      if (a->getBlock() != b->getBlock())
+        return a->getBlock() < b->getBlock();
+      return a->isBeforeInBlock(b);
+    });
+    std::map<SmallVector<const void *>, Value> computed;
     for (LoadOp site : sites) {
+      SmallVector<const void *> key = {
+          site->getBlock(), site.getMapAttr().getAsOpaquePointer(),
+          site.getGuardAttr().getAsOpaquePointer(),
+          site.getPaddingAttr().getAsOpaquePointer()};
+      for (Value index : site.getIndices())
+        key.push_back(index.getAsOpaquePointer());
+      if (auto known = computed.find(key); known != computed.end()) {
+        rewriter.replaceOp(site, known->second);
+        continue;
+      }
       rewriter.setInsertionPoint(site);
       // The producer's loop indices at this site, for the producer's ops
       // that compute with them (iota, masks); loads compose maps instead.
@@ -798,7 +819,9 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
             return op->isAncestor(use.getOwner());
           });
         });
-      rewriter.replaceOp(site, element.lookupOrDefault(p.store.getValue()));
+      Value value = element.lookupOrDefault(p.store.getValue());
+      computed[std::move(key)] = value;
+      rewriter.replaceOp(site, value);
     }
     rewriter.modifyOpInPlace(consumer, [&] {
       body->eraseArgument(pos);
