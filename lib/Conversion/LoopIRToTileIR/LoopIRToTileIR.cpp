@@ -252,20 +252,22 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     return success();
   }
 
-  /// The generic schedule: the domain covers every nest (same rank), and
-  /// each point runs each nest's body whose bounds contain it.
+  /// The generic schedule: the domain covers every nest, and each point
+  /// runs each nest's body whose bounds contain it. Nests of lower rank
+  /// (an LSTM step's cell state beside its stacked outputs) take the
+  /// domain's trailing dimensions, and run where the leading ones are 0.
   LogicalResult buildGeneric(loopir::KernelOp op, OpAdaptor adaptor,
                              ConversionPatternRewriter &rewriter,
                              ArrayRef<Operation *> preamble,
                              SmallVector<loopir::ParallelOp> nests) const {
-    size_t rank = nests.front().getBounds().size();
-    SmallVector<int64_t> domain(std::max<size_t>(rank, 1), 1);
+    size_t rank = 1;
+    for (loopir::ParallelOp nest : nests)
+      rank = std::max(rank, nest.getBounds().size());
+    SmallVector<int64_t> domain(rank, 1);
     for (loopir::ParallelOp nest : nests) {
-      if (nest.getBounds().size() != rank)
-        return nest.emitError("cannot schedule loop nests of different ranks "
-                              "in one kernel");
+      size_t offset = rank - nest.getBounds().size();
       for (auto [d, b] : llvm::enumerate(nest.getBounds()))
-        domain[d] = std::max(domain[d], b);
+        domain[offset + d] = std::max(domain[offset + d], b);
     }
     Location loc = op.getLoc();
     IRMapping mapping;
@@ -280,9 +282,12 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
         SmallVector<Location>(domain.size(), loc));
     for (loopir::ParallelOp nest : nests) {
       OpBuilder::InsertionGuard guard(rewriter);
+      size_t offset = rank - nest.getBounds().size();
+      SmallVector<int64_t> box(offset, 1);
+      llvm::append_range(box, nest.getBounds());
       // Points outside this nest's box skip it.
       Value inside;
-      for (auto [d, b] : llvm::enumerate(nest.getBounds())) {
+      for (auto [d, b] : llvm::enumerate(box)) {
         if (b == domain[d])
           continue;
         Value bound = arith::ConstantIndexOp::create(rewriter, loc, b);
@@ -297,7 +302,7 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       }
       IRMapping point = mapping;
       point.map(nest.getInductionVars(),
-                pointBody->getArguments().take_front(rank));
+                pointBody->getArguments().drop_front(offset));
       for (Operation &inner : nest.getBody().front().without_terminator())
         rewriter.clone(inner, point);
     }

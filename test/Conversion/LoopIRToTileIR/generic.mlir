@@ -91,3 +91,33 @@ func.func @zero_d_reduction(%a: tensor<f32>) -> tensor<f32> {
   }
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Nests of different ranks: the lower-rank one takes the domain's trailing
+// dimensions and runs where the leading ones are 0.
+// CHECK-LABEL: func.func @ranks_differ
+// CHECK: domain [4, 20]
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: tileir.for_each_point [%{{.*}}, %{{.*}}] (%[[I:.*]], %[[J:.*]]) {
+// CHECK: %[[INJ:.*]] = arith.cmpi ult, %[[J]], %[[C5]] : index
+// CHECK: scf.if %[[INJ]] {
+// CHECK: loopir.load %{{.*}}[%[[I]], %[[J]]] : memref<4x5xf32>
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[I]], %[[C1]] : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: loopir.load %{{.*}}[%[[J]]] : memref<20xf32>
+func.func @ranks_differ(%a: tensor<4x5xf32>, %b: tensor<20xf32>) -> (tensor<4x5xf32>) {
+  %r = loopir.kernel ins(%a, %b : tensor<4x5xf32>, tensor<20xf32>) -> tensor<4x5xf32> {
+  ^bb0(%x: memref<4x5xf32>, %y: memref<20xf32>, %out: memref<4x5xf32>):
+    loopir.parallel (%i, %j) in [4, 5] {
+      %v = loopir.load %x[%i, %j] : memref<4x5xf32>
+      loopir.store %v, %out[%i, %j] : memref<4x5xf32>
+    }
+    loopir.parallel (%k) in [20] {
+      %v = loopir.load %y[%k] : memref<20xf32>
+      loopir.store %v, %out[%k] map affine_map<(d0) -> (d0 floordiv 5, d0 mod 5)> : memref<4x5xf32>
+    }
+  }
+  return %r : tensor<4x5xf32>
+}
