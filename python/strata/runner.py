@@ -231,10 +231,10 @@ def reference(program, inputs):
             for r, d in zip(as_list(results), dtypes)]
 
 
-def check(fn, inputs, via="loop", options="") -> Report:
-    """Compiles fn for its inputs, runs it on the CPU through `via` (with
-    schedule `options`), and compares every output with the program's
-    reference on the same inputs (PyTorch's ops in f64, see reference)."""
+def _compile_and_run(fn, inputs, via, options):
+    """(program, module, expected, results): fn captured and compiled for
+    its inputs, its reference outputs, and its outputs run on the CPU
+    through `via`."""
     inputs = tuple(inputs)
     program = capture(fn, inputs)
     module = import_program(program)
@@ -244,6 +244,19 @@ def check(fn, inputs, via="loop", options="") -> Report:
     module.run_on_cpu("forward", via_pipeline(via, options),
                       [host_view(a) for a in args],
                       [host_view(r) for r in results])
+    return program, module, expected, results
+
+
+def run(fn, inputs, via="loop", options="") -> List[torch.Tensor]:
+    """fn's outputs as Strata computes them on the CPU through `via`."""
+    return _compile_and_run(fn, inputs, via, options)[3]
+
+
+def check(fn, inputs, via="loop", options="") -> Report:
+    """Compiles fn for its inputs, runs it on the CPU through `via` (with
+    schedule `options`), and compares every output with the program's
+    reference on the same inputs (PyTorch's ops in f64, see reference)."""
+    program, module, expected, results = _compile_and_run(fn, inputs, via, options)
     checks = [compare(got, want, computed_in) for got, want, computed_in
               in zip(results, expected, least_precise_dtypes(program))]
     return Report(count_kernels(module), checks)

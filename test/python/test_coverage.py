@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from conftest import prepare, uninstrumented_env
 from strata.frontend import UnsupportedOperation, capture, import_program
-from strata.runner import check
+from strata.runner import check, run
 
 
 def randn(*shape):
@@ -192,6 +192,16 @@ PROGRAMS = {
                             *torch.cummax(x, 1), *torch.cummin(x, 0),
                             torch.logcumsumexp(x, 1), torch.cumsum(i, 1)),
               lambda: (randn(5, 37), ints(5, 37))),
+    # Rows past 64 scan in two levels; their last block is partial (1000 =
+    # 31 blocks of 32 and 8 of padding).
+    "long_scans": (lambda x, i: (torch.cumsum(x, 1), torch.cumprod(1.0 + x * 0.01, 1),
+                                 torch.cumsum(x, 0), torch.cumsum(i, 1)),
+                   lambda: (randn(3, 1000), ints(3, 257))),
+    # A top-k of a long row folds the row once per element (no ties here:
+    # PyTorch does not promise their order).
+    "long_topk": (lambda x, i: (*torch.topk(x, 5, 1), *torch.topk(x.t(), 16, 0, largest=False),
+                                torch.topk(i, 3, 1).values),
+                  lambda: (randn(6, 700), ints(4, 321))),
     "sort_and_topk": (lambda x: (*torch.sort(x, 1), *torch.sort(x, 0, descending=True),
                                  *torch.topk(x, 4, 1), *torch.topk(x, 3, 0, largest=False)),
                       lambda: (randn(6, 29),)),
@@ -257,6 +267,29 @@ def test_attention_modules_match_pytorch(via):
     layer = nn.TransformerEncoderLayer(12, 3, 20, batch_first=True).eval()
     report = check(layer, (randn(2, 6, 12),), via=via)
     assert report.passed, report
+
+
+@pytest.mark.parametrize("via", ["loop", "kernel"])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_of_a_long_row_orders_ties_and_nan_as_a_stable_sort(largest, via):
+    # Equal elements come in index order, and NaN is the largest, as in a
+    # stable sort of the row (PyTorch leaves the order of equals open:
+    # the values must be its, the indices the stable sort's).
+    torch.manual_seed(11)
+    x = torch.round(randn(3, 90))
+    x[0, 7] = x[0, 50] = math.nan
+    x[1, :] = math.nan
+    x[1, 30] = 2.0
+    x[2, 3] = math.inf
+    values, indices = run(lambda x: torch.topk(x, 5, 1, largest=largest), (x,), via=via)
+    want = torch.topk(x, 5, 1, largest=largest).values
+    assert torch.equal(values.isnan(), want.isnan())
+    assert torch.equal(torch.nan_to_num(values), torch.nan_to_num(want))
+    stable = torch.sort(x, dim=1, descending=largest, stable=True).indices[:, :5]
+    if not largest:  # The stable sort puts NaN last either way.
+        stable = torch.sort(torch.where(x.isnan(), math.inf, x), dim=1,
+                            stable=True).indices[:, :5]
+    assert torch.equal(indices, stable), (indices, stable)
 
 
 @pytest.mark.parametrize("fn, op", [

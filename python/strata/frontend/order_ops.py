@@ -8,15 +8,25 @@ data moves through memory between threads, the results are
 deterministic, and PyTorch's orders hold (NaN sorts as the largest; ties
 keep their order; a cumulative maximum takes the last position of its
 maximum). The price is the row's length squared per row, where a scan
-or a bitonic network would take the row's length (times its log): fine
-for the rows of losses, positions and sampling up to a few thousand, not
-for sorting a million elements. A mixin of `Importer` (importer.py).
+or a bitonic network would take the row's length (times its log). Two
+cases cost less: cumsum and cumprod of rows longer than 64 scan in two
+levels (blocks of about sqrt(n), n sqrt(n) work), and a top-k of at most
+16 from such a row takes k folds of the row (k n work: sampling from a
+vocabulary). A mixin of `Importer` (importer.py).
 """
 import math
 
 from .elementwise_ops import _is_float, _norm_dim
 
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
+
+# Scans of longer rows go in two levels (_prefix_blocked): at 64, one
+# level's n^2 = 4096 is about the two levels' n sqrt(n) + n = 576 plus
+# their extra kernels.
+_BLOCKED_SCAN_ABOVE = 64
+# A top-k of at most this many from a row longer than the above takes one
+# fold of the row per element (k n) rather than ranking the row (n^2).
+_TOPK_BY_ROUNDS_UP_TO = 16
 
 
 class OrderOps:
@@ -54,17 +64,55 @@ class OrderOps:
         """max or min over `axis`, NaN-propagating."""
         return values.reduce(kind, [axis])
 
+    def _prefix_pull(self, v, dim, kind, inclusive=True):
+        """The sums (products) of each element's prefix along `dim`, each
+        reduced on its own: the row's length squared per row."""
+        element, other, i, k = self._pair(v, dim)
+        identity = 0.0 if kind == SUM else 1.0
+        prefix = k <= i if inclusive else k < i
+        return other.where(prefix, identity).reduce(kind, [dim + 1])
+
+    def _prefix_blocked(self, v, dim, kind):
+        """The inclusive scan of a long row in two levels: the row as b
+        blocks of s ~ sqrt(n) elements, each block scanned by the pull,
+        each block offset by the exclusive scan of the blocks' totals
+        before it. n s + b^2 work per row instead of n^2 (4096: 262 k
+        instead of 16.8 M). The row is padded with the identity to b s."""
+        shape, dtype = self.shape(v), self.dtype(v)
+        n = shape[dim]
+        s = math.isqrt(n - 1) + 1
+        b = -(-n // s)
+        identity = 0.0 if kind == SUM else 1.0
+        if b * s != n:
+            high = [0] * len(shape)
+            high[dim] = b * s - n
+            v = self.b.pad(v, [0] * len(shape), high, identity)
+        blocks = shape[:dim] + [b, s] + shape[dim + 1:]
+        v = self.op("tensorir.reshape", [v], blocks, dtype)
+        local = self._prefix_pull(v, dim + 1, kind)
+        totals = self.expr_of(v).reduce(kind, [dim + 1])
+        carry = self._prefix_pull(totals.value, dim, kind, inclusive=False)
+        carry = self.expr_of(self.broadcast_dims(
+            carry.value, blocks, [d for d in range(len(blocks)) if d != dim + 1]))
+        scanned = local + carry if kind == SUM else local * carry
+        flat = shape[:dim] + [b * s] + shape[dim + 1:]
+        out = self.op("tensorir.reshape", [scanned.value], flat, dtype)
+        if b * s != n:
+            out = self.op("tensorir.slice", [out], shape, dtype,
+                          offsets=[0] * len(shape), strides=[1] * len(shape))
+        return self.expr_of(out)
+
     def cumulative(self, kind):
         """cumsum / cumprod: each element the sum (product) of the row's
-        prefix up to it."""
+        prefix up to it; rows longer than _BLOCKED_SCAN_ABOVE in two
+        levels."""
         def convert(x, dim, dtype=None):
             shape, out_dtype = self.out()
             v, dim = self._row(x, dim)
             v = self.cast(v, out_dtype)
-            element, other, i, k = self._pair(v, dim)
-            identity = 0.0 if kind == SUM else 1.0
-            prefix = other.where(k <= i, identity)
-            return self._shaped(prefix.reduce(kind, [dim + 1]), shape)
+            if self.shape(v)[dim] > _BLOCKED_SCAN_ABOVE:
+                return self._shaped(self._prefix_blocked(v, dim, kind), shape)
+            return self._shaped(self._prefix_pull(v, dim, kind), shape)
         return convert
 
     def cumulative_extreme(self, kind):
@@ -197,9 +245,62 @@ class OrderOps:
     def topk(self, x, k, dim=-1, largest=True, sorted=True):
         shape, dtype = self.out(0)
         v, dim = self._row(x, dim)
-        ranks = self._ranks(v, dim, largest)
-        values, indices = self._pick(v, dim, ranks, k)
+        if k <= _TOPK_BY_ROUNDS_UP_TO and self.shape(v)[dim] > _BLOCKED_SCAN_ABOVE:
+            values, indices = self._topk_by_rounds(v, dim, k, largest)
+        else:
+            ranks = self._ranks(v, dim, largest)
+            values, indices = self._pick(v, dim, ranks, k)
         return [self._shaped(values, shape), self._shaped(indices, shape)]
+
+    def _topk_by_rounds(self, v, dim, k, largest):
+        """The k first elements of each row in order, one per round: each
+        round folds the row's remaining elements to the first one in the
+        order (NaN the largest; the lowest index among equals, as the
+        stable sort) and removes it. k n work per row instead of n^2."""
+        shape, dtype = self.shape(v), self.dtype(v)
+        row = shape[:dim] + shape[dim + 1:]
+        keep = [d for d in range(len(shape)) if d != dim]
+        x = self.expr_of(v)
+        j = self.iota(shape, dim)
+        floats = _is_float(dtype)
+        worst = (-math.inf if largest else math.inf) if floats else \
+            (-(2 ** 62) if largest else 2 ** 62)
+        nan = x.isnan() if floats else None
+        remaining = j.eq(j)
+        values, indices = [], []
+        for _ in range(k):
+            numbers = remaining & ~nan if floats else remaining
+            best = x.where(numbers, worst).reduce(MAX if largest else MIN, [dim])
+            best_b = self.expr_of(self.broadcast_dims(best.value, shape, keep))
+            candidates = numbers & x.eq(best_b)
+            value = best
+            if floats:
+                nans = remaining & nan
+                any_nan = nans.cast("i8").reduce(MAX, [dim]).ne(0)
+                any_number = numbers.cast("i8").reduce(MAX, [dim]).ne(0)
+                # NaN is the largest: first when largest, after every number
+                # otherwise.
+                take_nan = any_nan if largest else ~any_number
+                take_nan_b = self.expr_of(self.broadcast_dims(take_nan.value, shape, keep))
+                candidates = nans.where(take_nan_b, candidates)
+                value = best.constant(math.nan).where(take_nan, best)
+            index = j.where(candidates, shape[dim]).reduce(MIN, [dim])
+            index_b = self.expr_of(self.broadcast_dims(index.value, shape, keep))
+            remaining = remaining & j.ne(index_b)
+            values.append(value)
+            indices.append(index)
+        return self._stacked(values, dim), self._stacked(indices, dim)
+
+    def _stacked(self, rows, dim):
+        """Expressions of a row's shape, stacked along `dim`."""
+        first = rows[0]
+        out = first.shape[:dim] + [len(rows)] + first.shape[dim:]
+        parts = [self.op("tensorir.reshape", [r.value],
+                         first.shape[:dim] + [1] + first.shape[dim:], r.dtype)
+                 for r in rows]
+        if len(parts) == 1:
+            return self.expr_of(parts[0])
+        return self.expr_of(self.op("tensorir.concat", parts, out, first.dtype, axis=dim))
 
     def _select_rank(self, v, dim, ranks, position, keepdim, shape):
         """(value, index) of the element of rank `position` (a number, or an
