@@ -65,6 +65,24 @@ PROGRAMS = {
                                  F.adaptive_max_pool2d(x, (3, 4)),
                                  F.adaptive_avg_pool1d(x[0], 4)),
                       lambda: (randn(2, 3, 12, 9),)),
+    "resampling": (lambda x, v: (F.interpolate(x, size=(13, 20), mode="nearest"),
+                                 F.interpolate(x, scale_factor=2, mode="nearest"),
+                                 F.interpolate(x, size=(5, 14), mode="bilinear"),
+                                 F.interpolate(x, size=(11, 4), mode="bilinear",
+                                               align_corners=True),
+                                 F.interpolate(x, size=(13, 20), mode="bicubic"),
+                                 F.interpolate(x, size=(4, 5), mode="bicubic"),
+                                 F.interpolate(x, scale_factor=1.7, mode="bicubic",
+                                               align_corners=True),
+                                 F.interpolate(v, size=(3, 7, 5), mode="trilinear")),
+                   lambda: (randn(2, 3, 7, 9), randn(1, 2, 4, 5, 6))),
+    # Grid positions well outside [-1, 1]: zeros, clamps and several
+    # reflections.
+    "grid_sample": (lambda x, g: tuple(
+        F.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=corners)
+        for mode in ("bilinear", "nearest") for pad in ("zeros", "border", "reflection")
+        for corners in (False, True)),
+        lambda: (randn(2, 3, 7, 9), torch.rand(2, 5, 6, 2) * 7 - 3.5)),
     "unfold": (lambda x, y: (x.unfold(1, 3, 2), x.unfold(-1, 4, 1), y.unfold(0, 2, 3),
                              F.unfold(x, (2, 3), padding=1, stride=(2, 1))),
                lambda: (randn(2, 7, 9, 10), randn(11))),

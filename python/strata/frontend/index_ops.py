@@ -341,6 +341,20 @@ class IndexOps:
                          self._along(flat_s, pull, [1]), how)
         return self.op("tensorir.reshape", [out.value], xs, dtype)
 
+    def as_strided_scatter(self, x, src, size, stride, storage_offset=None):
+        """The input with its strided view (offset + sum(i_k stride_k) in
+        the row-major elements) replaced by `src`; where the view overlaps
+        itself, the last of src's elements there wins (PyTorch leaves that
+        case undefined)."""
+        shape, dtype = self.out()
+        v = self.cast(self.value(x), dtype)
+        size = list(size)
+        positions = self.iota(size, 0) * 0 + (storage_offset or 0)
+        for d, st in enumerate(stride):
+            positions = positions + self.iota(size, d) * st
+        values = self.expr_of(self.cast(self.value(src), dtype))
+        return self._put_flat(v, positions, values, "last")
+
     def put(self, x, index, source, accumulate=False):
         v = self.value(x)
         total = math.prod(self.shape(v))
@@ -597,6 +611,7 @@ class IndexOps:
         t["aten.index_put.default"] = self.index_put
         t["aten.index_put_.default"] = self.in_place(self.index_put)
         t["aten.put.default"] = self.put
+        t["aten.as_strided_scatter.default"] = self.as_strided_scatter
         t["aten.select_scatter.default"] = self.select_scatter
         t["aten.slice_scatter.default"] = self.slice_scatter
         t["aten.diagonal_scatter.default"] = self.diagonal_scatter

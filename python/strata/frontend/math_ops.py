@@ -242,6 +242,34 @@ class MathOps:
         nonzero = v.ne(0).cast("i64")
         return nonzero.reduce(SUM, self._axes(x, dim)).value
 
+    def histc(self, x, bins=100, min=0, max=0):
+        """Counts of the elements in `bins` equal bins over [min, max] (the
+        data's own range where min == max, widened by 1 either way if that
+        is one value); elements outside, and NaN, count nowhere; max itself
+        counts in the last bin. A pull: each bin counts over every element,
+        the element's bin floor((x - min) bins / (max - min)) as PyTorch
+        computes it (bins x elements work)."""
+        shape, dtype = self._float_out()
+        v = self.cast(self.value(x), dtype)
+        total = math.prod(self.shape(v))
+        e = self.expr_of(self.op("tensorir.reshape", [v], [total], dtype))
+        if min == max:
+            lo, hi = e.reduce(MIN, [0]), e.reduce(MAX, [0])
+            same = lo.eq(hi)
+            lo, hi = (lo - 1.0).where(same, lo), (hi + 1.0).where(same, hi)
+        else:
+            lo = self.expr_of(self.b.splat(float(min), [], dtype))
+            hi = self.expr_of(self.b.splat(float(max), [], dtype))
+        grid = [bins, total]
+        x_b = self.expr_of(self.broadcast_dims(e.value, grid, [1]))
+        lo_b = self.expr_of(self.broadcast_dims(lo.value, grid, []))
+        hi_b = self.expr_of(self.broadcast_dims(hi.value, grid, []))
+        position = ((x_b - lo_b) * float(bins) / (hi_b - lo_b)).floor()
+        position = position.where(~x_b.eq(hi_b), float(bins - 1))
+        inside = (x_b >= lo_b) & (x_b <= hi_b)
+        hit = inside & position.eq(self.iota(grid, 0).cast(dtype))
+        return hit.cast(dtype).reduce(SUM, [1]).value
+
     def _p_norm(self, d, p, axes, keepdim=False):
         """The p-norm of `d` (an expression) over `axes`, as
         torch.linalg.vector_norm: max |d| for inf, min for -inf, the
@@ -318,6 +346,7 @@ class MathOps:
         for overload in ("Tensor", "Scalar"):
             t["aten.__lshift__." + overload] = self.shift(True)
             t["aten.__rshift__." + overload] = self.shift(False)
+        t["aten.histc.default"] = self.histc
         t["aten.gcd.default"] = self.gcd
         t["aten.lcm.default"] = self.lcm
         t["aten.nansum.default"] = self.nansum

@@ -1,7 +1,9 @@
 """The importer's special functions: gamma-family (lgamma, digamma,
 polygamma, mvlgamma), the inverse error function and the normal
 distribution's (erfinv, ndtri, log_ndtr, erfcx), and modified Bessel
-functions (i0, i1 and their scaled forms). A mixin of `Importer`
+functions (i0, i1 and their scaled forms), Bessel functions of the first
+and second kind (j0, j1, y0, y1) and the modified ones of the second
+kind (k0, k1 and scaled). A mixin of `Importer`
 (importer.py).
 
 The math dialect has none of these, and libdevice's are GPU-only, so each
@@ -50,6 +52,35 @@ _I1_SMALL = (0.5, 0.87890594, 0.51498869, 0.15084934, 0.02658733, 0.00301532,
              0.00032411)
 _I1_LARGE = (0.39894228, -0.03988024, -0.00362018, 0.00163801, -0.01031555,
              0.02282967, -0.02895312, 0.01787654, -0.00420059)
+
+# Abramowitz & Stegun 9.4.1-9.4.6: J0, J1, Y0, Y1 on |x| <= 3 in t = (x/3)^2,
+# and beyond in u = 3/x as x^-1/2 f cos(theta) (J) and sin(theta) (Y);
+# absolute errors below 1.1e-7.
+_J0_SMALL = (1.0, -2.2499997, 1.2656208, -0.3163866, 0.0444479, -0.0039444, 0.0002100)
+_Y0_SMALL = (0.36746691, 0.60559366, -0.74350384, 0.25300117, -0.04261214,
+             0.00427916, -0.00024846)
+_J1_SMALL = (0.5, -0.56249985, 0.21093573, -0.03954289, 0.00443319, -0.00031761,
+             0.00001109)
+_Y1_SMALL = (-0.6366198, 0.2212091, 2.1682709, -1.3164827, 0.3123951, -0.0400976,
+             0.0027873)
+_F0 = (0.79788456, -0.00000077, -0.00552740, -0.00009512, 0.00137237, -0.00072805,
+       0.00014476)
+_THETA0 = (-0.78539816, -0.04166397, -0.00003954, 0.00262573, -0.00054125,
+           -0.00029333, 0.00013558)
+_F1 = (0.79788456, 0.00000156, 0.01659667, 0.00017105, -0.00249511, 0.00113653,
+       -0.00020033)
+_THETA1 = (-2.35619449, 0.12499612, 0.00005650, -0.00637879, 0.00074348, 0.00079824,
+           -0.00029166)
+# A&S 9.8.5-9.8.8: K0, K1 on (0, 2] in (x/2)^2 (with the log of I0, I1),
+# and sqrt(x) e^x K beyond in 2/x (relative error below 2.2e-7).
+_K0_SMALL = (-0.57721566, 0.42278420, 0.23069756, 0.03488590, 0.00262698, 0.00010750,
+             0.00000740)
+_K0_LARGE = (1.25331414, -0.07832358, 0.02189568, -0.01062446, 0.00587872,
+             -0.00251540, 0.00053208)
+_K1_SMALL = (1.0, 0.15443144, -0.67278579, -0.18156897, -0.01919402, -0.00110404,
+             -0.00004686)
+_K1_LARGE = (1.25331414, 0.23498619, -0.03655620, 0.01504268, -0.00780353,
+             0.00325614, -0.00068245)
 
 # Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011),
 # single precision: erfinv(x) = x p(w), w = -log((1 - x)(1 + x)), one
@@ -212,19 +243,23 @@ class SpecialOps:
         return high.where(~(v < -1.0), low).value
 
     # -- Bessel functions ----------------------------------------------------
+    @staticmethod
+    def _i_small(order, a):
+        """I0 or I1 by the series of A&S 9.8.1/9.8.3 (|a| <= 3.75)."""
+        s = a * (1.0 / 3.75)
+        out = _poly(s * s, _I0_SMALL if order == 0 else _I1_SMALL)
+        return out * a if order == 1 else out
+
     def _bessel_i(self, order, scaled, x):
         """I0 / I1 (A&S 9.8.1-9.8.4), or e^-|x| times it. I1 is odd."""
         v = self._float_operand(x)
         a = v.abs()
-        small_c, large_c = (_I0_SMALL, _I0_LARGE) if order == 0 else (_I1_SMALL, _I1_LARGE)
-        s = v * (1.0 / 3.75)
-        small = _poly(s * s, small_c)
-        if order == 1:
-            small = small * a
+        small = self._i_small(order, v.where(a <= 3.75, 0.0).abs())
         if scaled:
             small = small * (-a).exp()
         big = a.where(a > 3.75, 3.75)
-        large = _poly(big.reciprocal() * 3.75, large_c) / big.sqrt()
+        large = _poly(big.reciprocal() * 3.75, _I0_LARGE if order == 0 else _I1_LARGE) \
+            / big.sqrt()
         if not scaled:
             large = large * big.exp()
         out = small.where(~(a > 3.75), large)
@@ -232,7 +267,57 @@ class SpecialOps:
             out = out.where(~a.eq(math.inf), math.inf)
         if order == 1:
             out = out.where(~(v < 0), -out)
-        return out.value
+        return out.where(~v.isnan(), v).value
+
+    def _bessel_jy(self, kind, order, x):
+        """J0, J1 (J1 odd; 0 at the infinities) and Y0, Y1 (-inf at 0, NaN
+        below): A&S 9.4.1-9.4.6."""
+        v = self._float_operand(x)
+        a = v.abs()
+        near = a.where(a <= 3.0, 3.0)
+        t = near * (1.0 / 3.0)
+        t = t * t
+        j_near = _poly(t, _J0_SMALL) if order == 0 else _poly(t, _J1_SMALL) * near
+        far = a.where(a > 3.0, 3.0)
+        u = far.reciprocal() * 3.0
+        f = _poly(u, _F0 if order == 0 else _F1) / far.sqrt()
+        theta = far + _poly(u, _THETA0 if order == 0 else _THETA1)
+        if kind == "j":
+            out = j_near.where(~(a > 3.0), f * theta.cos())
+            if order == 1:
+                out = out.where(~(v < 0), -out)
+            # The branches clamp their arguments: NaN is selected back.
+            return out.where(~a.eq(math.inf), 0.0).where(~v.isnan(), v).value
+        log_term = (near * 0.5).log() * (2.0 / math.pi) * j_near
+        if order == 0:
+            y_near = log_term + _poly(t, _Y0_SMALL)
+        else:
+            y_near = log_term + _poly(t, _Y1_SMALL) / near
+        out = y_near.where(~(v > 3.0), f * theta.sin())
+        out = out.where(~v.eq(0.0), -math.inf).where(~(v < 0), math.nan)
+        return out.where(~v.eq(math.inf), 0.0).where(~v.isnan(), v).value
+
+    def _bessel_k(self, order, scaled, x):
+        """K0, K1 (A&S 9.8.5-9.8.8), or e^x times it: inf at 0, NaN below,
+        0 at inf (the scaled ones too)."""
+        v = self._float_operand(x)
+        near = v.where(v < 2.0, 2.0)
+        half = near * 0.5
+        i = self._i_small(order, near)
+        if order == 0:
+            k_near = -half.log() * i + _poly(half * half, _K0_SMALL)
+        else:
+            k_near = (near * half.log() * i + _poly(half * half, _K1_SMALL)) / near
+        if scaled:
+            k_near = k_near * near.exp()
+        far = v.where(v > 2.0, 2.0)
+        k_far = _poly(far.reciprocal() * 2.0, _K0_LARGE if order == 0 else _K1_LARGE) \
+            / far.sqrt()
+        if not scaled:
+            k_far = k_far * (-far).exp()
+        out = k_near.where(~(v > 2.0), k_far)
+        out = out.where(~v.eq(0.0), math.inf).where(~(v < 0), math.nan)
+        return out.where(~v.eq(math.inf), 0.0).where(~v.isnan(), v).value
 
     def bessel(self, order, scaled):
         return lambda x: self._bessel_i(order, scaled, x)
@@ -259,3 +344,10 @@ class SpecialOps:
                                     ("special_modified_bessel_i1", 1, False)):
             t["aten.%s.default" % name] = self.bessel(order, scaled)
         t["aten.special_spherical_bessel_j0.default"] = self.spherical_bessel_j0
+        for order in (0, 1):
+            for kind in ("j", "y"):
+                t["aten.special_bessel_%s%d.default" % (kind, order)] = (
+                    lambda x, kind=kind, order=order: self._bessel_jy(kind, order, x))
+            for prefix, scaled in (("", False), ("scaled_", True)):
+                t["aten.special_%smodified_bessel_k%d.default" % (prefix, order)] = (
+                    lambda x, order=order, scaled=scaled: self._bessel_k(order, scaled, x))

@@ -513,6 +513,110 @@ class WindowOps:
             return v
         return convert
 
+    def upsample_bicubic(self, x, output_size, align_corners, scale_factors=None):
+        """Bicubic interpolation as PyTorch's CPU kernel: per dimension,
+        output o reads the four inputs around its unclamped source position
+        (clamped to the edges), weighted by Keys' cubic convolution with
+        A = -0.75."""
+        shape, dtype = self.out()
+        if not _is_float(dtype):
+            self.error("bicubic interpolation of %s tensors is not supported" % dtype)
+        in_sizes, out_sizes, scales = self._resample_sizes(x, 2, output_size,
+                                                           scale_factors)
+        v = self.value(x)
+        lead = len(shape) - 2
+        a = -0.75
+        for i in range(2):
+            size, length = in_sizes[i], out_sizes[i]
+            dim = lead + i
+            if align_corners:
+                scale = (float(np.float32(size - 1) / np.float32(length - 1))
+                         if length > 1 else 0.0)
+                source = self.expr_of(self._float_index(length, scale))
+            else:
+                source = self.expr_of(self._float_index(length, scales[i], 0.5))
+            floor = source.floor()
+            t = source - floor
+            low = floor.cast("i64")
+            near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1.0  # |d| <= 1
+            far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a  # 1 < |d| < 2
+            weights = (far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t))
+            total = None
+            for k, w in enumerate(weights):
+                index = (low + (k - 1)).maximum(0).minimum(size - 1)
+                tap = self._gather_along(v, dim, index.value)
+                out_shape = self.shape(tap)
+                term = self.expr_of(tap) * self.expr_of(
+                    self.broadcast_dims(self.cast(w.value, dtype), out_shape, [dim]))
+                total = term if total is None else total + term
+            v = total.value
+        return v
+
+    def _grid_source(self, coord, size, padding_mode, align_corners):
+        """A grid coordinate in [-1, 1] as a source position along a
+        dimension of `size`, with PyTorch's border (clamped) or reflection
+        (mirrored about the edges, then clamped) padding."""
+        if align_corners:
+            source = (coord + 1.0) * 0.5 * float(size - 1)
+        else:
+            source = ((coord + 1.0) * float(size) - 1.0) * 0.5
+        if padding_mode == 2:  # reflection
+            low, high = (0.0, 2.0 * (size - 1)) if align_corners else (-1.0, 2.0 * size - 1.0)
+            if low == high:
+                source = source * 0.0
+            else:
+                start, span = low / 2, (high - low) / 2
+                distance = (source - start).abs()
+                extra = distance.rem(span)
+                flips = (distance / span).floor()
+                even = (flips - (flips * 0.5).floor() * 2.0).eq(0.0)
+                source = (extra + start).where(even, span - extra + start)
+        if padding_mode in (1, 2):
+            source = source.maximum(0.0).minimum(float(size - 1))
+        return source
+
+    def grid_sample(self, x, grid, interpolation_mode, padding_mode, align_corners):
+        """F.grid_sample in 2-D: each output point reads the input at its
+        grid position (bilinear: the four neighbours weighted by distance;
+        nearest: the nearest, halves to even), taps outside reading zeros
+        with padding 'zeros'. The taps are gathers from the flattened
+        input."""
+        shape, dtype = self.out()
+        if interpolation_mode not in (0, 1):
+            self.error("grid_sample with bicubic interpolation is not supported")
+        if not _is_float(dtype):
+            self.error("grid_sample of %s tensors is not supported" % dtype)
+        v = self.cast(self.value(x), dtype)
+        n, c, h, w = self.shape(v)
+        g = self.cast(self.value(grid), dtype)
+        ho, wo = self.shape(g)[1:3]
+
+        def component(k):
+            part = self.op("tensorir.slice", [g], [n, ho, wo, 1], dtype,
+                           offsets=[0, 0, 0, k], strides=[1, 1, 1, 1])
+            part = self.op("tensorir.reshape", [part], [n, ho, wo], dtype)
+            return self.expr_of(self.broadcast_dims(part, shape, [0, 2, 3]))
+
+        ix = self._grid_source(component(0), w, padding_mode, align_corners)
+        iy = self._grid_source(component(1), h, padding_mode, align_corners)
+        base = (self.iota(shape, 0) * (c * h) + self.iota(shape, 1) * h)
+
+        def tap(yy, xx):
+            """The input at integer positions (float expressions), 0 outside."""
+            inside = (xx >= 0.0) & (xx <= float(w - 1)) & (yy >= 0.0) & (yy <= float(h - 1))
+            col = xx.maximum(0.0).minimum(float(w - 1)).cast("i64")
+            row = yy.maximum(0.0).minimum(float(h - 1)).cast("i64")
+            value = self.expr_of(self.take_flat(v, (base + row) * w + col))
+            return value.where(inside, 0.0)
+
+        if interpolation_mode == 1:
+            return tap(iy.round(), ix.round()).value
+        x0, y0 = ix.floor(), iy.floor()
+        x1, y1 = x0 + 1.0, y0 + 1.0
+        out = (tap(y0, x0) * ((x1 - ix) * (y1 - iy)) + tap(y0, x1) * ((ix - x0) * (y1 - iy))
+               + tap(y1, x0) * ((x1 - ix) * (iy - y0)) + tap(y1, x1) * ((ix - x0) * (iy - y0)))
+        return out.value
+
     def window_table(self, t):
         t["aten.convolution.default"] = self.convolution
         t["aten.max_pool2d_with_indices.default"] = self.max_pool(2)
@@ -530,3 +634,5 @@ class WindowOps:
         t["aten.upsample_linear1d.vec"] = self.upsample_linear(1)
         t["aten.upsample_bilinear2d.vec"] = self.upsample_linear(2)
         t["aten.upsample_trilinear3d.vec"] = self.upsample_linear(3)
+        t["aten.upsample_bicubic2d.vec"] = self.upsample_bicubic
+        t["aten.grid_sampler_2d.default"] = self.grid_sample
