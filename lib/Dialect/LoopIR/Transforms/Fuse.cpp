@@ -196,10 +196,14 @@ bool isStagedContraction(Operation *unit, ParallelOp nest, FusionMemo &memo,
 std::optional<ArrayRef<int64_t>>
 stagedContractionBox(ParallelOp nest, FusionMemo &memo,
                      bool orSumOfLoads = false) {
-  for (Operation &op : nest.getBody().front())
-    if (isStagedContraction(&op, nest, memo, orSumOfLoads))
-      return cast<ReduceOp>(op).getBounds();
-  return std::nullopt;
+  return memo.stagedBox(nest, orSumOfLoads,
+                        [&]() -> std::optional<ArrayRef<int64_t>> {
+                          for (Operation &op : nest.getBody().front())
+                            if (isStagedContraction(&op, nest, memo,
+                                                    orSumOfLoads))
+                              return cast<ReduceOp>(op).getBounds();
+                          return std::nullopt;
+                        });
 }
 
 /// The boxes of the staged contractions whose results `kernel` computes
@@ -207,11 +211,15 @@ stagedContractionBox(ParallelOp nest, FusionMemo &memo,
 /// elementwise math not fused yet).
 void contractionsFeeding(KernelOp kernel,
                          SmallVectorImpl<ArrayRef<int64_t>> &boxes,
-                         FusionMemo &memo, int depth = 0) {
+                         FusionMemo &memo,
+                         llvm::SmallPtrSetImpl<Operation *> &visited,
+                         int depth = 0) {
   constexpr int kMaxDepth = 8; // Chains of views and math are short.
   for (Value input : kernel.getInputs()) {
     auto producer = input.getDefiningOp<KernelOp>();
-    if (!producer)
+    // Each producer once: a DAG of formulas (an LSTM's steps) reaches one
+    // producer along many paths, 2^depth walks of it otherwise.
+    if (!producer || !visited.insert(producer).second)
       continue;
     bool reduces = false;
     for (auto nest : producer.getBody().front().getOps<ParallelOp>()) {
@@ -221,7 +229,7 @@ void contractionsFeeding(KernelOp kernel,
       nest.walk([&](ReduceOp) { reduces = true; });
     }
     if (!reduces && depth < kMaxDepth)
-      contractionsFeeding(producer, boxes, memo, depth + 1);
+      contractionsFeeding(producer, boxes, memo, visited, depth + 1);
   }
 }
 
@@ -720,7 +728,8 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     // they can join it: in another contraction's prologue it would leave
     // them to write their results (two tensors instead of one).
     SmallVector<ArrayRef<int64_t>> feeding;
-    contractionsFeeding(p.kernel, feeding, m);
+    llvm::SmallPtrSet<Operation *, 16> visited;
+    contractionsFeeding(p.kernel, feeding, m, visited);
     if (llvm::any_of(feeding, intoOtherContraction))
       return false;
     double demand = uses.producerStays ? p.elements : 0;
@@ -894,6 +903,16 @@ bool FusionMemo::isManyRowContraction(ParallelOp nest,
   return it->second;
 }
 
+std::optional<ArrayRef<int64_t>> FusionMemo::stagedBox(
+    ParallelOp nest, bool orSumOfLoads,
+    llvm::function_ref<std::optional<ArrayRef<int64_t>>()> compute) {
+  auto key = std::make_pair(nest.getOperation(), unsigned(orSumOfLoads));
+  auto it = stagedBoxes.find(key);
+  if (it == stagedBoxes.end())
+    it = stagedBoxes.try_emplace(key, compute()).first;
+  return it->second;
+}
+
 FusionMemo::ProducerCost
 FusionMemo::cost(KernelOp producer,
                  llvm::function_ref<ProducerCost()> compute) {
@@ -922,11 +941,16 @@ void FusionMemo::forget(Operation *op) {
   rejected.erase(kernel);
   costs.erase(kernel);
   demands.erase(kernel);
-  if (auto nest = dyn_cast<ParallelOp>(op))
+  auto forgetNest = [&](Operation *nest) {
     contractions.erase(nest);
+    stagedBoxes.erase({nest, 0});
+    stagedBoxes.erase({nest, 1});
+  };
+  if (isa<ParallelOp>(op))
+    forgetNest(op);
   if (!kernel.getBody().empty()) // Not while it is being built.
     for (auto nest : kernel.getBody().front().getOps<ParallelOp>())
-      contractions.erase(nest);
+      forgetNest(nest);
   for (Value input : kernel.getInputs())
     if (auto producer = input.getDefiningOp<KernelOp>())
       rejected.erase(producer);

@@ -48,6 +48,15 @@ public:
   bool isManyRowContraction(ParallelOp nest,
                             llvm::function_ref<bool()> compute);
 
+  /// The box of the staged contraction directly in `nest` (with
+  /// `orSumOfLoads`, of a sum of loads to become one), from `compute` the
+  /// first time: a walk of the nest's body, asked for every consumer of
+  /// every producer weighed.
+  std::optional<llvm::ArrayRef<int64_t>>
+  stagedBox(ParallelOp nest, bool orSumOfLoads,
+            llvm::function_ref<std::optional<llvm::ArrayRef<int64_t>>()>
+                compute);
+
   /// The dims `map` reads (maps are uniqued and immortal: never stale).
   const llvm::SmallBitVector &readDims(mlir::AffineMap map);
   /// `map` without the dims it does not read.
@@ -74,6 +83,10 @@ private:
   llvm::DenseMap<mlir::Operation *, llvm::SmallDenseMap<unsigned, double>>
       demands;
   llvm::DenseMap<mlir::Operation *, bool> contractions; // Per nest.
+  /// Per nest and orSumOfLoads.
+  llvm::DenseMap<std::pair<mlir::Operation *, unsigned>,
+                 std::optional<llvm::ArrayRef<int64_t>>>
+      stagedBoxes;
   llvm::DenseMap<mlir::AffineMap, llvm::SmallBitVector> dimsRead;
   llvm::DenseMap<mlir::AffineMap, mlir::AffineMap> compressedMaps;
 };
