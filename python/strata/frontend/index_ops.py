@@ -14,8 +14,6 @@ of `Importer` (importer.py).
 """
 import math
 
-import _strata
-from .capture import is_live
 from .elementwise_ops import _is_float, _norm_dim
 
 SUM, PROD, MAX, MIN = 0, 1, 2, 3

@@ -135,9 +135,17 @@ class StructureOps:
     def stack(self, tensors, dim=0):
         shape, dtype = self.out()
         dim = _norm_dim(dim, len(shape))
-        parts = [self.unsqueeze(self.cast(self.value(t), dtype), dim)
-                 for t in tensors]
-        return self.op("tensorir.concat", parts, shape, dtype, axis=dim)
+        return self.stack_values([self.cast(self.value(t), dtype) for t in tensors],
+                                 dim)
+
+    def stack_values(self, values, dim):
+        """Builder values of one shape and dtype, stacked along a new `dim`."""
+        parts = [self.unsqueeze(v, dim) for v in values]
+        if len(parts) == 1:
+            return parts[0]
+        shape = self.shape(parts[0])
+        shape[dim] = len(parts)
+        return self.op("tensorir.concat", parts, shape, self.dtype(values[0]), axis=dim)
 
     def unbind(self, x, dim=0):
         v = self.value(x)

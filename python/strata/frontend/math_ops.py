@@ -7,7 +7,6 @@ NaN, infinities and signed zeros included.
 """
 import math
 
-import _strata
 from .elementwise_ops import _is_float, _norm_dim
 
 SUM, PROD, MAX, MIN = 0, 1, 2, 3  # tensorir.reduce kinds

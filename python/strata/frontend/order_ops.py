@@ -258,7 +258,6 @@ class OrderOps:
         order (NaN the largest; the lowest index among equals, as the
         stable sort) and removes it. k n work per row instead of n^2."""
         shape, dtype = self.shape(v), self.dtype(v)
-        row = shape[:dim] + shape[dim + 1:]
         keep = [d for d in range(len(shape)) if d != dim]
         x = self.expr_of(v)
         j = self.iota(shape, dim)
@@ -289,24 +288,13 @@ class OrderOps:
             remaining = remaining & j.ne(index_b)
             values.append(value)
             indices.append(index)
-        return self._stacked(values, dim), self._stacked(indices, dim)
-
-    def _stacked(self, rows, dim):
-        """Expressions of a row's shape, stacked along `dim`."""
-        first = rows[0]
-        out = first.shape[:dim] + [len(rows)] + first.shape[dim:]
-        parts = [self.op("tensorir.reshape", [r.value],
-                         first.shape[:dim] + [1] + first.shape[dim:], r.dtype)
-                 for r in rows]
-        if len(parts) == 1:
-            return self.expr_of(parts[0])
-        return self.expr_of(self.op("tensorir.concat", parts, out, first.dtype, axis=dim))
+        return (self.expr_of(self.stack_values([v.value for v in values], dim)),
+                self.expr_of(self.stack_values([i.value for i in indices], dim)))
 
     def _select_rank(self, v, dim, ranks, position, keepdim, shape):
         """(value, index) of the element of rank `position` (a number, or an
         expression of the row's shape with the row reduced) along `dim`."""
         element_shape = self.shape(v)
-        row = element_shape[:dim] + element_shape[dim + 1:]
         if not isinstance(position, int):
             target = self.expr_of(self.broadcast_dims(
                 position.value, element_shape,

@@ -256,7 +256,7 @@ class WindowOps:
         n = len(sizes)
         dtype = self.dtype(v)
         lead = len(shape) - n
-        widths, starts = [], []
+        widths = []
         for i in range(n):
             size, bins = sizes[i], out[i]
             widths.append(max(-(-(o + 1) * size // bins) - o * size // bins
@@ -414,6 +414,16 @@ class WindowOps:
                         [length], "f32")
         return v
 
+    def _source_position(self, size, length, scale, align_corners):
+        """Each of `length` outputs' source position along an input
+        dimension of `size` (f32, unclamped): o (size - 1) / (length - 1)
+        with align_corners, else (o + 0.5) scale - 0.5."""
+        if align_corners:
+            corner_scale = (float(np.float32(size - 1) / np.float32(length - 1))
+                            if length > 1 else 0.0)
+            return self._float_index(length, corner_scale)
+        return self._float_index(length, scale, 0.5)
+
     def _gather_along(self, v, dim, index):
         shape = self.shape(v)
         shape[dim] = self.shape(index)[0]
@@ -478,12 +488,8 @@ class WindowOps:
             for i in range(n):
                 size, length = in_sizes[i], out_sizes[i]
                 dim = lead + i
-                if align_corners:
-                    scale = (float(np.float32(size - 1) / np.float32(length - 1))
-                             if length > 1 else 0.0)
-                    source = self._float_index(length, scale)
-                else:
-                    source = self._float_index(length, scales[i], 0.5)
+                source = self._source_position(size, length, scales[i], align_corners)
+                if not align_corners:  # Linear clamps at 0; cubic does not.
                     source = self.op("tensorir.max",
                                      [source, self.b.splat(0.0, [length], "f32")],
                                      [length], "f32")
@@ -529,12 +535,8 @@ class WindowOps:
         for i in range(2):
             size, length = in_sizes[i], out_sizes[i]
             dim = lead + i
-            if align_corners:
-                scale = (float(np.float32(size - 1) / np.float32(length - 1))
-                         if length > 1 else 0.0)
-                source = self.expr_of(self._float_index(length, scale))
-            else:
-                source = self.expr_of(self._float_index(length, scales[i], 0.5))
+            source = self.expr_of(self._source_position(size, length, scales[i],
+                                                        align_corners))
             floor = source.floor()
             t = source - floor
             low = floor.cast("i64")
