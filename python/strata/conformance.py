@@ -53,11 +53,11 @@ def sample_dtype(op):
     return None
 
 
-def _program(op, sample):
-    """(fn, tensors): a function of the sample's tensors that calls the
-    op, and those tensors (none: a factory's program has no input)."""
-    leaves, spec = tree_flatten((sample.input, list(sample.args),
-                                 dict(sample.kwargs)))
+def _program(callee, args, kwargs):
+    """(fn, tensors): a function of the tensors in `args` and `kwargs` that
+    calls `callee` with them, and those tensors (none: a factory's program
+    has no input)."""
+    leaves, spec = tree_flatten((list(args), dict(kwargs)))
     positions = [i for i, leaf in enumerate(leaves)
                  if isinstance(leaf, torch.Tensor)]
     tensors = tuple(leaves[i].detach().clone() for i in positions)
@@ -66,8 +66,8 @@ def _program(op, sample):
         filled = list(leaves)
         for i, v in zip(positions, values):
             filled[i] = v
-        first, args, kwargs = tree_unflatten(filled, spec)
-        return op.op(first, *args, **kwargs)
+        args, kwargs = tree_unflatten(filled, spec)
+        return callee(*args, **kwargs)
     return fn, tensors
 
 
@@ -78,7 +78,13 @@ def _tensor_results(value):
 
 def run_sample(op, sample, via="kernel"):
     """(outcome, detail) of one sample."""
-    fn, tensors = _program(op, sample)
+    return _run_program(*_program(op.op, (sample.input,) + tuple(sample.args),
+                                  sample.kwargs), via)
+
+
+def _run_program(fn, tensors, via):
+    """(outcome, detail) of fn on `tensors`: PyTorch's eager result against
+    Strata's."""
     try:
         expected = fn(*[t.clone() for t in tensors])
     except Exception as e:  # PyTorch itself rejects the sample.
@@ -97,12 +103,19 @@ def run_sample(op, sample, via="kernel"):
     return "mismatch", str(report).splitlines()[-1][:300]
 
 
+def _seed(name, dtype):
+    """Random samples, the same for a name and dtype whatever ran before
+    (so a run of one op reproduces the suite's)."""
+    torch.manual_seed(sum(map(ord, name + str(dtype))))
+
+
 def run_op(op, dtype=None, samples=1, via="kernel"):
     """[(outcome, detail)] of the op's first `samples` sample inputs in
     `dtype` (sample_dtype's where none) on the CPU."""
     dtype = dtype or sample_dtype(op)
     if dtype is None:
         return [("skip", "no float32, int64 or bool kernels")]
+    _seed(variant_name(op), dtype)
     results = []
     try:
         inputs = op.sample_inputs("cpu", dtype, requires_grad=False)
@@ -112,4 +125,48 @@ def run_op(op, dtype=None, samples=1, via="kernel"):
             results.append(run_sample(op, sample, via))
     except Exception as e:  # The database has no samples for this dtype.
         results.append(("skip", "samples: %s" % type(e).__name__))
+    return results
+
+
+def module_database():
+    """PyTorch's ModuleInfo database (imports torch.testing._internal)."""
+    from torch.testing._internal.common_modules import module_db
+    return module_db
+
+
+def _build_module(info, sample, dtype):
+    """The sample's module in eval mode, its parameters in `dtype`, the
+    same for every call (seeded)."""
+    torch.manual_seed(0)
+    constructor = sample.constructor_input
+    module = info.module_cls(*constructor.args, **constructor.kwargs)
+    return module.to(dtype).eval()
+
+
+def run_module_sample(info, sample, dtype=torch.float32, via="kernel"):
+    """(outcome, detail) of one ModuleInput: the module in eval mode, its
+    forward's tensors the program's inputs, its parameters constants."""
+    try:
+        module = _build_module(info, sample, dtype)
+        forward = sample.forward_input
+        # A lazy module takes its shapes from its first call.
+        with torch.no_grad():
+            module(*forward.args, **forward.kwargs)
+    except Exception as e:  # PyTorch itself rejects the sample.
+        return "skip", "PyTorch: %s" % type(e).__name__
+    return _run_program(*_program(module, forward.args, forward.kwargs), via)
+
+
+def run_module(info, dtype=torch.float32, samples=1, via="kernel"):
+    """[(outcome, detail)] of the module's first `samples` inputs in eval
+    mode on the CPU."""
+    _seed(info.name, dtype)
+    results = []
+    try:
+        inputs = info.module_inputs_func(info, device="cpu", dtype=dtype,
+                                         requires_grad=False, training=False)
+    except Exception as e:
+        return [("skip", "samples: %s" % type(e).__name__)]
+    for sample in inputs[:samples]:
+        results.append(run_module_sample(info, sample, dtype, via))
     return results

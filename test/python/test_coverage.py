@@ -379,3 +379,43 @@ def test_ptx_assembles_for_sm90(name, tmp_path):
     assert r.returncode == 0, r.stderr
     spills = re.findall(r"(\d+) bytes spill stores", r.stderr)
     assert spills and all(n == "0" for n in spills), r.stderr
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_smoothing_matches_eager(reduction, weighted):
+    # Strata computes label smoothing with its own formula (PyTorch's C++
+    # one selects by mask, a shape the values decide): compared with eager
+    # PyTorch, not with the captured program.
+    x, t = torch.randn(7, 5, 3), torch.randint(0, 5, (7, 3))
+    t[0, 0] = t[2, 1] = -100  # ignored
+    weight = torch.rand(5) + 0.5 if weighted else None
+
+    def fn(x, t):
+        return F.cross_entropy(x, t, weight=weight, reduction=reduction,
+                               label_smoothing=0.3)
+    got = torch.as_tensor(run(fn, (x, t), "kernel")[0])
+    torch.testing.assert_close(got, fn(x, t), rtol=1e-4, atol=1e-5)
+
+
+def test_in_place_on_a_computed_tensor_is_its_functional_form():
+    def fn(x, m):
+        y = x * 2
+        y.masked_fill_(m, -1.0)  # No functional twin in the program.
+        z = y.exp()
+        y.clamp_(max=0.5)
+        return y + z
+
+    x = torch.randn(5, 6)
+    m = x > 0.3
+    got = torch.as_tensor(run(fn, (x, m), "kernel")[0])
+    torch.testing.assert_close(got, fn(x, m), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, why", [
+    (lambda x: x.add_(1) * 2, "writes an input"),
+    (lambda x: (lambda y: (y[0].mul_(3), y)[1])(x * 2), "writes a view"),
+])
+def test_in_place_that_others_see_is_a_clean_error(fn, why):
+    with pytest.raises(UnsupportedOperation, match="in-place .*" + why):
+        import_program(capture(fn, (torch.randn(4, 3),)))

@@ -53,6 +53,10 @@ class WithoutFastPaths(TorchFunctionMode):
         kwargs = kwargs or {}
         if func is torch.constant_pad_nd:
             return _constant_pad(*args, **kwargs)
+        if func is torch.nn.functional.cross_entropy:
+            smoothed = _label_smoothed_cross_entropy(*args, **kwargs)
+            if smoothed is not None:
+                return smoothed
         if func is torch.nn.functional.pad:
             mode = kwargs.pop("mode", args[2] if len(args) > 2 else "constant")
             if mode in _PAD_MODES:
@@ -97,6 +101,43 @@ def _circular_pad(x, pad, value=None):
             parts.append(x.narrow(dim, 0, after))
         x = torch.cat(parts, dim)
     return x
+
+
+def _label_smoothed_cross_entropy(input, target, weight=None, size_average=None,
+                                  ignore_index=-100, reduce=None,
+                                  reduction="mean", label_smoothing=0.0):
+    """F.cross_entropy with label smoothing of class indices, as PyTorch's
+    C++ computes it (cross_entropy_loss_label_smoothing), without its
+    masked_select (a shape the values decide) or its value checks; none for
+    the other cases, which PyTorch's own path takes."""
+    if (not label_smoothing or target.is_floating_point() or
+            size_average is not None or reduce is not None):
+        return None
+    F = torch.nn.functional
+    class_dim = 1 if input.dim() > 1 else 0
+    classes = input.shape[class_dim]
+    log_p = F.log_softmax(input, class_dim)
+    nll = F.nll_loss(log_p, target, weight, ignore_index=ignore_index,
+                     reduction=reduction)
+    kept = target != ignore_index
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = classes
+        smooth = -(log_p * weight.view(shape)).sum(class_dim)
+    else:
+        smooth = -log_p.sum(class_dim)
+    smooth = torch.where(kept, smooth, torch.zeros_like(smooth))
+    if reduction == "sum":
+        smooth = smooth.sum()
+    elif reduction == "mean":
+        if weight is not None:
+            safe = torch.where(kept, target, torch.zeros_like(target))
+            picked = weight.index_select(0, safe.flatten()).view(safe.shape)
+            total = torch.where(kept, picked, torch.zeros_like(picked))
+        else:
+            total = kept.to(input.dtype)
+        smooth = smooth.sum() / total.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
 
 
 _PAD_MODES = {"constant": _constant_pad, "circular": _circular_pad}

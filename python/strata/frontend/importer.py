@@ -63,6 +63,47 @@ def _is_dead(node):
     return not node.users and schema is not None and not schema.is_mutable
 
 
+def _returns_view(target):
+    """Whether an op's result is a view of an argument (an in-place op's
+    result, `self` itself, is not)."""
+    schema = getattr(target, "_schema", None)
+    alias = schema.returns[0].alias_info if schema and schema.returns else None
+    return alias is not None and not alias.is_write
+
+
+def functional_variant(node):
+    """The name of the functional op of an in-place call
+    (`aten.masked_fill_.Scalar` -> `aten.masked_fill.Scalar`), none for
+    others."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None or not schema.arguments:
+        return None
+    written = schema.arguments[0].alias_info
+    namespace, _, rest = str(node.target).partition(".")
+    name, _, overload = rest.partition(".")
+    if not (written and written.is_write and name.endswith("_")):
+        return None
+    return "%s.%s.%s" % (namespace, name[:-1], overload)
+
+
+def in_place_target_problem(node):
+    """Why the tensor an in-place call writes cannot be rebound to the
+    functional result (none: it can). Rebinding is exact when nothing else
+    sees the write: the tensor is computed by the program (not an input),
+    is no view of another, and no view of it is taken."""
+    target = node.args[0] if node.args else None
+    if not isinstance(target, torch.fx.Node):
+        return "it writes no tensor of the program"
+    if target.op == "placeholder":
+        return "it writes an input of the program (or a parameter)"
+    if _returns_view(target.target):
+        return "it writes a view of another tensor"
+    if any(user is not node and _returns_view(user.target)
+           for user in target.users):
+        return "a view of the tensor it writes is taken"
+    return None
+
+
 def _numel(shape):
     return math.prod(shape)
 
@@ -227,14 +268,19 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         return self.clamp(x, min_val, max_val)
 
     def in_place(self, convert):
-        """An in-place view op (squeeze_, ...) whose input nothing else
-        reads: the same as its functional form. PyTorch's own
-        decompositions make these (matmul of a vector)."""
+        """An in-place op (`t.masked_fill_(mask, v)`, `squeeze_`) on a
+        tensor the program made, as its functional form `convert`, whose
+        result the written tensor is from here on (in_place_target_problem
+        says when that is exact). PyTorch's own decompositions and modules
+        make these (matmul of a vector, attention masks)."""
         def apply(x, *args, **kwargs):
-            if len(x.users) > 1:
-                self.error("in-place '%s' on a value that is also read "
-                           "elsewhere is not supported" % self.node.target)
-            return convert(x, *args, **kwargs)
+            problem = in_place_target_problem(self.node)
+            if problem:
+                self.error("unsupported in-place PyTorch operation '%s': %s"
+                           % (self.node.target, problem))
+            value = convert(x, *args, **kwargs)
+            self.values[x] = value
+            return value
         return apply
 
     def where(self, cond, x, y):
@@ -773,9 +819,12 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                 if _is_dead(node):  # Unused outputs of decompositions.
                     continue
                 key = str(node.target)
-                if key not in table:
+                convert = table.get(key)
+                if convert is None and functional_variant(node) in table:
+                    convert = self.in_place(table[functional_variant(node)])
+                if convert is None:
                     self.error("unsupported PyTorch operation '%s'" % key)
-                self.values[node] = table[key](*node.args, **node.kwargs)
+                self.values[node] = convert(*node.args, **node.kwargs)
             elif node.op == "output":
                 outputs = node.args[0]
             else:

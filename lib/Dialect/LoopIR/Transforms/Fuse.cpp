@@ -32,6 +32,7 @@ struct Producer {
   StoreOp store;
   double work = 0; // Arithmetic of the whole kernel, invariants hoisted.
   bool reduces = false;
+  unsigned ops = 0; // In the nest, each fused site's clone.
   int64_t elements = 1;
 };
 
@@ -115,18 +116,26 @@ FailureOr<Producer> analyzeProducer(KernelOp kernel, FusionMemo &memo) {
       !p.store.getIndexMap().isIdentity() ||
       !llvm::equal(p.store.getIndices(), p.nest.getInductionVars()))
     return failure();
-  bool nestedStore = false;
-  p.nest.walk([&](StoreOp s) { nestedStore |= s != p.store; });
-  if (nestedStore)
-    return failure();
   p.elements = product(shape);
+  // One walk of the nest, remembered: a consumer of many inputs asks this
+  // of each again after every fusion near it.
   FusionMemo::ProducerCost cost = memo.cost(kernel, [&] {
-    bool reduces = false;
-    p.nest.walk([&](ReduceOp) { reduces = true; });
-    return FusionMemo::ProducerCost{hoistedWork(p.nest, memo), reduces};
+    bool reduces = false, nestedStore = false;
+    unsigned ops = 0;
+    p.nest.walk([&](Operation *op) {
+      reduces |= isa<ReduceOp>(op);
+      nestedStore |= isa<StoreOp>(op) && op != p.store;
+      ++ops;
+    });
+    return FusionMemo::ProducerCost{
+        nestedStore ? 0 : hoistedWork(p.nest, memo), reduces, ops,
+        nestedStore};
   });
+  if (cost.nestedStore)
+    return failure();
   p.work = cost.work;
   p.reduces = cost.reduces;
+  p.ops = cost.ops;
   return p;
 }
 
@@ -655,9 +664,9 @@ bool isWideningCopy(KernelOp kernel) {
 
 struct FuseProducer : OpRewritePattern<KernelOp> {
   FuseProducer(MLIRContext *ctx, double maxRecompute, double roundTripCost,
-               FusionMemo *memo)
+               unsigned maxKernelOps, FusionMemo *memo)
       : OpRewritePattern(ctx), maxRecompute(maxRecompute),
-        roundTripCost(roundTripCost), memo(memo) {}
+        roundTripCost(roundTripCost), maxKernelOps(maxKernelOps), memo(memo) {}
 
   LogicalResult matchAndRewrite(KernelOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -689,9 +698,19 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
   /// element of the result. Fusion must cost at most maxRecompute times the
   /// producer as a kernel: its work plus a round trip of every element.
   bool worthFusing(Producer p, FusionMemo &m) const {
+    Uses uses = usesOf(p.kernel.getResult(0));
+    // A producer that reduces fits every consumer or fuses into none: one
+    // kept for one consumer and cloned into the others leaves copies of
+    // its own producers in both (an unrolled recurrence multiplies them
+    // step by step). Elementwise producers are not bounded: cutting a long
+    // formula (int64 gcd, Euclid unrolled) into kernels of 4096 ops made
+    // the program hang in the CPU emulation, not yet understood.
+    if (p.reduces && !llvm::all_of(uses.consumers, [&](auto use) {
+          return fitsIn(use.first, use.second, p, m);
+        }))
+      return false;
     if (p.work == 0)
       return true; // Moving data is free to repeat.
-    Uses uses = usesOf(p.kernel.getResult(0));
     // A contraction in another contraction's epilogue makes a kernel of
     // two reductions over different k, which no contraction schedule takes
     // (over the same k they are siblings: one reduction, two products).
@@ -740,6 +759,19 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     double fused = demand / p.elements * p.work;
     double unfused = p.work + p.elements * roundTripCost;
     return fused <= maxRecompute * unfused;
+  }
+
+  /// Whether `consumer`'s body stays within maxKernelOps with a clone of
+  /// the producer at each site that loads its input `pos`.
+  bool fitsIn(KernelOp consumer, unsigned pos, const Producer &p,
+              FusionMemo &m) const {
+    unsigned own = m.ops(consumer, [&] {
+      unsigned ops = 0;
+      consumer.getBody().walk([&](Operation *) { ++ops; });
+      return ops;
+    });
+    size_t sites = loadsOf(consumer.getInputBuffers()[pos]).size();
+    return own + sites * p.ops <= maxKernelOps;
   }
 
   /// Inlines the producer into `consumer` in place: its inputs the
@@ -849,6 +881,7 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
   }
 
   double maxRecompute, roundTripCost;
+  unsigned maxKernelOps;
   FusionMemo *memo;
 };
 
@@ -865,7 +898,8 @@ struct LoopIRFusePass
       return signalPassFailure();
     FusionMemo memo;
     RewritePatternSet patterns(&getContext());
-    populateFusePatterns(patterns, maxRecompute, roundTripCost, &memo);
+    populateFusePatterns(patterns, maxRecompute, roundTripCost, maxKernelOps,
+                         &memo);
     GreedyRewriteConfig config;
     config.setListener(&memo);
     if (failed(
@@ -922,6 +956,14 @@ FusionMemo::cost(KernelOp producer,
   return it->second;
 }
 
+unsigned FusionMemo::ops(KernelOp kernel,
+                         llvm::function_ref<unsigned()> compute) {
+  auto it = opCounts.find(kernel);
+  if (it == opCounts.end())
+    it = opCounts.try_emplace(kernel, compute()).first;
+  return it->second;
+}
+
 double FusionMemo::demand(KernelOp consumer, unsigned input, bool reduces,
                           llvm::function_ref<double()> compute) {
   llvm::SmallDenseMap<unsigned, double> &known = demands[consumer];
@@ -940,6 +982,7 @@ void FusionMemo::forget(Operation *op) {
     return;
   rejected.erase(kernel);
   costs.erase(kernel);
+  opCounts.erase(kernel);
   demands.erase(kernel);
   auto forgetNest = [&](Operation *nest) {
     contractions.erase(nest);
@@ -959,7 +1002,8 @@ void FusionMemo::forget(Operation *op) {
 void strata::loopir::populateFusePatterns(RewritePatternSet &patterns,
                                           double maxRecompute,
                                           double roundTripCost,
+                                          unsigned maxKernelOps,
                                           FusionMemo *memo) {
   patterns.add<FuseProducer>(patterns.getContext(), maxRecompute, roundTripCost,
-                             memo);
+                             maxKernelOps, memo);
 }

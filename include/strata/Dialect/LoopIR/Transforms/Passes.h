@@ -34,6 +34,8 @@ public:
   struct ProducerCost {
     double work;
     bool reduces;
+    unsigned ops; // In the nest's body, nested ones included.
+    bool nestedStore; // A store below the nest's own: no producer.
   };
   /// `producer`'s cost, from `compute` the first time.
   ProducerCost cost(KernelOp producer,
@@ -42,6 +44,9 @@ public:
   /// fusing a producer that `reduces` there), from `compute` the first time.
   double demand(KernelOp consumer, unsigned input, bool reduces,
                 llvm::function_ref<double()> compute);
+
+  /// The ops in `kernel`'s body, from `compute` the first time.
+  unsigned ops(KernelOp kernel, llvm::function_ref<unsigned()> compute);
 
   /// Whether `nest` contracts rows and columns the contraction schedule
   /// tiles (contractionExtents), from `compute` the first time.
@@ -79,6 +84,7 @@ private:
 
   llvm::DenseSet<mlir::Operation *> rejected;
   llvm::DenseMap<mlir::Operation *, ProducerCost> costs;
+  llvm::DenseMap<mlir::Operation *, unsigned> opCounts;
   /// Per consumer, keyed by 2 * input + reduces.
   llvm::DenseMap<mlir::Operation *, llvm::SmallDenseMap<unsigned, double>>
       demands;
@@ -96,7 +102,7 @@ private:
 /// something they take part in changes.
 void populateFusePatterns(mlir::RewritePatternSet &patterns,
                           double maxRecompute, double roundTripCost,
-                          FusionMemo *memo = nullptr);
+                          unsigned maxKernelOps, FusionMemo *memo = nullptr);
 
 /// The extents of the rows and the columns of `nest`'s contraction, as
 /// loopir-canonicalize-contractions groups them, whatever the order of its

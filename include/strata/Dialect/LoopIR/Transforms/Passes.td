@@ -21,14 +21,23 @@ def LoopIRFusePass : Pass<"loopir-fuse"> {
     depends on (what loopir-normalize's hoisting achieves). So cheap
     elementwise producers fuse even where they are recomputed (a prologue
     of a matmul), a reduction fuses only where it is not repeated, and a
-    producer that only moves data always fuses.
+    producer that only moves data always fuses. And a producer that
+    reduces fuses only while every consumer's body stays within
+    `max-kernel-ops` ops (the producer cloned at each site that loads it):
+    in a tiny model, where every contraction is cheap, a whole network
+    would otherwise become one kernel of tens of thousands of ops, which
+    costs registers and compile time that the arithmetic count does not
+    see.
   }];
   let options = [
     Option<"maxRecompute", "max-recompute", "double", /*default=*/"1.0",
            "The most fused cost may exceed the unfused cost, as a ratio">,
     Option<"roundTripCost", "round-trip-cost", "double", /*default=*/"64.0",
            "The cost of writing an element to memory and reading it back, "
-           "in arithmetic ops (a GPU does tens of flops per byte moved)">
+           "in arithmetic ops (a GPU does tens of flops per byte moved)">,
+    Option<"maxKernelOps", "max-kernel-ops", "unsigned", /*default=*/"4096",
+           "The most ops a kernel's body may hold after a producer that "
+           "reduces fuses into it">
   ];
   let dependentDialects = ["::strata::loopir::LoopIRDialect"];
 }
