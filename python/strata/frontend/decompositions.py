@@ -29,7 +29,7 @@ _DECOMPOSED = (
 def decomposition_table():
     """aten op overload -> Python decomposition, for make_fx."""
     from torch._decomp import get_decompositions
-    from .importer import Importer
+    from .importer import Importer, functional_variant
     aten = torch.ops.aten
     table = {}
     core = getattr(torch._decomp, "core_aten_decompositions", None)
@@ -38,7 +38,9 @@ def decomposition_table():
     table.update(get_decompositions(
         [getattr(aten, name) for name in _DECOMPOSED if hasattr(aten, name)]))
     imported = Importer.supported_ops()
-    return {op: fn for op, fn in table.items() if str(op) not in imported}
+    return {op: fn for op, fn in table.items()
+            if str(op) not in imported and
+            functional_variant(op) not in imported}
 
 
 class WithoutFastPaths(TorchFunctionMode):

@@ -71,15 +71,15 @@ def _returns_view(target):
     return alias is not None and not alias.is_write
 
 
-def functional_variant(node):
-    """The name of the functional op of an in-place call
+def functional_variant(op):
+    """The name of the functional op of an in-place op overload
     (`aten.masked_fill_.Scalar` -> `aten.masked_fill.Scalar`), none for
     others."""
-    schema = getattr(node.target, "_schema", None)
+    schema = getattr(op, "_schema", None)
     if schema is None or not schema.arguments:
         return None
     written = schema.arguments[0].alias_info
-    namespace, _, rest = str(node.target).partition(".")
+    namespace, _, rest = str(op).partition(".")
     name, _, overload = rest.partition(".")
     if not (written and written.is_write and name.endswith("_")):
         return None
@@ -707,17 +707,9 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                      "flatten.using_ints", "view_copy.default",
                      "_reshape_alias.default", "squeeze.dims"):
             t["aten." + name] = self.reshape
-        for name in ("squeeze_.dim", "squeeze_.default", "unsqueeze_.default"):
-            t["aten." + name] = self.in_place(self.reshape)
+        # In-place ops whose functional twin is named otherwise (the rest
+        # run: functional_variant).
         t["aten.transpose_.default"] = self.in_place(self.transpose)
-        t["aten.t_.default"] = self.in_place(self.transpose_t)
-        # In place on a value nothing else reads (PyTorch's decompositions
-        # of cosine_similarity, say, clamp and sqrt in place).
-        for name in ("clamp_min_.default", "clamp_max_.default", "sqrt_.default",
-                     "relu_.default", "mul_.Tensor", "div_.Tensor", "add_.Tensor",
-                     "sub_.Tensor", "sigmoid_.default", "tanh_.default",
-                     "exp_.default", "neg_.default", "mul_.Scalar", "add_.Scalar"):
-            t["aten." + name] = self.in_place(t["aten." + name.replace("_.", ".")])
         self.prims_table(t)
         t["aten.expand.default"] = self.expand
         t["aten.slice.Tensor"] = self.slice
@@ -751,19 +743,14 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         return self.operand(src, shape, dtype)
 
     def functional_forms_table(self, t):
-        """In-place ops PyTorch's decompositions apply to a value nothing
-        else reads (a fresh `empty` filled, a mask negated in place), as
-        their functional forms (in_place checks the value is unread)."""
-        t["aten.fill_.Scalar"] = self.in_place(lambda x, value: self.full(None, value))
+        """In-place ops PyTorch's decompositions apply to a tensor they made
+        (a fresh `empty` filled or copied into) with no functional twin of
+        their name in the table (the others: functional_variant)."""
         t["aten.fill_.Tensor"] = self.in_place(
             lambda x, value: self.operand(value, *self.out()))
         t["aten.zero_.default"] = self.in_place(lambda x: self.full(None, 0))
         t["aten.copy_.default"] = self.in_place(self.copy)
         t["prims.copy_to.default"] = self.copy
-        t["aten.logical_not_.default"] = self.in_place(self.logical_not)
-        for name in ("and", "or", "xor"):
-            t["aten.bitwise_%s_.Tensor" % name] = self.in_place(
-                t["aten.bitwise_%s.Tensor" % name])
 
     def prims_table(self, t):
         """The prims that torch 1.13's decompositions (logsumexp, softplus,
@@ -820,8 +807,9 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                     continue
                 key = str(node.target)
                 convert = table.get(key)
-                if convert is None and functional_variant(node) in table:
-                    convert = self.in_place(table[functional_variant(node)])
+                functional = functional_variant(node.target)
+                if convert is None and functional in table:
+                    convert = self.in_place(table[functional])
                 if convert is None:
                     self.error("unsupported PyTorch operation '%s'" % key)
                 self.values[node] = convert(*node.args, **node.kwargs)

@@ -607,7 +607,6 @@ class IndexOps:
         t["aten.index_fill.int_Tensor"] = self._index_along("fill")
         t["aten.index_reduce.default"] = self._index_along("reduce")
         t["aten.index_put.default"] = self.index_put
-        t["aten.index_put_.default"] = self.in_place(self.index_put)
         t["aten.put.default"] = self.put
         t["aten.as_strided_scatter.default"] = self.as_strided_scatter
         t["aten.select_scatter.default"] = self.select_scatter

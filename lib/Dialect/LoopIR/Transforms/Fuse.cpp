@@ -907,6 +907,17 @@ struct LoopIRFusePass
       signalPassFailure();
   }
 };
+
+/// `map[key]`, computed the first time. `compute` may fill `map` itself
+/// (the entry is made after it returns).
+template <typename Map, typename Key, typename Compute>
+typename Map::mapped_type lookupOrCompute(Map &map, const Key &key,
+                                          Compute compute) {
+  auto it = map.find(key);
+  if (it == map.end())
+    it = map.try_emplace(key, compute()).first;
+  return it->second;
+}
 } // namespace
 
 const llvm::SmallBitVector &FusionMemo::readDims(AffineMap map) {
@@ -922,56 +933,38 @@ const llvm::SmallBitVector &FusionMemo::readDims(AffineMap map) {
 }
 
 AffineMap FusionMemo::compressed(AffineMap map) {
-  auto it = compressedMaps.find(map);
-  if (it == compressedMaps.end())
-    it = compressedMaps.try_emplace(map, compressDims(map, ~readDims(map)))
-             .first;
-  return it->second;
+  return lookupOrCompute(compressedMaps, map,
+                         [&] { return compressDims(map, ~readDims(map)); });
 }
 
 bool FusionMemo::isManyRowContraction(ParallelOp nest,
                                       llvm::function_ref<bool()> compute) {
-  auto it = contractions.find(nest);
-  if (it == contractions.end())
-    it = contractions.try_emplace(nest, compute()).first;
-  return it->second;
+  return lookupOrCompute(contractions, nest.getOperation(), compute);
 }
 
 std::optional<ArrayRef<int64_t>> FusionMemo::stagedBox(
     ParallelOp nest, bool orSumOfLoads,
     llvm::function_ref<std::optional<ArrayRef<int64_t>>()> compute) {
-  auto key = std::make_pair(nest.getOperation(), unsigned(orSumOfLoads));
-  auto it = stagedBoxes.find(key);
-  if (it == stagedBoxes.end())
-    it = stagedBoxes.try_emplace(key, compute()).first;
-  return it->second;
+  return lookupOrCompute(
+      stagedBoxes, std::make_pair(nest.getOperation(), unsigned(orSumOfLoads)),
+      compute);
 }
 
 FusionMemo::ProducerCost
 FusionMemo::cost(KernelOp producer,
                  llvm::function_ref<ProducerCost()> compute) {
-  auto it = costs.find(producer);
-  if (it == costs.end())
-    it = costs.try_emplace(producer, compute()).first;
-  return it->second;
+  return lookupOrCompute(costs, producer.getOperation(), compute);
 }
 
 unsigned FusionMemo::ops(KernelOp kernel,
                          llvm::function_ref<unsigned()> compute) {
-  auto it = opCounts.find(kernel);
-  if (it == opCounts.end())
-    it = opCounts.try_emplace(kernel, compute()).first;
-  return it->second;
+  return lookupOrCompute(opCounts, kernel.getOperation(), compute);
 }
 
 double FusionMemo::demand(KernelOp consumer, unsigned input, bool reduces,
                           llvm::function_ref<double()> compute) {
-  llvm::SmallDenseMap<unsigned, double> &known = demands[consumer];
-  unsigned key = 2 * input + reduces;
-  auto it = known.find(key);
-  if (it == known.end())
-    it = known.try_emplace(key, compute()).first;
-  return it->second;
+  return lookupOrCompute(demands[consumer], 2 * input + unsigned(reduces),
+                         compute);
 }
 
 void FusionMemo::forget(Operation *op) {
