@@ -64,16 +64,18 @@ def swiglu():
     return (lambda g, u: F.silu(g) * u), (g, u), _bytes(g, u, g), 0
 
 
-def attention_decode(batch=1, heads=12, keys=1024, head_dim=64):
-    """One query per head against `keys` cached keys: the flash fold (one
-    row kernel per head, the scores in no memory)."""
-    q = torch.randn(batch, heads, 1, head_dim)
+def attention(batch=1, heads=12, queries=1, keys=1024, head_dim=64):
+    """`queries` per head against `keys` keys: the flash fold, one kernel
+    (a row per head and query for a decode step; tiles of 64 query rows
+    sharing each chunk of keys and values for a prefill), the scores in no
+    memory."""
+    q = torch.randn(batch, heads, queries, head_dim)
     k, v = (torch.randn(batch, heads, keys, head_dim) for _ in range(2))
 
     def attend(q, k, v):
         s = torch.matmul(q, k.transpose(-2, -1)) / head_dim ** 0.5
         return torch.matmul(torch.softmax(s, dim=-1), v)
-    flops = 4 * batch * heads * keys * head_dim
+    flops = 4 * batch * heads * queries * keys * head_dim
     return attend, (q, k, v), _bytes(q, k, v, q), flops
 
 
@@ -115,8 +117,10 @@ PROGRAMS = {
     "matmul_split_k_prime": matmul(torch.float32, 37, 3001, 45),
     # 128 batches: 128 x 128 tensor-core tiles, mostly out of bounds.
     "bmm_f16_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
-    "attention_decode_gpt2": attention_decode,
-    "attention_decode_ragged": functools.partial(attention_decode, 3, 5, 1000, 48),
+    "attention_decode_gpt2": attention,
+    "attention_decode_ragged": functools.partial(attention, 3, 5, 1, 1000, 48),
+    "attention_prefill_gpt2": functools.partial(attention, 1, 12, 1024, 1024, 64),
+    "attention_prefill_ragged": functools.partial(attention, 2, 5, 333, 1000, 48),
     "softmax_warp_rows": functools.partial(softmax, 1000, 37),
     "softmax_ragged": functools.partial(softmax, 333, 2049),
     "rmsnorm_ragged": functools.partial(rmsnorm, 513, 1023),

@@ -1,9 +1,11 @@
-"""Attention with a short query (decoding: one new token, or a few) is one
-kernel per (batch, head, query row): the row's scores q.k are folded over
-the keys with online softmax's (max, sum, one weighted sum per output
-element) monoid (tileir-fuse-folds), so they never exist in memory, and
-every spelling that decomposes to matmul-softmax-matmul reaches it. Checked
-against PyTorch at ragged sizes, the block's threads in every order."""
+"""Attention is one kernel: each query row's scores q.k are folded over the
+keys with online softmax's (max, sum, one weighted sum per output element)
+monoid (tileir-fuse-folds), so they never exist in memory, and every
+spelling that decomposes to matmul-softmax-matmul reaches it. A short query
+(decoding) takes a warp per row; many query rows take the Q-tile schedule,
+up to 64 rows per block sharing each chunk of keys and values through
+shared memory (flash attention). Checked against PyTorch at ragged sizes,
+the block's threads in every order."""
 import math
 import re
 
@@ -71,15 +73,28 @@ def tile_ir(fn, inputs):
     return str(module)
 
 
-@pytest.mark.parametrize("name", sorted(cases()))
-def test_short_query_attention_is_one_online_softmax_fold(name):
+def one_fold_kernel(name, cases):
+    """The tile program of case `name` (seeded by its name) after checking
+    that it is one kernel of one composite fold; (fn, inputs, text)."""
     torch.manual_seed(sum(map(ord, name)))
-    fn, inputs = cases()[name]
+    fn, inputs = cases[name]
     text = tile_ir(fn, inputs)
-    # One kernel, its folds one composite fold: the max, the normalizer and
-    # one sum per element of the output row; nothing else is written.
     assert text.count("tileir.kernel") == 1, text
     assert text.count("tileir.composite_fold") == 1, text
+    return fn, inputs, text
+
+
+def check_every_order(fn, inputs):
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via)
+        assert report.passed, (via, report)
+
+
+@pytest.mark.parametrize("name", sorted(cases()))
+def test_short_query_attention_is_one_online_softmax_fold(name):
+    # One kernel, its folds one composite fold: the max, the normalizer and
+    # one sum per element of the output row; nothing else is written.
+    fn, inputs, text = one_fold_kernel(name, cases())
     assert "tileir.fold" not in text, text
     head_dim = inputs[0].shape[-1]
     identity = ", ".join(["0xFF800000 : f32"] +
@@ -87,9 +102,7 @@ def test_short_query_attention_is_one_online_softmax_fold(name):
     keys = inputs[1].shape[-2]
     assert re.search(r"composite_fold \(%\w+\) in \[" + str(keys) +
                      r"\] identity\(" + re.escape(identity) + r"\)", text), text
-    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
-        report = check(fn, inputs, via=via)
-        assert report.passed, (via, report)
+    check_every_order(fn, inputs)
 
 
 def test_fully_masked_rows_are_nan_as_in_pytorch():
@@ -114,13 +127,87 @@ def test_long_head_dimension_keeps_separate_kernels():
     assert report.passed, report
 
 
-def test_long_queries_keep_the_contraction_schedule():
-    # With many query rows, P.V is a tiled contraction (its values staged
-    # once per block tile); the flash fold per row would read every key and
-    # value once per row instead.
-    torch.manual_seed(3)
-    inputs = (randn(1, 2, 40, 32), randn(1, 2, 40, 32), randn(1, 2, 40, 32))
-    text = tile_ir(attend, inputs)
-    assert "tileir.contract" in text
-    report = check(attend, inputs, via="kernel")
+def causal(q, k, v):
+    # A causal mask from triu, as GPT-style models build it.
+    t, u = q.shape[-2], k.shape[-2]
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    future = torch.triu(torch.ones(t, u, dtype=torch.bool), diagonal=1)
+    return torch.matmul(s.masked_fill(future, float("-inf")).softmax(-1), v)
+
+
+def long_cases():
+    """Prefill: many query rows (37 and 100: neither a multiple of the Q
+    tile), 70 keys (a chunk of 64 and a ragged rest)."""
+    t = 70
+    def qkv(rows, d=32, kv_heads=H):
+        return (randn(B, H, rows, d), randn(B, kv_heads, t, d),
+                randn(B, kv_heads, t, d))
+    padding = torch.zeros(B, 1, 1, t)
+    padding[0, ..., 60:] = float("-inf")
+    q, k, v = qkv(37)
+    return {
+        "prefill": (attend, qkv(100)),
+        "padding_mask": (attend_masked, (q, k, v, padding)),
+        "masked_fill": (masked_fill, (q, k, v, torch.rand(B, 1, 37, t) > 0.3)),
+        "causal": (causal, qkv(70)),
+        "multi_query": (shared_kv, qkv(37, kv_heads=1)),
+        "head_dim_64": (attend, qkv(37, d=64)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(long_cases()))
+def test_long_query_attention_is_one_q_tiled_kernel(name):
+    # Many query rows: the same online-softmax fold per row, with up to 64
+    # rows per program instance (4 threads each) sharing each chunk of keys
+    # and values through shared memory. No scores, no probabilities, no
+    # contraction kernel: one kernel per (batch, head, query tile).
+    fn, inputs, text = one_fold_kernel(name, long_cases())
+    assert "tileir.contract" not in text, text
+    rows = inputs[0].shape[-2]
+    tile = min(64, 1 << (rows - 1).bit_length())
+    assert re.search(r"tile \[1, 1, %d\] threads %d " % (tile, 4 * tile),
+                     text), text
+    check_every_order(fn, inputs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_long_query_attention_in_halves_keeps_its_rounded_weights(dtype):
+    # A softmax in halves rounds its weights before P . V, which online
+    # softmax cannot (it never holds a normalized weight): the scores and
+    # weights stay tensors and P . V a contraction (tensor cores), rounded
+    # as PyTorch rounds them.
+    torch.manual_seed(12)
+    fn = lambda q, k, v: F.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v
+    inputs = tuple(t.to(dtype) for t in (randn(3, 70, 16), randn(3, 70, 16),
+                                          randn(3, 70, 24)))
+    text = tile_ir(fn, inputs)
+    assert text.count("tileir.kernel") == 3, text
+    assert text.count("tileir.contract") == 2, text
+    report = check(fn, inputs, via="kernel")
+    assert report.passed, report
+
+
+def test_long_query_attention_stages_keys_and_values_once_per_block():
+    # In kernelir: per chunk of keys a barrier, the block's copy of the
+    # chunk of K (padded to an odd row) and of each value column, a
+    # barrier, and each group folds from shared memory; the 4 lanes of a
+    # row combine by two xor shuffles (offsets 2 and 1).
+    torch.manual_seed(11)
+    inputs = (randn(1, 2, 40, 8), randn(1, 2, 45, 8), randn(1, 2, 45, 8))
+    module = import_program(capture(attend, inputs))
+    module.run(strata.pipeline("kernel"))
+    text = str(module)
+    assert "kernelir.shared : memref<64x9xf32" in text, text
+    assert text.count("kernelir.shared : memref<64xf32") == 8, text
+    assert text.count("kernelir.barrier") == 2, text
+    offsets = re.findall(r"kernelir.shuffle xor %\S+, %c(\d+)_i32", text)
+    assert sorted(set(offsets)) == ["1", "2"], text
+
+
+def test_fully_masked_long_query_rows_are_nan_as_in_pytorch():
+    torch.manual_seed(6)
+    q, k, v = randn(B, H, 20, 16), randn(B, H, T, 16), randn(B, H, T, 16)
+    mask = torch.zeros(B, 1, 20, T)
+    mask[1, :, 3] = float("-inf")  # one query row sees no key
+    report = check(attend_masked, (q, k, v, mask), via="kernel")
     assert report.passed, report

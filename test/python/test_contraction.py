@@ -67,8 +67,6 @@ FUSED_CONTRACTIONS = {
                           * (rms_normed(x, w) @ u.t()),
                           lambda: (randn(70, 96), randn(96), randn(77, 96),
                                    randn(77, 96)), 2),
-    "attention_values": (lambda q, k, v: F.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v,
-                         lambda: (randn(3, 70, 16), randn(3, 70, 16), randn(3, 70, 24)), 2),
 }
 
 

@@ -1,7 +1,8 @@
 """Small sizes prove numbers, real sizes prove schedules: the decoder block
 of examples/decoder.py at GPT-2-small dimensions (dim 768, 12 heads, MLP
-2048, one sequence of 1024) compiles with every matrix product as a tiled
-contraction and no launch beyond 65,536 blocks. (Its numbers are checked at
+2048, one sequence of 1024) compiles with every projection as a tiled
+contraction, attention as one flash kernel, and no launch beyond 65,536
+blocks. (Its numbers are checked at
 small sizes in test_run.py and test_contraction.py.)"""
 import os
 import re
@@ -54,15 +55,16 @@ def test_every_real_size_contraction_is_tiled(gpt2_block):
             r"tileir\.fold add\(.*?\) \(.*?\) in \[(\d+)\]", body)]
         assert not (rows >= 64 and cols >= 64 and per_element and
                     any(k >= 64 for k in folds)), (domain, tile, body[:2000])
-    # qkv, scores, attention x values, out, gate and up (one program), down.
-    assert contracts == 7, text
+    # qkv, out, gate and up (one program), down; attention is one row
+    # program (test_real_size_attention_is_one_kernel_without_scores).
+    assert contracts == 5, text
 
 
 def test_no_real_size_launch_exceeds_65536_blocks(gpt2_block):
     text = lowered(gpt2_block, "kernel")
     grids = [[int(g) for g in grid.split(",")] for grid in
              re.findall(r"grid = array<i64: ([\d, ]+)>", text)]
-    assert len(grids) == 9
+    assert len(grids) == 7
     for grid in grids:
         assert grid[0] * grid[1] * grid[2] <= MAX_BLOCKS, grids
 
@@ -72,23 +74,52 @@ def test_real_size_traffic_report(gpt2_block):
     report = traffic_report(gpt2_block)
     weights = sum(w.numel() for w in gpt2_block.weights.values())
     assert report.ideal_bytes == (2 * 1024 * 768 + weights) * 4
-    assert len(report.kernels) == 9
+    assert len(report.kernels) == 7
     # The matrix products are most of the FLOPs: 2 * 1024 * (3 * 768 * 768
-    # + 768 * 768 + 3 * 768 * 2048) for the projections, 2 * 2 * 12 * 1024
-    # * 1024 * 64 for attention.
-    products = 2 * 1024 * (4 * 768 * 768 + 3 * 768 * 2048) + 4 * 12 * 1024 ** 2 * 64
+    # + 768 * 768 + 3 * 768 * 2048) for the projections, in contraction
+    # kernels, and 2 * 2 * 12 * 1024 * 1024 * 64 for attention, in its row
+    # kernel (q.k and the weighted values per key and query, FMA).
+    products = 2 * 1024 * (4 * 768 * 768 + 3 * 768 * 2048)
     contraction_flops = sum(k["flops"] for k in report.kernels
                             if k["kind"] == "contraction")
     assert contraction_flops >= products
     # And little else in them: the prologues (RMSNorm's scale, and for
     # gate and up the residual add before it) once per staged element per
-    # block tile, 0.45 GFLOP.
-    assert contraction_flops <= products * 1.03
+    # block tile, 0.46 GFLOP.
+    assert contraction_flops <= products + 0.5e9
+    attention = 4 * 12 * 1024 ** 2 * 64
+    rows = [k["flops"] for k in report.kernels if k["kind"] == "row"]
+    assert max(rows) >= attention
+    # Its online softmax (exponentials, rescaling) is the rest.
+    assert max(rows) <= attention * 1.1
 
 
-@pytest.mark.xfail(strict=True, reason="prefill attention materializes its 12 x 1024 x "
-                   "1024 scores (about 200 MB of the modeled 322) until the "
-                   "Q-tile flash-attention schedule of issue 23")
+def test_real_size_attention_is_one_kernel_without_scores():
+    # Prefill at sequence 4096 with GPT-2's heads: one kernel per (head,
+    # tile of 64 queries), 768 blocks, reading q, K and V and writing the
+    # output; no 12 x 4096 x 4096 scores anywhere.
+    from strata.report import traffic_report
+
+    def attend(q, k, v):
+        s = torch.matmul(q, k.transpose(-2, -1)) / 8.0
+        return torch.matmul(torch.softmax(s, dim=-1), v)
+
+    inputs = tuple(torch.randn(1, 12, 4096, 64) for _ in range(3))
+    program = capture(attend, inputs)
+    text = lowered(program, "tile")
+    assert "4096x4096" not in text, text
+    (domain, tile, body), = tile_kernels(text)
+    assert domain == [1, 12, 4096] and tile == [1, 1, 64], (domain, tile)
+    report = traffic_report(program)
+    assert report.kernels[0]["programs"] == 768, report.text()
+    assert report.bytes <= report.ideal_bytes * 1.001, report.text()
+
+
+@pytest.mark.xfail(strict=True, reason="2.9x: with attention one kernel, the "
+                   "rest is what passes between kernels at their usual "
+                   "boundaries (QKV 9.4 MB, the MLP's hidden 8.4 MB, each "
+                   "written and read) and the residual stream recomputed "
+                   "after attention; see docs/tile-schedules.md")
 def test_real_size_traffic_is_within_twice_the_ideal(gpt2_block):
     from strata.report import traffic_report
     report = traffic_report(gpt2_block)

@@ -79,15 +79,20 @@ def test_sibling_contractions_each_read_their_shared_input():
 
 
 def test_program_total_against_its_ideal():
-    # Ideal: inputs and outputs once; the softmax intermediate of attention
-    # written and read again is what the modeled total has beyond it.
+    # Ideal: inputs and outputs once; the intermediate between the two
+    # products (gelu of the first, its epilogue) written and read again is
+    # what the modeled total has beyond it.
     q = torch.randn(2, 100, 64)
-    r = report(lambda q: F.softmax(q @ q.transpose(-1, -2), -1) @ q, q)
+    r = report(lambda q: F.gelu(q @ q.transpose(-1, -2)) @ q, q)
     assert r.ideal_bytes == 2 * q.numel() * F32
     assert r.bytes > r.ideal_bytes + 2 * 2 * 100 * 100 * F32
     assert r.bytes == sum(k["bytes_read"] + k["bytes_written"] for k in r.kernels)
     assert r.ideal_seconds <= r.seconds
     assert "modeled, not measured" in r.text()
+    # With softmax in between, attention is one flash kernel: no
+    # intermediate, the ideal.
+    r = report(lambda q: F.softmax(q @ q.transpose(-1, -2), -1) @ q, q)
+    assert len(r.kernels) == 1 and r.bytes == r.ideal_bytes, r.text()
 
 
 def test_compile_report_names_the_kernels_ptxas_assembles(tmp_path):

@@ -48,9 +48,12 @@ SmallVector<Value> strata::combineAcrossBlock(
     OpBuilder &b, Location loc, Block &kernelEntry, Value thread,
     int64_t threads, const KernelMonoid &monoid, ValueRange partials) {
   SmallVector<Value> values(partials);
-  butterfly(b, loc, kernelir::kWarpSize, monoid, values);
+  // A group of fewer lanes than a warp (a power of two, aligned) combines
+  // within itself.
+  butterfly(b, loc, std::min<int64_t>(threads, kernelir::kWarpSize), monoid,
+            values);
   int64_t warps = threads / kernelir::kWarpSize;
-  if (warps == 1)
+  if (warps <= 1)
     return values;
 
   auto workgroup =

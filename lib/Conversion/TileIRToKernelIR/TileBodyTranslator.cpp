@@ -76,6 +76,7 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
           b, loc, first, arith::ConstantIndexOp::create(b, loc, offset));
     elementCoords.push_back(delinearize(b, loc, element, kernel.getTile()));
   }
+  planSharedChunks();
   planRowCaches();
   return translateOps(source);
 }
@@ -100,6 +101,19 @@ void TileBodyTranslator::assignThreadGroups() {
     if (size > 1)
       point = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, point, index(size)), inTile[d]);
+    int64_t extent = kernel.getDomain()[d];
+    if (extent % size != 0) {
+      // The last program instance has groups past the domain: they run the
+      // domain's last row (every read stays in bounds, and they take part
+      // in the block's barriers and staging) and write nothing.
+      Value last = index(extent - 1);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                           point, last);
+      rowInDomain = rowInDomain
+                        ? arith::AndIOp::create(b, loc, rowInDomain, inside)
+                        : inside;
+      point = arith::MinUIOp::create(b, loc, point, last);
+    }
     groupPoint.push_back(point);
   }
 }
@@ -309,6 +323,8 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
     Value zero = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
     Value first = arith::CmpIOp::create(
         b, op.getLoc(), arith::CmpIPredicate::eq, groupThread, zero);
+    if (rowInDomain)
+      first = arith::AndIOp::create(b, op.getLoc(), first, rowInDomain);
     auto ifOp = scf::IfOp::create(b, op.getLoc(), TypeRange{}, first,
                                   /*withElseRegion=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -394,15 +410,22 @@ LogicalResult TileBodyTranslator::translateCooperativeFold(
     Operation *fold, const KernelMonoid &monoid, Block &body,
     ArrayRef<int64_t> bounds) {
   Location loc = fold->getLoc();
-  if (groupThreads % kernelir::kWarpSize != 0)
-    return fold->emitError("a cooperative fold needs a whole number of "
-                           "warps per row, but the kernel has ")
+  bool subWarp = groupThreads < kernelir::kWarpSize &&
+                 llvm::isPowerOf2_64(groupThreads);
+  if (groupThreads % kernelir::kWarpSize != 0 && !subWarp)
+    return fold->emitError("a cooperative fold needs a power of two below "
+                           "32 or a whole number of warps per row, but the "
+                           "kernel has ")
            << groupThreads << " threads per row";
-  if (groupThreads != kernelir::kWarpSize &&
+  if (groupThreads > kernelir::kWarpSize &&
       groupThreads != (int64_t)kernel.getThreads())
     return fold->emitError("with several rows per program instance each "
-                           "row takes one warp, but the kernel gives each ")
+                           "row takes at most one warp, but the kernel "
+                           "gives each ")
            << groupThreads << " threads";
+  auto chunks = sharedChunks.find(fold);
+  if (chunks != sharedChunks.end())
+    return translateChunkedFold(fold, monoid, body, bounds, chunks->second);
   SmallVector<Value> init;
   for (TypedAttr identity : monoid.identity)
     init.push_back(arith::ConstantOp::create(b, loc, identity));
@@ -430,6 +453,13 @@ LogicalResult
 TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
   Block &body = loop.getBody().front();
   int64_t width = chooseRunWidth(body, loop.getBounds());
+  // A group past the domain writes nothing (a distribute has no barrier).
+  OpBuilder::InsertionGuard guard(b);
+  if (rowInDomain) {
+    auto inside = scf::IfOp::create(b, loop.getLoc(), TypeRange{}, rowInDomain,
+                                    /*withElseRegion=*/false);
+    b.setInsertionPoint(inside.thenBlock()->getTerminator());
+  }
   sharedLoop(
       loop.getLoc(), loop.getBounds(), {},
       [&](ValueRange first, ValueRange) {

@@ -7,6 +7,7 @@
 #include "strata/Conversion/TileIRToKernelIR/TileIRToKernelIR.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -298,6 +299,23 @@ private:
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
+  /// The shared-chunk loads each fold stages, where the kernel has several
+  /// rows per program instance and they fit in kMaxSharedChunkBytes with
+  /// chunks of at least kMinChunkPoints points (sharedChunks, chunkPoints).
+  void planSharedChunks();
+
+  /// A cooperative fold whose rows share some of their loads (the keys and
+  /// values of attention's rows, a weight every row of a matrix-vector
+  /// product reads): per chunk of `chunkPoints` points, a barrier, the
+  /// block's threads copy the chunk of each shared load into shared memory
+  /// (each element once, for every row), a barrier, and each thread folds
+  /// its share of its row's points of the chunk, reading those loads from
+  /// the chunk; then the groups combine as in translateCooperativeFold.
+  LogicalResult translateChunkedFold(Operation *fold,
+                                     const KernelMonoid &monoid, Block &body,
+                                     ArrayRef<int64_t> bounds,
+                                     ArrayRef<tileir::SharedChunkLoad> loads);
+
   /// The widest runs of neighbouring elements (up to kMaxVectorBits) each
   /// thread can own so that some tile access reads or writes a run as one
   /// vector, aligned, with one guard; 1 where none can.
@@ -361,6 +379,13 @@ private:
   /// and the origin (row, column) of its warp's tiles in the block tile.
   SmallVector<std::pair<Value, Value>> mmaCoords[3];
   Value warpRow0, warpCol0;
+  /// Where some groups of the last program instance lie past the domain
+  /// (a row tile that does not divide it): whether this group's row is in
+  /// the domain; null otherwise.
+  Value rowInDomain;
+  /// The loads each chunked fold stages, and the points per chunk.
+  DenseMap<Operation *, SmallVector<tileir::SharedChunkLoad>> sharedChunks;
+  int64_t chunkPoints = 0, sharedChunkBytes = 0;
   SmallVector<RowCache> rowCaches;
   /// The row cache (index into rowCaches) of each run load that has one.
   DenseMap<Operation *, unsigned> rowCacheOf;

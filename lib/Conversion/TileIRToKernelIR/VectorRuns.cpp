@@ -82,7 +82,7 @@ void TileBodyTranslator::planRowCaches() {
   SmallVector<Reads> reads;
   for (Operation &op : kernel.getBody().front()) {
     auto loop = tileir::getCooperativeLoop(&op);
-    if (!loop)
+    if (!loop || sharedChunks.contains(&op)) // Chunked folds read no runs.
       continue;
     auto [body, bounds] = *loop;
     int64_t width = chooseRunWidth(*body, bounds);
@@ -108,6 +108,10 @@ void TileBodyTranslator::planRowCaches() {
         ++it->loops;
     }
   }
+  // What the chunks of chunked folds leave of static shared memory.
+  int64_t budget = std::min(kMaxRowCacheBytes,
+                            kStaticSharedMemoryBytes - 8 * 1024 -
+                                sharedChunkBytes);
   int64_t bytes = 0;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
@@ -117,7 +121,7 @@ void TileBodyTranslator::planRowCaches() {
     Type element = cast<MemRefType>(r.key.memref.getType()).getElementType();
     int64_t size = computeProduct(r.key.bounds) * groups *
                    llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-    if (r.loops < 2 || bytes + size > kMaxRowCacheBytes)
+    if (r.loops < 2 || bytes + size > budget)
       continue;
     bytes += size;
     // With several rows per program instance, one cache per thread group.

@@ -18,7 +18,7 @@
 // FORCED: error: a tile of 512 elements cannot be split evenly among 48 threads
 // FORCED: error: a tile of 1024 elements cannot be split evenly among 48 threads
 // FORCED: error: a tile of 128 elements cannot be split evenly among 48 threads
-// FORCED: error: a row program needs a whole number of warps (a multiple of 32 up to 1024 threads), got 48
+// FORCED: error: a row program needs a power of two below 32 or a whole number of warps (a multiple of 32 up to 1024 threads), got 48
 func.func @f32(%a: tensor<1000x37xf32>) -> tensor<1000x37xf32> {
   %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32> domain [1000, 37] tile [8, 64] threads 1 {
   ^bb0(%in: memref<1000x37xf32>, %out: memref<1000x37xf32>):
@@ -132,7 +132,7 @@ func.func @rows(%a: tensor<64x4096xf32>, %b: tensor<33x70xf32>) -> (tensor<64xf3
 // Several rows per program instance take a warp each.
 // CHECK-LABEL: func.func @short_rows
 // CHECK: domain [1000] tile [8] threads 256 {
-// FORCED: error: a row program of 8 rows per program instance gives each row a warp: it needs 256 threads, got 48
+// FORCED: error: a row program of 8 rows per program instance gives each row a power of two of at most 32 threads: it needs 8 times 1, 2, 4, 8, 16 or 32 threads, got 48
 func.func @short_rows(%c: tensor<1000x37xf32>) -> tensor<1000xf32> {
   %m = tileir.kernel ins(%c : tensor<1000x37xf32>) -> tensor<1000xf32> domain [1000] tile [8] threads 32 {
   ^bb0(%in: memref<1000x37xf32>, %out: memref<1000xf32>):

@@ -31,18 +31,3 @@ func.func @rank(%a: tensor<64xf32>) -> tensor<64xf32> {
   }
   return %r : tensor<64xf32>
 }
-
-// -----
-
-func.func @row(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
-  // expected-error @+1 {{a row program's tile is its rows per program instance, one per thread group, and must divide the domain: 4 does not divide 33}}
-  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33, 1] tile [1, 1] threads 32 {
-  ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>):
-    %row = tileir.tile_offset 0
-    tileir.distribute (%j) in [70] {
-      %x = loopir.load %in[%row, %j] : memref<33x70xf32>
-      loopir.store %x, %out[%row, %j] : memref<33x70xf32>
-    }
-  }
-  return %r : tensor<33x70xf32>
-}

@@ -81,6 +81,18 @@ constexpr int64_t kDefaultTileElements = 512;
 /// row, so a row of up to kWarpSize times as many takes one warp.
 constexpr int64_t kRowElementsPerThread = 4;
 
+/// The Q-tile schedule of a row program whose rows share chunks of their
+/// folds (attention's keys and values; tileir::sharesFoldChunksAcrossRows):
+/// with at least kMinQTileRows rows along the innermost domain dimension, a
+/// program instance takes up to kQTileRows of them, kQTileThreadsPerRow
+/// threads each (a group of lanes folding a quarter of the row's points,
+/// combined by a two-step butterfly), and the block stages each chunk of
+/// the shared elements once for all its rows. Fewer rows keep a warp or
+/// more per row: there the threads sharing one row are the parallelism.
+constexpr int64_t kMinQTileRows = 16;
+constexpr int64_t kQTileRows = 64;
+constexpr int64_t kQTileThreadsPerRow = 4;
+
 /// Shared memory per block: what a block may declare statically on every
 /// NVIDIA GPU since sm_20 (the default budget of pipelined operand
 /// chunks), and the most any target gives a block (sm_90, dynamically;

@@ -163,6 +163,57 @@ void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
   }
 }
 
+/// Whether `region` holds a max-reduction over `box`.
+bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
+  WalkResult found = region.walk([&](ReduceOp r) {
+    if (r.getBounds() == box &&
+        llvm::is_contained(r.getCombinerList(), Combiner::max))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// Whether `reduce`, directly inside `nest`, is attention's output row: a
+/// sum over a box of f32 weights normalized by a maximum over that same box
+/// (softmax's, computed in the sum's body or by the kernel producing a
+/// buffer it loads) times values, in a nest whose innermost loop is a row
+/// vector (at most kMaxRowVectorLength long). Its row program folds the
+/// statistics and the vector's sums in one pass (tileir-fuse-folds' flash
+/// fold), and several rows of a program instance share each chunk of the
+/// values through shared memory (the Q-tile schedule): so it is no staged
+/// contraction, and softmax fuses into it rather than writing the
+/// probabilities for a contraction to read. Weights rounded to a half (a
+/// softmax in f16 or bf16 rounds its result before P . V) are no flash
+/// row: online softmax cannot round a weight it has not normalized yet,
+/// and the contraction multiplies halves on tensor cores.
+bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
+  ArrayRef<int64_t> bounds = nest.getBounds();
+  ArrayRef<int64_t> box = reduce.getBounds();
+  if (bounds.size() < 2 || bounds.back() > kMaxRowVectorLength ||
+      box.size() != 1)
+    return false;
+  WalkResult rounds =
+      reduce.getBody().walk([](arith::TruncFOp) { return WalkResult::interrupt(); });
+  if (rounds.wasInterrupted())
+    return false;
+  if (hasMaxOver(reduce.getBody(), box))
+    return true;
+  auto kernel = nest->getParentOfType<KernelOp>();
+  WalkResult found = reduce.getBody().walk([&](LoadOp load) {
+    auto buffers = kernel.getInputBuffers();
+    auto it = llvm::find(buffers, load.getMemref());
+    if (it == buffers.end() || !load.getType().isF32())
+      return WalkResult::advance();
+    auto producer =
+        kernel.getInputs()[it - buffers.begin()].getDefiningOp<KernelOp>();
+    if (producer && hasMaxOver(producer.getBody(), box))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 /// Whether `unit`, directly inside `nest`, is the sum of products that the
 /// contraction schedule stages: an add-reduction over one index of a
 /// product, in a nest of at least kMinContractionRowsAndColumns rows and
@@ -181,6 +232,8 @@ bool isStagedContraction(Operation *unit, ParallelOp nest, FusionMemo &memo,
     return false;
   Operation *yielded =
       reduce.getBody().front().getTerminator()->getOperand(0).getDefiningOp();
+  if (isFlashRow(reduce, nest))
+    return false;
   ArrayRef<int64_t> bounds = nest.getBounds();
   bool lastTwoMany = bounds.size() >= 2 &&
                      bounds[bounds.size() - 2] >= kMinContractionRowsAndColumns &&

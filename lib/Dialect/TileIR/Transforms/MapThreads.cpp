@@ -1,6 +1,7 @@
 // tileir-map-threads: how many threads share each kernel's tile, the one
 // decision of this pass (see Passes.td).
 
+#include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -47,9 +48,10 @@ int64_t defaultThreads(KernelOp kernel) {
   int64_t elements = computeProduct(kernel.getTile());
   switch (kernel.getProgramKind()) {
   case ProgramKind::Row:
-    // Several rows per program instance: a warp each.
+    // Several rows per program instance: a group of lanes each (the
+    // Q-tile schedule), else a warp each.
     if (elements > 1)
-      return kWarpSize * elements;
+      return (isQTiled(kernel) ? kQTileThreadsPerRow : kWarpSize) * elements;
     return std::clamp<int64_t>(
         llvm::PowerOf2Ceil(
             llvm::divideCeil(getLongestRow(kernel), kRowElementsPerThread)),
@@ -77,6 +79,12 @@ int64_t strata::tileir::getLongestRow(KernelOp kernel) {
   return longest;
 }
 
+bool strata::tileir::isQTiled(KernelOp kernel) {
+  return kernel.getProgramKind() == ProgramKind::Row &&
+         kernel.getDomain().back() >= kMinQTileRows &&
+         sharesFoldChunksAcrossRows(kernel);
+}
+
 FailureOr<int64_t> strata::tileir::chooseThreads(KernelOp kernel,
                                                  int64_t forced) {
   int64_t threads = forced ? forced : defaultThreads(kernel);
@@ -85,14 +93,18 @@ FailureOr<int64_t> strata::tileir::chooseThreads(KernelOp kernel,
            << kMaxThreadsPerBlock << "], got " << threads;
   int64_t elements = computeProduct(kernel.getTile());
   if (kernel.isCooperative()) {
-    if (elements > 1 && threads != kWarpSize * elements)
+    int64_t group = threads / elements;
+    if (elements > 1 && (threads % elements != 0 || group > kWarpSize ||
+                         !llvm::isPowerOf2_64(group)))
       return kernel.emitError("a row program of ")
              << elements << " rows per program instance gives each row a "
-             << "warp: it needs " << kWarpSize * elements << " threads, got "
-             << threads;
-    if (threads % kWarpSize != 0)
-      return kernel.emitError("a row program needs a whole number of warps "
-                              "(a multiple of 32 up to 1024 threads), got ")
+             << "power of two of at most 32 threads: it needs " << elements
+             << " times 1, 2, 4, 8, 16 or 32 threads, got " << threads;
+    if (elements == 1 && threads % kWarpSize != 0 &&
+        !llvm::isPowerOf2_64(threads))
+      return kernel.emitError("a row program needs a power of two below 32 "
+                              "or a whole number of warps (a multiple of 32 "
+                              "up to 1024 threads), got ")
              << threads;
     return threads;
   }

@@ -25,12 +25,19 @@ constexpr int64_t kGenericTilePoints = 128;
 constexpr int64_t kWarpRowLength = kWarpSize * kRowElementsPerThread;
 constexpr int64_t kMaxRowsPerProgram = 8;
 
-/// The rows per program instance of a row program: up to
-/// kMaxRowsPerProgram short rows along the innermost domain dimension, a
-/// power of two that divides it (so every thread group has a row).
+/// The rows per program instance of a row program: for the Q-tile
+/// schedule, kQTileRows; else up to kMaxRowsPerProgram short rows along the
+/// innermost domain dimension, a power of two that divides it (so every
+/// thread group has a row).
 SmallVector<int64_t> rowTile(KernelOp kernel) {
   ArrayRef<int64_t> domain = kernel.getDomain();
   SmallVector<int64_t> tile(domain.size(), 1);
+  if (isQTiled(kernel)) {
+    // The last program instance's groups past the domain idle.
+    tile.back() = std::min<int64_t>(kQTileRows,
+                                    llvm::PowerOf2Ceil(domain.back()));
+    return tile;
+  }
   if (getLongestRow(kernel) > kWarpRowLength)
     return tile;
   int64_t rows = kMaxRowsPerProgram;
@@ -83,13 +90,7 @@ LogicalResult checkForcedTile(KernelOp kernel, ArrayRef<int64_t> tile) {
       return kernel.emitError("tile sizes must be positive, got ") << t;
   switch (kernel.getProgramKind()) {
   case ProgramKind::Row:
-    for (auto [d, t] : llvm::zip(kernel.getDomain(), tile))
-      if (d % t != 0)
-        return kernel.emitError("a row program's tile is its rows per "
-                                "program instance, one per thread group, "
-                                "and must divide the domain: ")
-               << t << " does not divide " << d;
-    return success();
+    return success(); // Groups past the domain idle.
   case ProgramKind::Contraction:
     for (int64_t t : tile.drop_back(2))
       if (t != 1)
@@ -138,6 +139,12 @@ strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
 
 LogicalResult strata::tileir::setTile(KernelOp kernel, ArrayRef<int64_t> tile) {
   int64_t elements = computeProduct(tile);
+  // Fewer threads than rows (the trivial schedule's one warp, for a Q
+  // tile of 64 rows) become one thread per row, which tileir-map-threads
+  // then chooses again.
+  if (kernel.isCooperative() && kernel.getThreads() < elements &&
+      elements % kernel.getThreads() == 0)
+    kernel.setThreads(elements);
   if (kernel.isCooperative() && kernel.getThreads() % elements != 0)
     return kernel.emitError("the ")
            << kernel.getThreads()

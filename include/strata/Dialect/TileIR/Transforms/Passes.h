@@ -29,6 +29,11 @@ mlir::LogicalResult setTile(KernelOp kernel, llvm::ArrayRef<int64_t> tile);
 /// distributed loop (1 for other kernels).
 int64_t getLongestRow(KernelOp kernel);
 
+/// Whether the row program `kernel` takes the Q-tile schedule: its rows
+/// share chunks of their folds (sharesFoldChunksAcrossRows) and there are
+/// at least kMinQTileRows of them along its innermost domain dimension.
+bool isQTiled(KernelOp kernel);
+
 /// The threads tileir-map-threads gives `kernel`: `forced` unless 0, else
 /// chosen by its kind and tile. Reports why on the kernel when the count
 /// cannot run its program.

@@ -1,0 +1,54 @@
+// A fold whose rows share their keys and values, in the Q-tile schedule:
+// per chunk of 64 keys, a barrier, the block copies the chunk of each
+// shared load into shared memory (the key rows padded to 9 words, so the 4
+// lanes of a row, which read neighbouring keys, hit different banks), a
+// barrier, and each thread folds its row's keys of the chunk from there;
+// the 4 lanes of a row combine by two shuffles. 100 rows in tiles of 64:
+// the last program's groups past row 99 run row 99 and store nothing.
+// RUN: strata-opt %s --tileir-tile --tileir-map-threads --convert-tileir-to-kernelir | FileCheck %s
+
+// CHECK-LABEL: kernelir.func @weighted_keys_kernel
+// CHECK-SAME: block = array<i64: 256, 1, 1>, grid = array<i64: 4, 1, 1>
+// CHECK-DAG: %[[KEYS:.*]] = kernelir.shared : memref<64x9xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[VALUES:.*]] = kernelir.shared : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c4
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ule, %[[ROW]], %c99
+// CHECK: %[[CLAMPED:.*]] = arith.minui %[[ROW]], %c99
+// CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %c70 step %c64{{.*}} iter_args
+// CHECK-NEXT: kernelir.barrier
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %c512 step %c256
+// CHECK: %[[KEY:.*]] = arith.minui %{{.*}}, %c69
+// CHECK: %[[K:.*]] = kernelir.load %arg1[%{{.*}}, %[[KEY]], %{{.*}}] : memref<2x70x8xf32>
+// CHECK: kernelir.store %[[K]], %[[KEYS]]
+// CHECK: kernelir.store %{{.*}}, %[[VALUES]]
+// CHECK: kernelir.barrier
+// CHECK: scf.for %[[J:.*]] = %[[LANE]] to %{{.*}} step %c4
+// CHECK: kernelir.load %arg0[%{{.*}}, %[[CLAMPED]], %{{.*}}] : memref<2x100x8xf32>
+// CHECK: kernelir.load %[[KEYS]][%[[J]], %{{.*}}]
+// CHECK: kernelir.load %[[VALUES]][%[[J]]]
+// CHECK: kernelir.shuffle xor %{{.*}}, %c2_i32
+// CHECK: kernelir.shuffle xor %{{.*}}, %c1_i32
+// CHECK: %[[WRITES:.*]] = arith.andi %{{.*}}, %[[INSIDE]]
+// CHECK: scf.if %[[WRITES]]
+// CHECK-NEXT: kernelir.store %{{.*}}, %arg3[%{{.*}}, %[[CLAMPED]]]
+func.func @weighted_keys(%q: tensor<2x100x8xf32>, %k: tensor<2x70x8xf32>, %v: tensor<2x70xf32>) -> tensor<2x100xf32> {
+  %r = tileir.kernel ins(%q, %k, %v : tensor<2x100x8xf32>, tensor<2x70x8xf32>, tensor<2x70xf32>) -> tensor<2x100xf32> domain [2, 100] tile [1, 1] threads 32 {
+  ^bb0(%qb: memref<2x100x8xf32>, %kb: memref<2x70x8xf32>, %vb: memref<2x70xf32>, %out: memref<2x100xf32>):
+    %h = tileir.point 0
+    %i = tileir.point 1
+    %s = tileir.fold add(0.0 : f32) (%j) in [70] {
+      %dot = loopir.reduce add (%d) in [8] : f32 {
+        %x = loopir.load %qb[%h, %i, %d] : memref<2x100x8xf32>
+        %y = loopir.load %kb[%h, %j, %d] : memref<2x70x8xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      %w = loopir.load %vb[%h, %j] : memref<2x70xf32>
+      %c = arith.mulf %dot, %w : f32
+      tileir.yield %c : f32
+    }
+    loopir.store %s, %out[%h, %i] : memref<2x100xf32>
+  }
+  return %r : tensor<2x100xf32>
+}
