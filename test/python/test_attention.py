@@ -135,6 +135,13 @@ def causal(q, k, v):
     return torch.matmul(s.masked_fill(future, float("-inf")).softmax(-1), v)
 
 
+def causal_additive(q, k, v):
+    # The same mask added, as examples/decoder.py writes it.
+    t = q.shape[-2]
+    mask = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+    return torch.softmax(q @ k.transpose(-2, -1) * 0.2 + mask, dim=-1) @ v
+
+
 def long_cases():
     """Prefill: many query rows (37 and 100: neither a multiple of the Q
     tile), 70 keys (a chunk of 64 and a ragged rest)."""
@@ -149,7 +156,10 @@ def long_cases():
         "prefill": (attend, qkv(100)),
         "padding_mask": (attend_masked, (q, k, v, padding)),
         "masked_fill": (masked_fill, (q, k, v, torch.rand(B, 1, 37, t) > 0.3)),
+        # Causal: chunks of keys in the future of all of a block's rows
+        # are skipped (rows 0-63 and keys 64-69).
         "causal": (causal, qkv(70)),
+        "causal_additive": (causal_additive, qkv(70)),
         "multi_query": (shared_kv, qkv(37, kv_heads=1)),
         "head_dim_64": (attend, qkv(37, d=64)),
     }

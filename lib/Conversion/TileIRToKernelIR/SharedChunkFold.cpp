@@ -40,6 +40,111 @@ SmallVector<int64_t> chunkShape(const tileir::SharedChunkLoad &load,
   return shape;
 }
 
+/// The condition under which a point contributes the monoid's identity:
+/// every component the body yields is `select(condition, identity, v)`
+/// (or, `whenTrue` false, `select(condition, v, identity)`), one condition
+/// for all (attention's masked keys, FlashAccumulate.cpp).
+struct IdentityGuard {
+  Value condition;
+  bool whenTrue;
+};
+
+std::optional<IdentityGuard> findIdentityGuard(Block &body,
+                                               ArrayRef<TypedAttr> identity) {
+  std::optional<IdentityGuard> guard;
+  for (auto [v, id] :
+       llvm::zip(body.getTerminator()->getOperands(), identity)) {
+    auto select = v.getDefiningOp<arith::SelectOp>();
+    if (!select)
+      return std::nullopt;
+    auto isIdentity = [&, id = id](Value c) {
+      Attribute a;
+      return matchPattern(c, m_Constant(&a)) && a == id;
+    };
+    bool onTrue = isIdentity(select.getTrueValue());
+    if (onTrue == isIdentity(select.getFalseValue()))
+      return std::nullopt;
+    IdentityGuard g{select.getCondition(), onTrue};
+    if (guard &&
+        (guard->condition != g.condition || guard->whenTrue != g.whenTrue))
+      return std::nullopt;
+    guard = g;
+  }
+  return guard;
+}
+
+/// An affine integer computation of a fold's (one-dimensional) point and
+/// the row of the tiled domain dimension: what its value is built from.
+enum class Term { Key, Row, Uniform, Computed, Invalid };
+
+Term classify(Value v, Operation *fold, ArrayRef<bool> tiled) {
+  Block &body = fold->getRegion(0).front();
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &body ? Term::Key : Term::Invalid;
+  Operation *def = v.getDefiningOp();
+  if (auto point = dyn_cast<tileir::PointOp>(def);
+      point && tiled[point.getDim()])
+    return Term::Row;
+  if (!fold->isAncestor(def) && tileir::isGroupUniform(v, tiled))
+    return Term::Uniform;
+  if (isa<arith::ConstantOp>(def))
+    return Term::Uniform;
+  if (!isa<arith::IndexCastOp, arith::AddIOp, arith::SubIOp, arith::MulIOp>(
+          def))
+    return Term::Invalid;
+  // A product is affine where one factor is a constant.
+  if (isa<arith::MulIOp>(def) &&
+      !matchPattern(def->getOperand(0), m_Constant()) &&
+      !matchPattern(def->getOperand(1), m_Constant()))
+    return Term::Invalid;
+  for (Value operand : def->getOperands())
+    if (classify(operand, fold, tiled) == Term::Invalid)
+      return Term::Invalid;
+  return Term::Computed;
+}
+
+/// `v` (classify did not find it Invalid) at the builder, with the key
+/// `key` and the row `row`; `mapping` translates uniform values.
+Value evaluateAt(OpBuilder &b, Value v, Operation *fold, ArrayRef<bool> tiled,
+                 Value key, Value row, const IRMapping &mapping) {
+  switch (classify(v, fold, tiled)) {
+  case Term::Key:
+    return key;
+  case Term::Row:
+    return row;
+  case Term::Uniform:
+    if (auto c = v.getDefiningOp<arith::ConstantOp>(); c && fold->isAncestor(c))
+      return b.clone(*c)->getResult(0);
+    return mapping.lookupOrDefault(v);
+  default:
+    break;
+  }
+  Operation *def = v.getDefiningOp();
+  IRMapping operands;
+  for (Value o : def->getOperands())
+    operands.map(o, evaluateAt(b, o, fold, tiled, key, row, mapping));
+  return b.clone(*def, operands)->getResult(0);
+}
+
+/// Whether `guard`'s condition is an affine comparison that holds on a
+/// whole box of keys and rows where it holds at the box's corners: a
+/// linear function's sign over a box is decided at its corners for <,
+/// <=, >, >= (a half-space is convex) and = (an affine function zero at
+/// every corner is zero on the box), not for !=.
+bool isCornerDecided(const IdentityGuard &guard, Operation *fold,
+                     ArrayRef<bool> tiled) {
+  auto cmp = guard.condition.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || !fold->isAncestor(cmp))
+    return false;
+  using P = arith::CmpIPredicate;
+  P p = cmp.getPredicate();
+  bool ordered = p == P::slt || p == P::sle || p == P::sgt || p == P::sge;
+  if (!ordered && !(p == P::eq && guard.whenTrue))
+    return false;
+  return classify(cmp.getLhs(), fold, tiled) != Term::Invalid &&
+         classify(cmp.getRhs(), fold, tiled) != Term::Invalid;
+}
+
 int64_t elementBytes(const tileir::SharedChunkLoad &load) {
   return llvm::divideCeil(
       load.load->getResult(0).getType().getIntOrFloatBitWidth(), 8);
@@ -72,8 +177,8 @@ void TileBodyTranslator::planSharedChunks() {
   }
   if (planned.empty())
     return;
-  int64_t points = std::min<int64_t>(kMaxChunkPoints,
-                                     llvm::PowerOf2Ceil(longest));
+  int64_t points =
+      std::min<int64_t>(kMaxChunkPoints, llvm::PowerOf2Ceil(longest));
   while (points >= kMinChunkPoints &&
          points * bytesPerPoint > kMaxSharedChunkBytes)
     points /= 2;
@@ -109,72 +214,126 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
   for (TypedAttr identity : monoid.identity)
     init.push_back(arith::ConstantOp::create(b, loc, identity));
   Value last = index(points - 1);
+  // A chunk whose every point contributes the identity for every row of
+  // the block (the keys of causal attention's future) is skipped: the
+  // guard's comparison is decided at the corners of the box of the block's
+  // rows and the chunk's keys.
+  SmallVector<bool> tiled;
+  for (int64_t t : kernel.getTile())
+    tiled.push_back(t > 1);
+  std::optional<IdentityGuard> guard = findIdentityGuard(body, monoid.identity);
+  bool skips = guard && bounds.size() == 1 && llvm::count(tiled, true) == 1 &&
+               isCornerDecided(*guard, fold, tiled);
+  auto skipsChunk = [&](Value first) {
+    size_t d = llvm::find(tiled, true) - tiled.begin();
+    int64_t tile = kernel.getTile()[d], extent = kernel.getDomain()[d];
+    Value rowLo = arith::MulIOp::create(b, loc, programIds[d], index(tile));
+    Value rowHi = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rowLo, index(tile - 1)),
+        index(extent - 1));
+    Value keyHi = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, index(chunkPoints - 1)),
+        last);
+    auto cmp = guard->condition.getDefiningOp<arith::CmpIOp>();
+    Value all;
+    for (Value row : {rowLo, rowHi})
+      for (Value key : {first, keyHi}) {
+        Value lhs = evaluateAt(b, cmp.getLhs(), fold, tiled, key, row, mapping);
+        Value rhs = evaluateAt(b, cmp.getRhs(), fold, tiled, key, row, mapping);
+        Value holds =
+            arith::CmpIOp::create(b, loc, cmp.getPredicate(), lhs, rhs);
+        if (!guard->whenTrue)
+          holds = arith::XOrIOp::create(
+              b, loc, holds, arith::ConstantIntOp::create(b, loc, 1, 1));
+        all =
+            all ? arith::AndIOp::create(b, loc, all, holds).getResult() : holds;
+      }
+    return all;
+  };
   auto chunkLoop = buildLoop(
       loc, index(0), index(points), index(chunkPoints), init,
       [&](Value first, ValueRange acc) {
-        // The chunk's buffers are free once every group folded the last one.
-        kernelir::BarrierOp::create(b, loc);
-        for (auto [l, chunk] : llvm::zip(loads, chunks)) {
-          SmallVector<int64_t> box = {chunkPoints};
-          llvm::append_range(box, l.innerBounds);
-          buildLoop(loc, thread, index(computeProduct(box)),
-                    index(kernel.getThreads()), {},
-                    [&](Value element, ValueRange) {
-                      SmallVector<Value> at = delinearize(b, loc, element, box);
-                      // Past the fold's last point: a copy of the last point
-                      // (in bounds), which no group reads.
-                      Value point = arith::MinUIOp::create(
-                          b, loc, arith::AddIOp::create(b, loc, first, at[0]),
-                          last);
-                      IRMapping m = mapping;
-                      m.map(body.getArguments(),
-                            delinearize(b, loc, point, bounds));
-                      for (auto [iv, i] :
-                           llvm::zip(l.inner, ArrayRef(at).drop_front()))
-                        m.map(iv, i);
-                      for (Value operand : l.load->getOperands())
-                        if (auto c = operand.getDefiningOp<arith::ConstantOp>();
-                            c && fold->isAncestor(c))
-                          b.clone(*c, m);
-                      Value v = b.clone(*l.load, m)->getResult(0);
-                      kernelir::StoreOp::create(b, loc, v, chunk, at, Value());
-                      return SmallVector<Value>();
-                    });
-        }
-        kernelir::BarrierOp::create(b, loc);
-        // This thread's points of the chunk: groupThread, + groupThreads, ...
-        Value end = arith::MinUIOp::create(
-            b, loc, index(chunkPoints),
-            arith::SubIOp::create(b, loc, index(points), first));
-        auto own = buildLoop(
-            loc, groupThread, end, index(groupThreads), acc,
-            [&](Value offset, ValueRange carried) {
-              Value point = arith::AddIOp::create(b, loc, first, offset);
-              IRMapping m = cloneLoopBody(
-                  b, body, delinearize(b, loc, point, bounds), mapping);
-              // The shared loads read their chunk instead: their copies
-              // are changed in place (new ops of the conversion, so nothing
-              // is erased under the rewriter).
-              for (auto [l, chunk] : llvm::zip(loads, chunks)) {
-                auto copy =
-                    m.lookup(l.load->getResult(0)).getDefiningOp<loopir::LoadOp>();
-                SmallVector<Value> operands = {chunk, offset};
-                for (BlockArgument iv : l.inner)
-                  operands.push_back(m.lookup(iv));
-                copy->setOperands(operands);
-                copy.removeMapAttr();
-                copy.removeGuardAttr();
-                copy.removePaddingAttr();
-              }
-              SmallVector<Value> contribution;
-              for (Value x : body.getTerminator()->getOperands())
-                contribution.push_back(m.lookupOrDefault(x));
-              return monoid.combine(b, loc, carried, contribution);
-            });
-        return SmallVector<Value>(own.getResults());
+        return foldChunk(fold, monoid, body, bounds, loads, chunks, first, acc,
+                         skips ? skipsChunk(first) : Value());
       });
   mapping.map(fold->getResults(),
               combineAcrossBlock(b, loc, *entry, groupThread, groupThreads,
                                  monoid, chunkLoop.getResults()));
   return success();
+}
+
+SmallVector<Value> TileBodyTranslator::foldChunk(
+    Operation *fold, const KernelMonoid &monoid, Block &body,
+    ArrayRef<int64_t> bounds, ArrayRef<tileir::SharedChunkLoad> loads,
+    ArrayRef<Value> chunks, Value first, ValueRange acc, Value skip) {
+  Location loc = fold->getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t points = computeProduct(bounds);
+  Value last = index(points - 1);
+  // A skipped chunk's loops run no iteration; its barriers stay, so that
+  // every thread meets them (the skip is the same for the whole block).
+  auto unlessSkipped = [&](Value end) -> Value {
+    return skip ? arith::SelectOp::create(b, loc, skip, index(0), end)
+                      .getResult()
+                : end;
+  };
+  // The chunk's buffers are free once every group folded the last one.
+  kernelir::BarrierOp::create(b, loc);
+  for (auto [l, chunk] : llvm::zip(loads, chunks)) {
+    SmallVector<int64_t> box = {chunkPoints};
+    llvm::append_range(box, l.innerBounds);
+    buildLoop(loc, thread, unlessSkipped(index(computeProduct(box))),
+              index(kernel.getThreads()), {}, [&](Value element, ValueRange) {
+                SmallVector<Value> at = delinearize(b, loc, element, box);
+                // Past the fold's last point: a copy of the last point
+                // (in bounds), which no group reads.
+                Value point = arith::MinUIOp::create(
+                    b, loc, arith::AddIOp::create(b, loc, first, at[0]), last);
+                IRMapping m = mapping;
+                m.map(body.getArguments(), delinearize(b, loc, point, bounds));
+                for (auto [iv, i] :
+                     llvm::zip(l.inner, ArrayRef(at).drop_front()))
+                  m.map(iv, i);
+                for (Value operand : l.load->getOperands())
+                  if (auto c = operand.getDefiningOp<arith::ConstantOp>();
+                      c && fold->isAncestor(c))
+                    b.clone(*c, m);
+                Value v = b.clone(*l.load, m)->getResult(0);
+                kernelir::StoreOp::create(b, loc, v, chunk, at, Value());
+                return SmallVector<Value>();
+              });
+  }
+  kernelir::BarrierOp::create(b, loc);
+  // This thread's points of the chunk: groupThread, + groupThreads, ...
+  Value end = unlessSkipped(arith::MinUIOp::create(
+      b, loc, index(chunkPoints),
+      arith::SubIOp::create(b, loc, index(points), first)));
+  auto own = buildLoop(
+      loc, groupThread, end, index(groupThreads), acc,
+      [&](Value offset, ValueRange carried) {
+        Value point = arith::AddIOp::create(b, loc, first, offset);
+        IRMapping m =
+            cloneLoopBody(b, body, delinearize(b, loc, point, bounds), mapping);
+        // The shared loads read their chunk instead: their copies
+        // are changed in place (new ops of the conversion, so nothing
+        // is erased under the rewriter).
+        for (auto [l, chunk] : llvm::zip(loads, chunks)) {
+          auto copy =
+              m.lookup(l.load->getResult(0)).getDefiningOp<loopir::LoadOp>();
+          SmallVector<Value> operands = {chunk, offset};
+          for (BlockArgument iv : l.inner)
+            operands.push_back(m.lookup(iv));
+          copy->setOperands(operands);
+          copy.removeMapAttr();
+          copy.removeGuardAttr();
+          copy.removePaddingAttr();
+        }
+        SmallVector<Value> contribution;
+        for (Value x : body.getTerminator()->getOperands())
+          contribution.push_back(m.lookupOrDefault(x));
+        return monoid.combine(b, loc, carried, contribution);
+      });
+  return SmallVector<Value>(own.getResults());
 }

@@ -315,6 +315,15 @@ private:
                                      const KernelMonoid &monoid, Block &body,
                                      ArrayRef<int64_t> bounds,
                                      ArrayRef<tileir::SharedChunkLoad> loads);
+  /// One chunk of a chunked fold, from point `first`: its copy into
+  /// `chunks` between barriers, then this thread's points of it folded
+  /// into `acc`; the new accumulators. Where `skip` (if not null) holds,
+  /// the chunk contributes only identities: nothing is copied or folded.
+  SmallVector<Value> foldChunk(Operation *fold, const KernelMonoid &monoid,
+                               Block &body, ArrayRef<int64_t> bounds,
+                               ArrayRef<tileir::SharedChunkLoad> loads,
+                               ArrayRef<Value> chunks, Value first,
+                               ValueRange acc, Value skip);
 
   /// The widest runs of neighbouring elements (up to kMaxVectorBits) each
   /// thread can own so that some tile access reads or writes a run as one

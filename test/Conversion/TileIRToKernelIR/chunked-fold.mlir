@@ -5,7 +5,7 @@
 // barrier, and each thread folds its row's keys of the chunk from there;
 // the 4 lanes of a row combine by two shuffles. 100 rows in tiles of 64:
 // the last program's groups past row 99 run row 99 and store nothing.
-// RUN: strata-opt %s --tileir-tile --tileir-map-threads --convert-tileir-to-kernelir | FileCheck %s
+// RUN: strata-opt %s -split-input-file --tileir-tile --tileir-map-threads --convert-tileir-to-kernelir | FileCheck %s
 
 // CHECK-LABEL: kernelir.func @weighted_keys_kernel
 // CHECK-SAME: block = array<i64: 256, 1, 1>, grid = array<i64: 4, 1, 1>
@@ -16,7 +16,7 @@
 // CHECK: %[[INSIDE:.*]] = arith.cmpi ule, %[[ROW]], %c99
 // CHECK: %[[CLAMPED:.*]] = arith.minui %[[ROW]], %c99
 // CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %c70 step %c64{{.*}} iter_args
-// CHECK-NEXT: kernelir.barrier
+// CHECK: kernelir.barrier
 // CHECK: scf.for %[[E:.*]] = %{{.*}} to %c512 step %c256
 // CHECK: %[[KEY:.*]] = arith.minui %{{.*}}, %c69
 // CHECK: %[[K:.*]] = kernelir.load %arg1[%{{.*}}, %[[KEY]], %{{.*}}] : memref<2x70x8xf32>
@@ -49,6 +49,56 @@ func.func @weighted_keys(%q: tensor<2x100x8xf32>, %k: tensor<2x70x8xf32>, %v: te
       tileir.yield %c : f32
     }
     loopir.store %s, %out[%h, %i] : memref<2x100xf32>
+  }
+  return %r : tensor<2x100xf32>
+}
+
+// -----
+
+// Contributions that are the monoid's identity where a causal comparison
+// of key and row holds (j - i >= 1: the row's future): a chunk is skipped
+// where the comparison holds at the four corners of the box of the
+// block's rows and the chunk's keys (a half-space holds on a box where it
+// holds at its corners). Its loops run no iteration; its barriers stay.
+// CHECK-LABEL: kernelir.func @causal_kernel
+// CHECK: scf.for %[[FIRST:.*]] = %{{.*}} to %c70 step %c64{{.*}} iter_args
+// CHECK: %[[ROW0:.*]] = arith.muli %{{.*}}, %c64
+// CHECK: %[[ROW1:.*]] = arith.minui %{{.*}}, %c99
+// CHECK: %[[KEY1:.*]] = arith.minui %{{.*}}, %c69
+// CHECK-COUNT-4: arith.cmpi sge
+// CHECK: %[[SKIP:.*]] = arith.andi
+// CHECK: kernelir.barrier
+// CHECK: %[[COPIES:.*]] = arith.select %[[SKIP]], %c0{{.*}}, %c512
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[COPIES]] step %c256
+// CHECK: kernelir.barrier
+// CHECK: %[[OWN:.*]] = arith.select %[[SKIP]], %c0
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[OWN]] step %c4
+func.func @causal(%q: tensor<2x100x8xf32>, %k: tensor<2x70x8xf32>, %v: tensor<2x70xf32>) -> tensor<2x100xf32> {
+  %r = tileir.kernel ins(%q, %k, %v : tensor<2x100x8xf32>, tensor<2x70x8xf32>, tensor<2x70xf32>) -> tensor<2x100xf32> domain [2, 100] tile [1, 1] threads 32 {
+  ^bb0(%qb: memref<2x100x8xf32>, %kb: memref<2x70x8xf32>, %vb: memref<2x70xf32>, %out: memref<2x100xf32>):
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1 : i64
+    %h = tileir.point 0
+    %i = tileir.point 1
+    %row = arith.index_cast %i : index to i64
+    %m, %s = tileir.fold max(0xFF800000 : f32), add(0.0 : f32) (%j) in [70] {
+      %key = arith.index_cast %j : index to i64
+      %ahead = arith.subi %key, %row : i64
+      %future = arith.cmpi sge, %ahead, %one : i64
+      %dot = loopir.reduce add (%d) in [8] : f32 {
+        %x = loopir.load %qb[%h, %i, %d] : memref<2x100x8xf32>
+        %y = loopir.load %kb[%h, %j, %d] : memref<2x70x8xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      %w = loopir.load %vb[%h, %j] : memref<2x70xf32>
+      %score = arith.select %future, %ninf, %dot : f32
+      %value = arith.select %future, %zero, %w : f32
+      tileir.yield %score, %value : f32, f32
+    }
+    %t = arith.addf %m, %s : f32
+    loopir.store %t, %out[%h, %i] : memref<2x100xf32>
   }
   return %r : tensor<2x100xf32>
 }

@@ -241,6 +241,85 @@ func.func @attention_row(%q: tensor<3x16xf32>, %k: tensor<3x45x16xf32>, %v: tens
 
 // -----
 
+// An additive mask (`x + select(future, -inf, 0)`, a causal one here):
+// a masked key contributes the monoid's identity (-inf, 0, 0, 0), so the
+// schedule may skip chunks masked for all its rows.
+// CHECK-LABEL: func.func @masked_attention_row
+// CHECK: tileir.composite_fold
+// CHECK: %[[FUTURE:.*]] = arith.cmpi sgt
+// CHECK: %[[X:.*]] = arith.addf
+// CHECK: %[[SCORE:.*]] = arith.select %[[FUTURE]], %{{.*}}, %[[X]] : f32
+// CHECK: %[[W:.*]] = arith.select %[[FUTURE]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[W0:.*]] = arith.select %[[FUTURE]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[W1:.*]] = arith.select %[[FUTURE]], %{{.*}}, %{{.*}} : f32
+// CHECK: tileir.yield %[[SCORE]], %[[W]], %[[W0]], %[[W1]] : f32, f32, f32, f32
+func.func @masked_attention_row(%q: tensor<3x16xf32>, %k: tensor<3x45x16xf32>, %v: tensor<3x45x2xf32>) -> tensor<3x2xf32> {
+  %r = tileir.kernel ins(%q, %k, %v : tensor<3x16xf32>, tensor<3x45x16xf32>, tensor<3x45x2xf32>) -> tensor<3x2xf32> domain [3] tile [1] threads 32 {
+  ^bb0(%qb: memref<3x16xf32>, %kb: memref<3x45x16xf32>, %vb: memref<3x45x2xf32>, %out: memref<3x2xf32>):
+    %row = tileir.point 0
+    %scale = arith.constant 0.25 : f32
+    %one = arith.constant 1.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = tileir.fold max(0xFF800000 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %sx = arith.mulf %s, %scale : f32
+      %future = arith.cmpi sgt, %j, %row : index
+      %mask = arith.select %future, %ninf, %zero : f32
+      %x = arith.addf %sx, %mask : f32
+      tileir.yield %x : f32
+    }
+    %l = tileir.fold add(0.0 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %sx = arith.mulf %s, %scale : f32
+      %future = arith.cmpi sgt, %j, %row : index
+      %mask = arith.select %future, %ninf, %zero : f32
+      %x = arith.addf %sx, %mask : f32
+      %y = arith.subf %x, %m : f32
+      %e = math.exp %y : f32
+      tileir.yield %e : f32
+    }
+    %rl = arith.divf %one, %l : f32
+    %o:2 = tileir.fold add(0.0 : f32), add(0.0 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %sx = arith.mulf %s, %scale : f32
+      %future = arith.cmpi sgt, %j, %row : index
+      %mask = arith.select %future, %ninf, %zero : f32
+      %x = arith.addf %sx, %mask : f32
+      %y = arith.subf %x, %m : f32
+      %e = math.exp %y : f32
+      %w = arith.mulf %e, %rl : f32
+      %v0 = loopir.load %vb[%row, %j, %c0] : memref<3x45x2xf32>
+      %p0 = arith.mulf %w, %v0 : f32
+      %v1 = loopir.load %vb[%row, %j, %c1] : memref<3x45x2xf32>
+      %p1 = arith.mulf %w, %v1 : f32
+      tileir.yield %p0, %p1 : f32, f32
+    }
+    loopir.store %o#0, %out[%row, %c0] : memref<3x2xf32>
+    loopir.store %o#1, %out[%row, %c1] : memref<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
 // Sums weighted by something other than exp(x - max) stay folds (online
 // softmax still takes the max and the normalizer).
 // CHECK-LABEL: func.func @not_softmax_weights

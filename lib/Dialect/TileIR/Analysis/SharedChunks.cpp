@@ -10,11 +10,7 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::tileir;
 
-namespace {
-
-/// Whether `v`, defined outside the fold, is the same for every thread
-/// group of a program instance.
-bool isGroupUniform(Value v, ArrayRef<bool> tiled) {
+bool tileir::isGroupUniform(Value v, ArrayRef<bool> tiled) {
   if (isa<BlockArgument>(v))
     return isa<KernelOp>(cast<BlockArgument>(v).getOwner()->getParentOp());
   Operation *def = v.getDefiningOp();
@@ -28,6 +24,8 @@ bool isGroupUniform(Value v, ArrayRef<bool> tiled) {
   return llvm::all_of(def->getOperands(),
                       [&](Value o) { return isGroupUniform(o, tiled); });
 }
+
+namespace {
 
 /// The bounds of the loop that owns block argument `iv`, if it is one of a
 /// loopir loop.

@@ -17,6 +17,9 @@
 #include "strata/Dialect/Utils/SameComputation.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace strata;
@@ -136,6 +139,7 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
             contribution.push_back(one);
           for (ArrayRef<Value> in : inner)
             contribution.push_back(product(b, loc, in, point, one));
+          guardMaskedPoints(b, loc, contribution);
           return contribution;
         },
         combineOnlineSoftmax);
@@ -162,6 +166,64 @@ struct FlashAccumulate : OpRewritePattern<FoldOp> {
     }
     rewriter.replaceOp(max, fused.getResult(0));
     return success();
+  }
+
+  /// Where the score is a mask's -inf (`select(masked, -inf, s)`, or the
+  /// other way round, or an additive mask `s + select(masked, -inf, 0)`),
+  /// the whole contribution becomes the monoid's identity (-inf, 0, ...,
+  /// 0) instead of (-inf, 1, v...): the same fold (a -inf score's weight is
+  /// 0 once any finite score is seen, and a row of only -inf is NaN by
+  /// buildTwoPassSum either way) except that a masked key's NaN or
+  /// infinite value, or a NaN or +inf q.k under an additive mask, no
+  /// longer reaches the output (PyTorch's row would be NaN). It is what
+  /// lets the schedule skip a chunk of keys masked for all the rows of a
+  /// block (causal attention's future): a chunk of identities.
+  static void guardMaskedPoints(OpBuilder &b, Location loc,
+                                SmallVectorImpl<Value> &contribution) {
+    auto isFloat = [](Value v, auto test) {
+      FloatAttr c;
+      return matchPattern(v, m_Constant(&c)) && test(c.getValue());
+    };
+    auto minusInf = [&](Value v) {
+      return isFloat(
+          v, [](const APFloat &f) { return f.isInfinity() && f.isNegative(); });
+    };
+    auto zero = [&](Value v) {
+      return isFloat(v, [](const APFloat &f) { return f.isPosZero(); });
+    };
+    // The mask's condition, and whether it masks where it holds.
+    auto maskOf = [&](Value v,
+                      auto other) -> std::optional<std::pair<Value, bool>> {
+      auto select = v.getDefiningOp<arith::SelectOp>();
+      if (!select)
+        return std::nullopt;
+      if (minusInf(select.getTrueValue()) && other(select.getFalseValue()))
+        return std::make_pair(select.getCondition(), true);
+      if (minusInf(select.getFalseValue()) && other(select.getTrueValue()))
+        return std::make_pair(select.getCondition(), false);
+      return std::nullopt;
+    };
+    Value x = contribution[0];
+    auto mask = maskOf(x, [](Value) { return true; });
+    if (auto add = x.getDefiningOp<arith::AddFOp>(); !mask && add) {
+      for (Value term : {add.getLhs(), add.getRhs()})
+        if (!mask)
+          mask = maskOf(term, zero);
+      if (mask) {
+        Value inf = arith::ConstantOp::create(
+            b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+        contribution[0] =
+            arith::SelectOp::create(b, loc, mask->first, mask->second ? inf : x,
+                                    mask->second ? x : inf);
+      }
+    }
+    if (!mask)
+      return;
+    auto [condition, whenTrue] = *mask;
+    Value z = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    for (Value &c : llvm::drop_begin(contribution))
+      c = arith::SelectOp::create(b, loc, condition, whenTrue ? z : c,
+                                  whenTrue ? c : z);
   }
 
   /// The product of `factors` (mapped) at the builder, or `one`.

@@ -24,6 +24,13 @@ struct SharedChunkLoad {
   llvm::SmallVector<int64_t> innerBounds;
 };
 
+/// Whether `v`, defined outside a cooperative loop of its kernel, is the
+/// same for every thread group of a program instance, where `tiled` says
+/// which domain dimensions have more than one row per instance: kernel
+/// arguments, program ids, tile offsets, points of untiled dimensions, and
+/// pure arith on those.
+bool isGroupUniform(mlir::Value v, llvm::ArrayRef<bool> tiled);
+
 /// The shared-chunk loads of `fold` (tileir.fold or tileir.composite_fold)
 /// in its kernel, where `tiled` says which domain dimensions have more than
 /// one row per program instance (their tileir.point differs between thread
