@@ -20,13 +20,6 @@ using namespace strata;
 using namespace strata::detail;
 
 namespace {
-/// The shared memory the chunks of one kernel's folds may take (row caches
-/// take what is left of kStaticSharedMemoryBytes, up to their own bound).
-constexpr int64_t kMaxSharedChunkBytes = 24 * 1024;
-/// The most points of a chunk, and the fewest worth a barrier pair.
-constexpr int64_t kMaxChunkPoints = 64;
-constexpr int64_t kMinChunkPoints = 8;
-
 /// The chunk of a shared load as stored: the chunk's points, then the
 /// inner loops' iterations; the last dimension padded to an odd length
 /// where it is even, so that the lanes of a group, which read neighbouring

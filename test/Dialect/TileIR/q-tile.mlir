@@ -1,8 +1,9 @@
 // The Q-tile schedule: a row program whose rows read the same elements in
 // their folds (keys and values; tileir::sharesFoldChunksAcrossRows) takes
 // up to 64 rows per program instance, 4 threads each, whether or not the
-// tile divides the rows; rows that read as much of their own keep the
-// short-row or one-row tiles.
+// tile divides the rows; rows that read as much of their own, or whose
+// chunks would not fit in shared memory, keep the short-row or one-row
+// tiles.
 // RUN: strata-opt %s -split-input-file --tileir-tile --tileir-map-threads | FileCheck %s
 
 // Each row i of 100 folds q[i] . k[j] * v[j] over 70 keys: a key row (8
@@ -74,4 +75,29 @@ func.func @matrix_vector(%x: tensor<300x500xf32>, %w: tensor<500xf32>) -> tensor
     loopir.store %s, %out[%i] : memref<300xf32>
   }
   return %r : tensor<300xf32>
+}
+
+// -----
+
+// Key rows of 1024 f32: 8 keys of them (the smallest chunk worth its
+// barriers) would take 32 KiB, more than the chunks' 24 KiB: no Q tile.
+// CHECK-LABEL: func.func @long_keys
+// CHECK: domain [2, 100] tile [1, 4] threads 128 {
+func.func @long_keys(%q: tensor<2x100x1024xf32>, %k: tensor<2x70x1024xf32>) -> tensor<2x100xf32> {
+  %r = tileir.kernel ins(%q, %k : tensor<2x100x1024xf32>, tensor<2x70x1024xf32>) -> tensor<2x100xf32> domain [2, 100] tile [1, 1] threads 32 {
+  ^bb0(%qb: memref<2x100x1024xf32>, %kb: memref<2x70x1024xf32>, %out: memref<2x100xf32>):
+    %h = tileir.point 0
+    %i = tileir.point 1
+    %s = tileir.fold add(0.0 : f32) (%j) in [70] {
+      %dot = loopir.reduce add (%d) in [1024] : f32 {
+        %x = loopir.load %qb[%h, %i, %d] : memref<2x100x1024xf32>
+        %y = loopir.load %kb[%h, %j, %d] : memref<2x70x1024xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      tileir.yield %dot : f32
+    }
+    loopir.store %s, %out[%h, %i] : memref<2x100xf32>
+  }
+  return %r : tensor<2x100xf32>
 }

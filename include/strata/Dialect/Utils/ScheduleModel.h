@@ -92,6 +92,14 @@ constexpr int64_t kRowElementsPerThread = 4;
 constexpr int64_t kMinQTileRows = 16;
 constexpr int64_t kQTileRows = 64;
 constexpr int64_t kQTileThreadsPerRow = 4;
+/// The shared memory the chunks of one Q-tiled kernel's folds may take (row
+/// caches take what is left of kStaticSharedMemoryBytes), the most points
+/// of a chunk, and the fewest worth a pair of barriers: a row program whose
+/// shared elements per point do not fit kMinChunkPoints points keeps a warp
+/// per row.
+constexpr int64_t kMaxSharedChunkBytes = 24 * 1024;
+constexpr int64_t kMaxChunkPoints = 64;
+constexpr int64_t kMinChunkPoints = 8;
 
 /// Shared memory per block: what a block may declare statically on every
 /// NVIDIA GPU since sm_20 (the default budget of pipelined operand

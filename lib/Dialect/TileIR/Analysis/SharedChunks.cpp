@@ -1,6 +1,7 @@
 // The loads a row program's thread groups share (see SharedChunks.h).
 
 #include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -136,12 +137,24 @@ bool tileir::sharesFoldChunksAcrossRows(KernelOp kernel) {
     // of its own); a row that reads as much of its own (a matrix-vector
     // product's x[i, k] beside w[k]) keeps a warp per row and its vector
     // loads.
-    int64_t sharedElements = 0, ownElements = 0;
+    int64_t sharedElements = 0, ownElements = 0, sharedBytes = 0;
     llvm::SmallPtrSet<Operation *, 8> isShared;
     for (const SharedChunkLoad &l : shared) {
-      sharedElements += computeProduct(l.innerBounds);
+      int64_t elements = computeProduct(l.innerBounds);
+      sharedElements += elements;
+      Type type = l.load->getResult(0).getType();
+      if (!type.isIntOrFloat())
+        return false;
+      sharedBytes +=
+          elements * llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
       isShared.insert(l.load);
     }
+    // The chunks of kMinChunkPoints points must fit (with the lowering's
+    // padding of a row, at most one element per load).
+    if (shared.empty() || (sharedBytes + 8 * (int64_t)shared.size()) *
+                                  kMinChunkPoints >
+                              kMaxSharedChunkBytes)
+      continue;
     Block &body = op.getRegion(0).front();
     op.getRegion(0).walk([&](loopir::LoadOp load) {
       if (isShared.contains(load))
