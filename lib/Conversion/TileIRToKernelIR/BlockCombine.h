@@ -29,8 +29,9 @@ struct KernelMonoid {
 /// Combines `partials` (one element of `monoid` per thread of a block of
 /// `threads` threads: a multiple of the warp size, or a power of two below
 /// it for an aligned group of lanes) into the block's result, which every
-/// thread receives: a butterfly of xor shuffles within each warp (group); then, with several warps, lane 0 of each posts its warp's result to
-/// a shared buffer (declared at the start of `kernelEntry`), a barrier, and
+/// thread receives: a butterfly of xor shuffles within each warp (group);
+/// then, with several warps, lane 0 of each posts its warp's result to a
+/// shared buffer (declared at the start of `kernelEntry`), a barrier, and
 /// every warp folds all posts with a second butterfly.
 llvm::SmallVector<mlir::Value>
 combineAcrossBlock(mlir::OpBuilder &b, mlir::Location loc,

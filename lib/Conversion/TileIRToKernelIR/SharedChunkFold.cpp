@@ -20,19 +20,6 @@ using namespace strata;
 using namespace strata::detail;
 
 namespace {
-/// The chunk of a shared load as stored: the chunk's points, then the
-/// inner loops' iterations; the last dimension padded to an odd length
-/// where it is even, so that the lanes of a group, which read neighbouring
-/// points, hit different banks.
-SmallVector<int64_t> chunkShape(const tileir::SharedChunkLoad &load,
-                                int64_t points) {
-  SmallVector<int64_t> shape = {points};
-  llvm::append_range(shape, load.innerBounds);
-  if (shape.size() > 1 && shape.back() % 2 == 0)
-    ++shape.back();
-  return shape;
-}
-
 /// The condition under which a point contributes the monoid's identity:
 /// every component the body yields is `select(condition, identity, v)`
 /// (or, `whenTrue` false, `select(condition, v, identity)`), one condition
@@ -138,10 +125,6 @@ bool isCornerDecided(const IdentityGuard &guard, Operation *fold,
          classify(cmp.getRhs(), fold, tiled) != Term::Invalid;
 }
 
-int64_t elementBytes(const tileir::SharedChunkLoad &load) {
-  return llvm::divideCeil(
-      load.load->getResult(0).getType().getIntOrFloatBitWidth(), 8);
-}
 } // namespace
 
 void TileBodyTranslator::planSharedChunks() {
@@ -157,13 +140,10 @@ void TileBodyTranslator::planSharedChunks() {
       continue;
     SmallVector<tileir::SharedChunkLoad> loads =
         tileir::findSharedChunkLoads(&op, tiled);
-    if (loads.empty() ||
-        !llvm::all_of(loads, [](const tileir::SharedChunkLoad &l) {
-          return l.load->getResult(0).getType().isIntOrFloat();
-        }))
+    std::optional<int64_t> bytes = tileir::getChunkBytesPerPoint(loads);
+    if (loads.empty() || !bytes)
       continue;
-    for (const tileir::SharedChunkLoad &l : loads)
-      bytesPerPoint += computeProduct(chunkShape(l, 1)) * elementBytes(l);
+    bytesPerPoint += *bytes;
     longest = std::max(longest,
                        computeProduct(tileir::getCooperativeLoop(&op)->second));
     planned[&op] = std::move(loads);
@@ -199,7 +179,7 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
     for (const tileir::SharedChunkLoad &l : loads)
       chunks.push_back(kernelir::SharedOp::create(
           b, loc,
-          MemRefType::get(chunkShape(l, chunkPoints),
+          MemRefType::get(tileir::getChunkShape(l, chunkPoints),
                           l.load->getResult(0).getType(),
                           MemRefLayoutAttrInterface(), workgroup)));
   }

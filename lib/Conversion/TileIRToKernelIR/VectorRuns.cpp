@@ -55,6 +55,10 @@ static std::optional<SmallVector<intptr_t>> indexPlaces(loopir::LoadOp load,
 /// The shared memory that row caches may take: a row of 8192 f32, leaving
 /// room for the block combines within what a block declares statically.
 static constexpr int64_t kMaxRowCacheBytes = 32 * 1024;
+/// Left of static shared memory for the posts of the block combines (one
+/// word per warp and component: a composite fold of 66 components over 8
+/// warps takes 2 KiB).
+static constexpr int64_t kCombinePostsBytes = 8 * 1024;
 
 void TileBodyTranslator::planRowCaches() {
   // A buffer the kernel writes may change between two reads.
@@ -108,10 +112,11 @@ void TileBodyTranslator::planRowCaches() {
         ++it->loops;
     }
   }
-  // What the chunks of chunked folds leave of static shared memory.
-  int64_t budget = std::min(kMaxRowCacheBytes,
-                            kStaticSharedMemoryBytes - 8 * 1024 -
-                                sharedChunkBytes);
+  // What the chunks of chunked folds leave of static shared memory, less
+  // what the block combines' posts may take.
+  int64_t budget =
+      std::min(kMaxRowCacheBytes, kStaticSharedMemoryBytes -
+                                      kCombinePostsBytes - sharedChunkBytes);
   int64_t bytes = 0;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);

@@ -101,3 +101,32 @@ func.func @long_keys(%q: tensor<2x100x1024xf32>, %k: tensor<2x70x1024xf32>) -> t
   }
   return %r : tensor<2x100xf32>
 }
+
+// -----
+
+// A key read only where the guard, over the key and the row, holds (a
+// padded view): the address is shared but the guard is the row's own, so
+// the keys are not shared elements and the value alone does not outweigh
+// them.
+// CHECK-LABEL: func.func @row_guarded_keys
+// CHECK: domain [2, 100] tile [1, 4] threads 128 {
+func.func @row_guarded_keys(%q: tensor<2x100x8xf32>, %k: tensor<2x70x8xf32>, %v: tensor<2x70xf32>) -> tensor<2x100xf32> {
+  %r = tileir.kernel ins(%q, %k, %v : tensor<2x100x8xf32>, tensor<2x70x8xf32>, tensor<2x70xf32>) -> tensor<2x100xf32> domain [2, 100] tile [1, 1] threads 32 {
+  ^bb0(%qb: memref<2x100x8xf32>, %kb: memref<2x70x8xf32>, %vb: memref<2x70xf32>, %out: memref<2x100xf32>):
+    %h = tileir.point 0
+    %i = tileir.point 1
+    %s = tileir.fold add(0.0 : f32) (%j) in [70] {
+      %dot = loopir.reduce add (%d) in [8] : f32 {
+        %x = loopir.load %qb[%h, %i, %d] : memref<2x100x8xf32>
+        %y = loopir.load %kb[%h, %i, %j, %d] map affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)> if affine_set<(d0, d1, d2, d3) : (d1 - d2 >= 0)> else 0.0 : f32 : memref<2x70x8xf32>
+        %p = arith.mulf %x, %y : f32
+        loopir.yield %p : f32
+      }
+      %w = loopir.load %vb[%h, %j] : memref<2x70xf32>
+      %c = arith.mulf %dot, %w : f32
+      tileir.yield %c : f32
+    }
+    loopir.store %s, %out[%h, %i] : memref<2x100xf32>
+  }
+  return %r : tensor<2x100xf32>
+}

@@ -28,79 +28,75 @@ bool tileir::isGroupUniform(Value v, ArrayRef<bool> tiled) {
 
 namespace {
 
-/// The bounds of the loop that owns block argument `iv`, if it is one of a
-/// loopir loop.
-std::optional<int64_t> loopBound(BlockArgument iv) {
-  Operation *owner = iv.getOwner()->getParentOp();
-  ArrayRef<int64_t> bounds;
-  if (auto reduce = dyn_cast<loopir::ReduceOp>(owner))
-    bounds = reduce.getBounds();
-  else if (auto parallel = dyn_cast<loopir::ParallelOp>(owner))
-    bounds = parallel.getBounds();
-  else
-    return std::nullopt;
-  return bounds[iv.getArgNumber()];
-}
-
-std::optional<SharedChunkLoad> asSharedChunk(loopir::LoadOp load,
-                                             Operation *fold,
-                                             ArrayRef<bool> tiled) {
+std::optional<SharedChunkLoad>
+asSharedChunk(loopir::LoadOp load, Operation *fold, ArrayRef<bool> tiled) {
   auto kernel = fold->getParentOfType<KernelOp>();
   if (!llvm::is_contained(kernel.getInputBuffers(), load.getMemref()))
     return std::nullopt;
-  // Only loops between the load and the fold (their bounds are constant).
-  for (Operation *p = load->getParentOp(); p != fold; p = p->getParentOp())
+  // Only loops between the load and the fold (their bounds are constant),
+  // outermost first: the order of the chunk's dimensions.
+  SmallVector<Operation *> loops;
+  for (Operation *p = load->getParentOp(); p != fold; p = p->getParentOp()) {
     if (!isa<loopir::ReduceOp, loopir::ParallelOp>(p))
       return std::nullopt;
+    loops.insert(loops.begin(), p);
+  }
   Block &body = fold->getRegion(0).front();
-  SharedChunkLoad chunk{load, {}, {}};
   bool onPoints = false;
-  AffineMap map = load.getIndexMap();
+  llvm::SmallDenseSet<Value> read;
   for (auto [d, index] : llvm::enumerate(load.getIndices())) {
-    if (!map.isFunctionOfDim(d))
-      continue; // Not part of the address.
+    if (!load.readsIndex(d))
+      continue; // Neither the address nor the guard.
+    read.insert(index);
     auto arg = dyn_cast<BlockArgument>(index);
-    if (arg && arg.getOwner() == &body) {
+    if (arg && arg.getOwner() == &body)
       onPoints = true;
-      continue;
-    }
-    if (arg && fold->isProperAncestor(arg.getOwner()->getParentOp())) {
-      std::optional<int64_t> bound = loopBound(arg);
-      if (!bound)
-        return std::nullopt;
-      if (!llvm::is_contained(chunk.inner, arg)) {
-        chunk.inner.push_back(arg);
-        chunk.innerBounds.push_back(*bound);
-      }
-      continue;
-    }
-    if (index.getDefiningOp<arith::ConstantOp>())
-      continue;
-    if (fold->isAncestor(index.getParentRegion()->getParentOp()) ||
-        !isGroupUniform(index, tiled))
+    else if (!(arg && fold->isProperAncestor(arg.getOwner()->getParentOp())) &&
+             !index.getDefiningOp<arith::ConstantOp>() &&
+             (fold->isAncestor(index.getParentRegion()->getParentOp()) ||
+              !isGroupUniform(index, tiled)))
       return std::nullopt;
   }
   if (!onPoints)
     return std::nullopt;
-  // Outermost loop first: the order the chunk's dimensions take.
-  SmallVector<std::pair<unsigned, unsigned>> depth;
-  for (auto [i, arg] : llvm::enumerate(chunk.inner)) {
-    unsigned d = 0;
-    for (Operation *p = arg.getOwner()->getParentOp(); p != fold;
-         p = p->getParentOp())
-      ++d;
-    depth.push_back({d, (unsigned)i});
+  SharedChunkLoad chunk{load, {}, {}};
+  for (Operation *loop : loops) {
+    Block &loopBody = loop->getRegion(0).front();
+    ArrayRef<int64_t> bounds = isa<loopir::ReduceOp>(loop)
+                                   ? cast<loopir::ReduceOp>(loop).getBounds()
+                                   : cast<loopir::ParallelOp>(loop).getBounds();
+    for (auto [iv, bound] : llvm::zip(loopBody.getArguments(), bounds))
+      if (read.contains(iv)) {
+        chunk.inner.push_back(iv);
+        chunk.innerBounds.push_back(bound);
+      }
   }
-  llvm::sort(depth, [](auto a, auto b) { return a.first > b.first; });
-  SharedChunkLoad ordered{load, {}, {}};
-  for (auto [d, i] : depth) {
-    ordered.inner.push_back(chunk.inner[i]);
-    ordered.innerBounds.push_back(chunk.innerBounds[i]);
-  }
-  return ordered;
+  return chunk;
 }
 
 } // namespace
+
+SmallVector<int64_t> tileir::getChunkShape(const SharedChunkLoad &load,
+                                           int64_t points) {
+  SmallVector<int64_t> shape = {points};
+  llvm::append_range(shape, load.innerBounds);
+  if (shape.size() > 1 && shape.back() % 2 == 0)
+    ++shape.back();
+  return shape;
+}
+
+std::optional<int64_t>
+tileir::getChunkBytesPerPoint(ArrayRef<SharedChunkLoad> loads) {
+  int64_t bytes = 0;
+  for (const SharedChunkLoad &l : loads) {
+    Type type = l.load->getResult(0).getType();
+    if (!type.isIntOrFloat())
+      return std::nullopt;
+    bytes += computeProduct(getChunkShape(l, 1)) *
+             llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+  }
+  return bytes;
+}
 
 SmallVector<SharedChunkLoad>
 tileir::findSharedChunkLoads(Operation *fold, ArrayRef<bool> tiled) {
@@ -137,34 +133,27 @@ bool tileir::sharesFoldChunksAcrossRows(KernelOp kernel) {
     // of its own); a row that reads as much of its own (a matrix-vector
     // product's x[i, k] beside w[k]) keeps a warp per row and its vector
     // loads.
-    int64_t sharedElements = 0, ownElements = 0, sharedBytes = 0;
+    // The chunks of kMinChunkPoints points must fit.
+    std::optional<int64_t> bytes = getChunkBytesPerPoint(shared);
+    if (shared.empty() || !bytes ||
+        *bytes * kMinChunkPoints > kMaxSharedChunkBytes)
+      continue;
+    int64_t sharedElements = 0, ownElements = 0;
     llvm::SmallPtrSet<Operation *, 8> isShared;
     for (const SharedChunkLoad &l : shared) {
-      int64_t elements = computeProduct(l.innerBounds);
-      sharedElements += elements;
-      Type type = l.load->getResult(0).getType();
-      if (!type.isIntOrFloat())
-        return false;
-      sharedBytes +=
-          elements * llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+      sharedElements += computeProduct(l.innerBounds);
       isShared.insert(l.load);
     }
-    // The chunks of kMinChunkPoints points must fit (with the lowering's
-    // padding of a row, at most one element per load).
-    if (shared.empty() || (sharedBytes + 8 * (int64_t)shared.size()) *
-                                  kMinChunkPoints >
-                              kMaxSharedChunkBytes)
-      continue;
     Block &body = op.getRegion(0).front();
     op.getRegion(0).walk([&](loopir::LoadOp load) {
       if (isShared.contains(load))
         return;
-      bool onPoints = llvm::any_of(load.getIndices(), [&](Value v) {
-        auto arg = dyn_cast<BlockArgument>(v);
-        return arg && arg.getOwner() == &body;
-      });
-      if (onPoints)
-        ownElements += elementsPerPoint(load, &op);
+      for (auto [d, v] : llvm::enumerate(load.getIndices()))
+        if (auto arg = dyn_cast<BlockArgument>(v);
+            arg && arg.getOwner() == &body && load.readsIndex(d)) {
+          ownElements += elementsPerPoint(load, &op);
+          return;
+        }
     });
     if (sharedElements > ownElements)
       return true;

@@ -39,6 +39,18 @@ bool isGroupUniform(mlir::Value v, llvm::ArrayRef<bool> tiled);
 llvm::SmallVector<SharedChunkLoad>
 findSharedChunkLoads(mlir::Operation *fold, llvm::ArrayRef<bool> tiled);
 
+/// The chunk of `load` for `points` points as the block stores it in
+/// shared memory: the points, then the inner loops' iterations, the last
+/// dimension padded to an odd length where it is even (the lanes of a
+/// row, which read neighbouring points, then hit different banks).
+llvm::SmallVector<int64_t> getChunkShape(const SharedChunkLoad &load,
+                                         int64_t points);
+
+/// The shared-memory bytes the chunks of `loads` take per point (padding
+/// included); none where some load is not of integers or floats.
+std::optional<int64_t>
+getChunkBytesPerPoint(llvm::ArrayRef<SharedChunkLoad> loads);
+
 /// Whether a row program would gain from sharing chunks of its folds
 /// between rows if several rows shared a program instance along its
 /// innermost domain dimension: with that dimension tiled, some fold of
