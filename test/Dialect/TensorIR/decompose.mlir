@@ -29,16 +29,20 @@ func.func @bmm(%a: tensor<2x16x64xf32>, %b: tensor<2x64x8xf32>) -> tensor<2x16x8
 
 // -----
 
-// Linear needs no transpose: the weight is already (N, K).
+// Linear needs no transpose: the weight is already (N, K). Leading
+// dimensions flatten into M (a matrix product, not a batch the weight
+// broadcasts over), as PyTorch's decomposition does.
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[X:.*]]: tensor<2x5x64xf32>, %[[W:.*]]: tensor<32x64xf32>, %[[B:.*]]: tensor<32xf32>)
 // CHECK-NOT: tensorir.transpose
-// CHECK: %[[X4:.*]] = tensorir.broadcast %[[X]] dims [0, 1, 3] : tensor<2x5x64xf32> -> tensor<2x5x32x64xf32>
-// CHECK: %[[W4:.*]] = tensorir.broadcast %[[W]] dims [2, 3] : tensor<32x64xf32> -> tensor<2x5x32x64xf32>
-// CHECK: %[[P:.*]] = tensorir.mul %[[X4]], %[[W4]]
-// CHECK: %[[S:.*]] = tensorir.reduce sum %[[P]] axes [3] : tensor<2x5x32x64xf32> -> tensor<2x5x32xf32>
-// CHECK: %[[BB:.*]] = tensorir.broadcast %[[B]] dims [2] : tensor<32xf32> -> tensor<2x5x32xf32>
-// CHECK: tensorir.add %[[S]], %[[BB]] : tensor<2x5x32xf32>
+// CHECK: %[[X2:.*]] = tensorir.reshape %[[X]] : tensor<2x5x64xf32> -> tensor<10x64xf32>
+// CHECK: %[[X3:.*]] = tensorir.broadcast %[[X2]] dims [0, 2] : tensor<10x64xf32> -> tensor<10x32x64xf32>
+// CHECK: %[[W3:.*]] = tensorir.broadcast %[[W]] dims [1, 2] : tensor<32x64xf32> -> tensor<10x32x64xf32>
+// CHECK: %[[P:.*]] = tensorir.mul %[[X3]], %[[W3]]
+// CHECK: %[[S:.*]] = tensorir.reduce sum %[[P]] axes [2] : tensor<10x32x64xf32> -> tensor<10x32xf32>
+// CHECK: %[[BB:.*]] = tensorir.broadcast %[[B]] dims [1] : tensor<32xf32> -> tensor<10x32xf32>
+// CHECK: %[[Y:.*]] = tensorir.add %[[S]], %[[BB]] : tensor<10x32xf32>
+// CHECK: tensorir.reshape %[[Y]] : tensor<10x32xf32> -> tensor<2x5x32xf32>
 func.func @linear(%x: tensor<2x5x64xf32>, %w: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<2x5x32xf32> {
   %0 = tensorir.linear %x, %w, %b : (tensor<2x5x64xf32>, tensor<32x64xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
   return %0 : tensor<2x5x32xf32>

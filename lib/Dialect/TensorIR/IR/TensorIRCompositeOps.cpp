@@ -297,16 +297,32 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
 
 SmallVector<Value> LinearOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
-  // y[..., n] = sum_k x[..., k] * w[n, k]: a contraction with labels.
-  int64_t r = getInput().getType().getRank();
-  SmallVector<int64_t> x = llvm::to_vector(llvm::seq<int64_t>(0, r));
-  SmallVector<int64_t> out(x.begin(), x.end() - 1);
-  out.push_back(r);                      // N
-  SmallVector<int64_t> w = {r, r - 1};   // (N, K)
-  Value y = buildContraction(e, {getInput(), getWeight()}, {x, w}, out);
+  // y[m, n] = sum_k x[m, k] * w[n, k]: a contraction with labels, over the
+  // input's leading dimensions flattened into one (M), as PyTorch's own
+  // decomposition does. A product over several leading dimensions against
+  // one weight is a matrix product (M x K times K x N); kept apart, the
+  // leading dimensions would read as batches the weight broadcasts over,
+  // which fusion and the contraction schedule do not take as one.
+  auto input = cast<RankedTensorType>(getInput().getType());
+  int64_t r = input.getRank();
+  int64_t k = input.getDimSize(r - 1);
+  int64_t n = cast<RankedTensorType>(getWeight().getType()).getDimSize(0);
+  Value x = getInput();
+  if (r != 2) {
+    int64_t m = 1;
+    for (int64_t d : input.getShape().drop_back())
+      m *= d;
+    x = ReshapeOp::create(b, getLoc(), input.clone({m, k}), x);
+  }
+  Value y = buildContraction(e, {x, getWeight()}, {{0, 1}, {2, 1}}, {0, 2});
   if (Value bias = getBias()) {
     auto shape = cast<RankedTensorType>(y.getType()).getShape();
-    y = AddOp::create(b, getLoc(), y, e.broadcast(bias, shape, {r - 1}));
+    y = AddOp::create(b, getLoc(), y, e.broadcast(bias, shape, {1}));
+  }
+  if (r != 2) {
+    SmallVector<int64_t> shape(input.getShape().drop_back());
+    shape.push_back(n);
+    y = ReshapeOp::create(b, getLoc(), input.clone(shape), y);
   }
   return {y};
 }
