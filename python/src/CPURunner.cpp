@@ -89,6 +89,34 @@ std::vector<int64_t> descriptor(const HostBuffer &buffer) {
 }
 } // namespace
 
+std::unique_ptr<ExecutionEngine>
+Module::compileForCPU(const std::string &entryName,
+                      const std::string &pipeline) {
+  // Lower a copy, so the caller's module stays at its stage.
+  std::unique_ptr<Module> copy = Module::parse(str(/*generic=*/true), "<cpu>");
+  addEntryWrapper(copy->op(), copy->op().lookupSymbol<func::FuncOp>(entryName));
+  (void)copy->run(pipeline);
+
+  // The options refer to the transformer (a function_ref): it must outlive
+  // the engine's creation.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  auto engine = ExecutionEngine::create(copy->op(), options);
+  if (!engine)
+    throw CompilerError("JIT compilation failed: " +
+                        llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&strataTruncSFBF2),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  return std::move(*engine);
+}
+
 void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
                       const std::vector<HostBuffer> &inputs,
                       const std::vector<HostBuffer> &outputs) {
@@ -135,28 +163,10 @@ void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
   checkBuffers(entry.getArgumentTypes(), inputs, "input");
   checkBuffers(entry.getResultTypes(), outputs, "result");
 
-  // Lower a copy, so the caller's module stays at its stage.
-  std::unique_ptr<Module> copy = Module::parse(str(/*generic=*/true), "<cpu>");
-  addEntryWrapper(copy->op(), copy->op().lookupSymbol<func::FuncOp>(entryName));
-  (void)copy->run(pipeline);
-
-  // The options refer to the transformer (a function_ref): it must outlive
-  // the engine's creation.
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  auto engine = ExecutionEngine::create(copy->op(), options);
+  std::unique_ptr<ExecutionEngine> &engine =
+      engines[entryName + "\n" + pipeline];
   if (!engine)
-    throw CompilerError("JIT compilation failed: " +
-                        llvm::toString(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("__truncsfbf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&strataTruncSFBF2),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+    engine = compileForCPU(entryName, pipeline);
   std::vector<std::vector<int64_t>> descriptors;
   for (const HostBuffer &b : inputs)
     descriptors.push_back(descriptor(b));
@@ -169,7 +179,7 @@ void Module::runOnCPU(const std::string &entryName, const std::string &pipeline,
     pointers.push_back(d.data());
   for (void *&p : pointers)
     args.push_back(&p);
-  if (llvm::Error error = (*engine)->invokePacked(
+  if (llvm::Error error = engine->invokePacked(
           std::string("_mlir_ciface_") + kEntry, args))
     throw CompilerError("running on the CPU failed: " +
                         llvm::toString(std::move(error)));

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -18,9 +19,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <cstdlib>
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 
@@ -38,8 +45,14 @@ public:
           return success();
         }) {}
 
-  [[noreturn]] void fail(const std::string &fallback) {
-    throw CompilerError(messages.empty() ? fallback : messages);
+  /// Throws the diagnostics (or `fallback` where there were none), and
+  /// `reproducer`'s line where there is one.
+  [[noreturn]] void fail(const std::string &fallback,
+                         const std::string &reproducer = "") {
+    std::string text = messages.empty() ? fallback : messages;
+    if (!reproducer.empty())
+      text += "\n" + reproducer;
+    throw CompilerError(text);
   }
 
   /// Whether an error was reported (some upstream passes report one and
@@ -104,6 +117,54 @@ const char *formatName(gpu::CompilationTarget format) {
 }
 } // namespace
 
+namespace {
+/// The directory setReproducerDirectory gave; unset: STRATA_DUMP_DIR's.
+std::optional<std::string> &explicitReproducerDirectory() {
+  static std::optional<std::string> directory;
+  return directory;
+}
+
+std::string reproducerDirectory() {
+  if (explicitReproducerDirectory())
+    return *explicitReproducerDirectory();
+  const char *dump = std::getenv("STRATA_DUMP_DIR");
+  return dump ? dump : "";
+}
+
+/// Writes `snapshot` (a module before `pipeline` ran on it) as an MLIR
+/// reproducer in the reproducer directory; returns the line that names it
+/// and the command that reruns it, or "" where none was written.
+std::string writeReproducer(Operation *snapshot, llvm::StringRef pipeline) {
+  std::string directory = reproducerDirectory();
+  if (directory.empty() || !snapshot ||
+      llvm::sys::fs::create_directories(directory))
+    return "";
+  static std::atomic<unsigned> count{0};
+  llvm::SmallString<128> path(directory);
+  llvm::sys::path::append(
+      path, "strata-" + std::to_string(llvm::sys::Process::getProcessId()) +
+                "-" + std::to_string(count++) + ".mlir");
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return "";
+  // With locations, so that the rerun's diagnostics name the same lines.
+  snapshot->print(os, OpPrintingFlags().enableDebugInfo());
+  // MLIR's reproducer format (what mlir-opt's crash reproducer writes).
+  os << "\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
+     << "      pipeline: \"builtin.module(";
+  llvm::printEscapedString(pipeline, os);
+  os << ")\",\n      disable_threading: true,\n      verify_each: true\n"
+     << "    }\n  }\n#-}\n";
+  return "reproducer: " + std::string(path) + " (rerun: strata-opt " +
+         std::string(path) + " --run-reproducer)";
+}
+} // namespace
+
+void setReproducerDirectory(const std::string &directory) {
+  explicitReproducerDirectory() = directory;
+}
+
 Module::Module() {
   static std::once_flag passesRegistered;
   std::call_once(passesRegistered, [] { strata::registerAllPasses(); });
@@ -148,6 +209,7 @@ ModuleOp Module::op() const { return **module; }
 
 std::string Module::run(const std::string &pipeline, bool timing,
                         bool verifyEach) {
+  engines.clear(); // Compiled from the module as it was.
   DiagnosticCollector diagnostics(ctx.get());
   // The pass manager is anchored on the module; the text lists what runs in
   // it, so an explicit builtin.module(...) wrapper is unwrapped.
@@ -173,10 +235,16 @@ std::string Module::run(const std::string &pipeline, bool timing,
     pm.enableTiming(*root);
   }
   pm.enableVerifier(verifyEach);
+  // The module as the pipeline gets it, for a reproducer if it fails.
+  OwningOpRef<ModuleOp> snapshot;
+  if (!reproducerDirectory().empty())
+    snapshot = (*module)->clone();
   if (failed(pm.run(**module)) || diagnostics.sawError())
-    diagnostics.fail("pipeline '" + pipeline + "' failed");
+    diagnostics.fail("pipeline '" + pipeline + "' failed",
+                     writeReproducer(snapshot.get(), text));
   if (!verifyEach && failed(mlir::verify(**module)))
-    diagnostics.fail("pipeline '" + pipeline + "' produced invalid IR");
+    diagnostics.fail("pipeline '" + pipeline + "' produced invalid IR",
+                     writeReproducer(snapshot.get(), text));
   if (timing) {
     root->stop();
     timer.print();

@@ -3,12 +3,14 @@
 #ifndef STRATA_PYTHON_COMPILER_H
 #define STRATA_PYTHON_COMPILER_H
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mlir {
+class ExecutionEngine;
 class MLIRContext;
 class ModuleOp;
 class DialectRegistry;
@@ -41,6 +43,12 @@ struct HostBuffer {
   int64_t itemBytes;
   bool isFloat;
 };
+
+/// Where a pipeline that fails leaves its reproducer: the module as the
+/// pipeline got it plus the pipeline, which `strata-opt FILE
+/// --run-reproducer` runs again. Empty: none is written. Until this is
+/// called, the directory is the environment's STRATA_DUMP_DIR, if any.
+void setReproducerDirectory(const std::string &directory);
 
 /// An MLIR module in a context of its own with every Strata dialect.
 class Module {
@@ -82,15 +90,23 @@ public:
   /// Compiles the tensor-level function `entry` through `pipeline` (which
   /// must end in the LLVM dialect, e.g. strata-lower-loop-to-cpu), JITs it
   /// and runs it on `inputs`, writing its results into `outputs`. The
-  /// module itself is left unchanged.
+  /// module itself is left unchanged; the machine code is kept for the
+  /// next run of the same entry and pipeline (until `run` changes the
+  /// module).
   void runOnCPU(const std::string &entry, const std::string &pipeline,
                 const std::vector<HostBuffer> &inputs,
                 const std::vector<HostBuffer> &outputs);
 
 private:
   Module();
+  /// runOnCPU's machine code: a copy of the module with `entry` wrapped for
+  /// buffers, lowered through `pipeline` and JIT-compiled.
+  std::unique_ptr<mlir::ExecutionEngine>
+  compileForCPU(const std::string &entry, const std::string &pipeline);
   std::unique_ptr<mlir::MLIRContext> ctx;
   std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
+  /// runOnCPU's JIT-compiled programs, by entry and pipeline.
+  std::map<std::string, std::unique_ptr<mlir::ExecutionEngine>> engines;
 };
 
 } // namespace strata::python

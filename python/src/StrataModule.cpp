@@ -74,6 +74,12 @@ PYBIND11_MODULE(_strata, m) {
       .def_property_readonly(
           "data", [](const GpuObject &o) { return py::bytes(o.data); });
 
+  m.def("set_reproducer_directory", &strata::python::setReproducerDirectory,
+        py::arg("directory"),
+        "Where a failing pass pipeline writes its reproducer (the module "
+        "before the pipeline, with the pipeline, for strata-opt "
+        "--run-reproducer); '' writes none.");
+
   py::class_<Module>(m, "Module")
       .def_static("parse", &Module::parse, py::arg("text"),
                   py::arg("filename") = "<string>",
