@@ -9,7 +9,7 @@ PACKAGES=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
-  python3-pip
+  python3-pip python3-venv
 )
 
 install_missing() {
@@ -41,6 +41,30 @@ install_python_deps() {
   /usr/bin/python3 -m pip install -q --disable-pip-version-check \
     --root-user-action=ignore --target "$target" "${PYTHON_DEPS[@]}"
   echo "${PYTHON_DEPS[*]}" > "$stamp"
+}
+
+# The PyTorch the tests and the command line run on: a pinned torch 2.x from
+# PyPI in a virtual environment, build/venv, over Debian's interpreter (the
+# one the extension is built for) and its packages (numpy, pytest, and
+# torch 1.13, which the venv's torch shadows), with the model libraries the
+# tests take models from (transformers, torchvision, timm). `tools/dev.sh
+# sanitize` runs the same tests on Debian's torch 1.13 (docs/frontend.md).
+# pip keeps the downloads in its cache (~/.cache/pip), so a new venv does
+# not fetch them again.
+VENV=build/venv
+VENV_PACKAGES=(torch==2.9.1 torchvision==0.24.1 transformers==4.57.3
+               timm==1.0.22)
+
+install_venv() {
+  local stamp=$VENV/.installed
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${VENV_PACKAGES[*]}" ] && return
+  echo "== installing into $VENV: ${VENV_PACKAGES[*]}"
+  rm -rf "$VENV"
+  /usr/bin/python3 -m venv --system-site-packages "$VENV"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+    --root-user-action=ignore \
+    "${VENV_PACKAGES[@]}"
+  echo "${VENV_PACKAGES[*]}" > "$stamp"
 }
 
 # The sanitizer runtimes (and libFuzzer's) of clang-22, for `sanitize` and
@@ -84,8 +108,9 @@ case "${1:-}" in
     install_missing
     build
     install_python_deps
+    install_venv
     /usr/lib/llvm-22/bin/lit -sv build/test
-    /usr/bin/python3 -m pytest -q test/python
+    "$VENV/bin/python" -m pytest -q test/python
     ;;
   sanitize)
     # Every test against the sanitized build (docs/reliability.md). Python

@@ -5,7 +5,10 @@ traffic model's modeled time against the program's ideal, and ptxas's
 registers and spills (a script, not a test: the suite compiles the zoo to
 tile programs only, test_models.py).
 
-    /usr/bin/python3 tools/model_zoo.py [--only resnet18] [--chip sm_90]
+    build/venv/bin/python tools/model_zoo.py [--only resnet18] [--chip sm_90]
+
+The hub_* models come from transformers, torchvision and timm (in
+build/venv, tools/dev.sh); on a Python without them they are skipped.
 
 Run with python/ and build/python on PYTHONPATH (tools/dev.sh's build).
 """
@@ -27,7 +30,8 @@ from strata.frontend import capture, import_program  # noqa: E402
 from strata.report import traffic_report  # noqa: E402
 
 MODELS = ["resnet18", "vit_s16", "gpt2_small", "llama_layer", "bert_layer",
-          "unet_block"]
+          "unet_block", "hub_gpt2", "hub_llama", "hub_bert", "hub_resnet18",
+          "hub_vit"]
 
 
 def load(name):
@@ -49,7 +53,11 @@ def main():
         "model", "kernels", "schedules", "modeled", "ideal", "max regs",
         "spills", "compile"))
     for name in args.only or MODELS:
-        model, inputs = load(name)
+        try:
+            model, inputs = load(name)
+        except ImportError as e:  # A hub model's library is missing.
+            print("%-12s skipped: %s" % (name, e))
+            continue
         start = time.perf_counter()
         with torch.no_grad():
             program = capture(model, inputs)

@@ -9,6 +9,8 @@ face. Typical use::
     print(m)
 """
 
+import sys
+
 try:
     from _strata import CompilerError, GpuObject, Module
 except ImportError:  # A runtime-only build (a GPU host): no compiler here.
@@ -50,12 +52,27 @@ def lower(text, stage, options="", filename="<string>", verify_each=False):
     return module
 
 
-def compile(fn, example_inputs, target="sm_90", options=""):
-    """Compiles a PyTorch callable for its example inputs, with schedule
-    `options`; see strata.api."""
+def compile(fn, example_inputs=None, target="sm_90", options="",
+            recompile_limit=8):
+    """Compiles a PyTorch callable (for its example inputs, if given, and
+    for each new shape it is called with), with schedule `options`; see
+    strata.api."""
     from strata.api import compile as compile_
-    return compile_(fn, example_inputs, target, options)
+    return compile_(fn, example_inputs, target, options, recompile_limit)
 
 
-__all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "compile",
+def backend(gm, example_inputs, **kwargs):
+    """The torch.compile backend: torch.compile(model, backend=strata.backend)
+    (or backend="strata" once strata is imported); see strata.backend."""
+    from strata.dynamo import backend as backend_
+    return backend_(gm, example_inputs, **kwargs)
+
+
+if "torch" in sys.modules:  # torch.compile(..., backend="strata")
+    from strata.dynamo import register as _register
+    _register()
+
+
+__all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "backend",
+           "compile",
            "lower", "parse", "pipeline"]

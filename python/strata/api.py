@@ -2,11 +2,13 @@
 inputs' shapes, callable on CUDA tensors (through the CUDA runtime) and on
 CPU tensors (through the final kernels, emulated on the CPU)."""
 
+import logging
 import os
 
 import torch
 
 import strata
+from strata import cache, debug
 from strata.frontend import capture, import_program
 from strata.device import BUFFER_ALIGNMENT, BindingError, Loaded, check_tensor
 from strata.runner import host_view, output_specs
@@ -32,6 +34,20 @@ def build_artifact(module_text, names, target="sm_90", ptx_version="80",
     where ptxas is available, a cubin for `target` (`schedule`: pipeline
     options such as 'stages=3 tf32=true'; `verify_each`: verify after every
     pass, not only the result)."""
+    # The compile cache (strata.cache) holds artifacts by their inputs;
+    # verify_each asks for the compiler's checks, so it compiles anew.
+    key = cache.key(module_text, "\0".join(names), target, ptx_version,
+                    schedule, "cubin" if _ptxas_available() else "ptx")
+    artifact = None if verify_each else cache.load(key)
+    if artifact is None:
+        artifact = _build_artifact(module_text, names, target, ptx_version,
+                                   schedule, verify_each)
+        cache.store(key, artifact)
+    return artifact
+
+
+def _build_artifact(module_text, names, target, ptx_version, schedule,
+                    verify_each):
     options = nvvm_options(target, ptx_version, schedule)
     isa = strata.parse(module_text)
     isa.run(strata.pipeline("nvvm", options + " format=isa"),
@@ -52,6 +68,8 @@ class Compiled:
         self.program = capture(fn, self.inputs)
         self.module = import_program(self.program)
         self.text = str(self.module)
+        debug.dump_stages(self.text, getattr(fn, "__name__",
+                                             type(fn).__name__), options)
         self.tuple_output, self.outputs = output_specs(self.program, fn,
                                                        self.inputs)
         self.names = self.program.argument_names()
@@ -124,10 +142,135 @@ class Compiled:
         return results
 
 
-def compile(fn, example_inputs, target="sm_90", options=""):
-    """Compiles `fn` (a callable or nn.Module) for the shapes and dtypes of
-    `example_inputs`; returns a callable taking and returning tensors.
-    `options` are the pipelines' schedule options ('tf32=true stages=3',
-    'wgmma=true' with target 'sm_90a'; docs/tile-schedules.md), for the GPU
-    kernels and their CPU emulation alike."""
-    return Compiled(fn, example_inputs, target, options)
+def signature(args):
+    """What a specialization is compiled for: each tensor argument's shape
+    and dtype (other arguments: their value, which tracing bakes in)."""
+    return tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor)
+                 else ("value", a) for a in args)
+
+
+def _describe(sig):
+    return ", ".join("%s %s" % (shape, str(dtype).replace("torch.", ""))
+                     if shape != "value" else repr(dtype)
+                     for shape, dtype in sig)
+
+
+def _difference(old, new):
+    """Why a call does not fit an earlier specialization: its first
+    argument that differs."""
+    if len(old) != len(new):
+        return "%d arguments, compiled for %d" % (len(new), len(old))
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            return "argument %d is %s, compiled for %s" % (
+                i, _describe([b]), _describe([a]))
+    return "the same arguments"
+
+
+class RecompileLimit(ValueError):
+    """A call needs a specialization beyond the function's limit."""
+
+
+class Function:
+    """A compiled PyTorch callable: one specialization (a Compiled program)
+    per distinct argument signature (shapes and dtypes), each compiled the
+    first time a call needs it, at most `recompile_limit` in all. The
+    signature is the guard: a call whose shapes or dtypes no
+    specialization has compiles a new one (logged on the logger
+    'strata.recompiles', as TORCH_LOGS=recompiles logs dynamo's), or
+    raises RecompileLimit past the limit. `strata.compile` and the
+    torch.compile backend (strata.backend) are both this."""
+
+    def __init__(self, fn, target="sm_90", options="", recompile_limit=8,
+                 name=None):
+        self.fn = fn
+        self.target = target
+        self.options = options
+        self.recompile_limit = recompile_limit
+        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        self.specializations = {}
+
+    def specialize(self, args):
+        """The specialization for `args`, compiled if it is new. Arguments
+        that are not tensors (Python numbers, the sizes dynamo passes for
+        dynamic dimensions) are constants of their specialization."""
+        sig = signature(args)
+        compiled = self.specializations.get(sig)
+        if compiled is not None:
+            return compiled
+        if self.specializations:
+            last = list(self.specializations)[-1]
+            why = _difference(last, sig)
+            if len(self.specializations) >= self.recompile_limit:
+                raise RecompileLimit(
+                    "%s: %s; %d specializations compiled already (the "
+                    "recompile limit): %s" % (
+                        self.name, why, len(self.specializations),
+                        "; ".join("(%s)" % _describe(s)
+                                  for s in self.specializations)))
+            _RECOMPILES.info("recompiling %s: %s", self.name, why)
+        tensors = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        fn = self.fn
+        if len(tensors) < len(args):
+            fn = _with_constants(self.fn, args, tensors)
+        compiled = Compiled(fn, [args[i] for i in tensors], self.target,
+                            self.options)
+        self.specializations[sig] = compiled
+        return compiled
+
+    @property
+    def latest(self):
+        """The specialization compiled last (a Compiled): its program,
+        tensorir text and argument names."""
+        if not self.specializations:
+            raise ValueError("%s is not compiled for any inputs yet"
+                             % self.name)
+        return list(self.specializations.values())[-1]
+
+    @property
+    def text(self):
+        return self.latest.text
+
+    @property
+    def names(self):
+        return self.latest.names
+
+    @property
+    def program(self):
+        return self.latest.program
+
+    def __call__(self, *args, out=None):
+        compiled = self.specialize(args)
+        return compiled(*[a for a in args if isinstance(a, torch.Tensor)],
+                        out=out)
+
+
+def _with_constants(fn, args, tensors):
+    """`fn` as a function of the tensors of `args` alone (at positions
+    `tensors`), the other arguments fixed to their values."""
+    def bound(*given):
+        full = list(args)
+        for i, t in zip(tensors, given):
+            full[i] = t
+        return fn(*full)
+    bound.__name__ = getattr(fn, "__name__", "bound")
+    return bound
+
+
+_RECOMPILES = logging.getLogger("strata.recompiles")
+
+
+def compile(fn, example_inputs=None, target="sm_90", options="",
+            recompile_limit=8):
+    """Compiles `fn` (a callable or nn.Module); returns a callable taking
+    and returning tensors, compiled for each new signature (shapes and
+    dtypes) of its arguments as a call needs it, up to `recompile_limit`
+    signatures. With `example_inputs` it is compiled for theirs at once
+    (so errors show here). `options` are the pipelines' schedule options
+    ('tf32=true stages=3', 'wgmma=true' with target 'sm_90a';
+    docs/tile-schedules.md), for the GPU kernels and their CPU emulation
+    alike."""
+    function = Function(fn, target, options, recompile_limit)
+    if example_inputs is not None:
+        function.specialize(tuple(example_inputs))
+    return function

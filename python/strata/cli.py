@@ -176,11 +176,21 @@ def cmd_compile(args):
             _write(args.report_html, traffic.html(
                 "Strata roofline: %s" % (args.file or args.c)))
     if args.output and args.output.endswith(".strata"):
+        from strata import cache
         from strata.api import build_artifact
+        hits = cache.stats["hits"]
+        start = time.perf_counter()
         _write(args.output, build_artifact(str(module),
                                            program.argument_names(), args.chip,
                                            args.ptx, args.options or "",
                                            args.verify_each))
+        times.append(("artifact (compile cache hit)"
+                      if cache.stats["hits"] > hits else
+                      "artifact (PTX, cubin, plan)",
+                      time.perf_counter() - start))
+        if args.timing:
+            for what, seconds in times:
+                sys.stderr.write("%-28s %8.1f ms\n" % (what, seconds * 1e3))
         return 0
     schedule = args.options or ""
     if args.emit == "tensor":
@@ -409,7 +419,22 @@ def build_parser():
     add_target(p)
     add_verify(p)
     p.set_defaults(func=cmd_ptx)
+
+    p = sub.add_parser("cache", help="list or empty the compile cache of GPU "
+                       "artifacts (STRATA_CACHE_DIR)")
+    p.add_argument("action", choices=["list", "clear"])
+    p.set_defaults(func=cmd_cache)
     return parser
+
+
+def cmd_cache(args):
+    from strata import cache
+    if args.action == "list":
+        sys.stdout.write(cache.describe())
+    else:
+        print("removed %d entries from %s" % (cache.clear(),
+                                               cache.directory() or "nothing"))
+    return 0
 
 
 def main(argv=None):

@@ -5,7 +5,6 @@ own dtype."""
 from dataclasses import dataclass
 from typing import List
 
-import numpy as np
 import torch
 
 import strata
@@ -134,6 +133,8 @@ def output_specs(program, fn, inputs):
     output = next(n for n in program.graph.graph.nodes if n.op == "output")
     results = output.args[0]
     is_tuple = isinstance(results, (list, tuple))
+    if program.returns_tuple is not None:
+        is_tuple = program.returns_tuple
     specs = []
     for node in as_list(results):
         meta = getattr(node, "meta", {})

@@ -8,6 +8,15 @@ import sys
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("STRATA_BUILD_DIR", os.path.join(REPO, "build"))
 
+# The compile cache (strata.cache) of this test session, not the user's:
+# a fresh one per run, inherited by the command lines the tests start.
+if "STRATA_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["STRATA_CACHE_DIR"] = tempfile.mkdtemp(prefix="strata-cache-")
+    atexit.register(shutil.rmtree, os.environ["STRATA_CACHE_DIR"], True)
+
 # build/python-deps: what tools/dev.sh installs from PyPI (expecttest).
 sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(BUILD, "python"),
                 os.path.join(REPO, "build", "python-deps")]

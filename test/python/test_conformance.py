@@ -31,11 +31,13 @@ OUT_OF_SCOPE = {
         "randn_like", "randint_like", "uniform", "nn.functional.rrelu",
         "nn.functional.dropout*",
         "nn.functional.feature_alpha_dropout.*",
-        "nn.functional.fractional_max_pool*", "svd_lowrank", "pca_lowrank"],
+        "nn.functional.fractional_max_pool*", "svd_lowrank", "pca_lowrank",
+        "cauchy", "exponential", "geometric", "log_normal", "randint"],
     "uninitialized memory": ["empty", "empty_like", "new_empty",
-                             "new_empty_strided"],
+                             "new_empty_strided", "empty_permuted",
+                             "empty_strided"],
     "complex numbers": ["fft.*", "view_as_complex", "complex", "polar", "chalf",
-                        "stft", "istft"],
+                        "stft", "istft", "cfloat", "cdouble"],
     "sparse tensors": ["sparse.*", "to_sparse"],
     "factorizations and solvers (pivoting, iteration: not loop nests)": [
         "cholesky", "cholesky_inverse", "cholesky_solve", "symeig", "geqrf", "lu",
@@ -48,14 +50,27 @@ OUT_OF_SCOPE = {
     "output shapes the values decide": [
         "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive",
         "bincount", "histogram", "histogramdd", "combinations",
-        "nn.functional.one_hot", "segment_reduce.*", "nn.functional.ctc_loss"],
+        "nn.functional.one_hot", "*segment_reduce.*", "nn.functional.ctc_loss"],
     "PyTorch's implementation branches on values (.item())": [
         "quantile", "nanquantile", "cov", "corrcoef",
         "nn.functional.gaussian_nll_loss"],
     "mutates its inputs (training-mode running statistics, resizing)": [
         "native_batch_norm", "nn.functional.batch_norm",
-        "nn.functional.instance_norm", "resize_", "resize_as_"],
+        "nn.functional.instance_norm", "resize_", "resize_as_",
+        "_batch_norm_with_update", "_native_batch_norm_legit"],
+    "gradients (Strata compiles inference)": [
+        "max_pool2d_with_indices_backward"],
 }
+
+# Listed names that only one torch host's database has (the tests run on
+# torch 2.x and on Debian's 1.13, tools/dev.sh).
+ONE_HOST_ONLY = {"symeig": "torch 1.13 only (removed in 2.x)"}
+ONE_HOST_ONLY.update((name, "torch 2.x only") for name in (
+    "nn.FractionalMaxPool2d",
+    "nn.FractionalMaxPool3d", "nn.CTCLoss", "empty_strided", "empty_permuted",
+    "cauchy", "exponential", "geometric", "log_normal", "randint", "cfloat",
+    "cdouble", "_batch_norm_with_update", "_native_batch_norm_legit",
+    "max_pool2d_with_indices_backward"))
 
 # Not done yet: op -> why (what the front end or a later stage lacks).
 NOT_YET = {
@@ -77,6 +92,17 @@ NOT_YET = {
     "special.shifted_chebyshev_polynomial_w": "aten.special_shifted_chebyshev_polynomial_w.default",
     "special.zeta": "aten.special_zeta.default",
 }
+if int(torch.__version__.split(".")[0]) >= 2:  # torch 2.x's database
+    NOT_YET.update({
+        "_upsample_bilinear2d_aa": "aten._upsample_bilinear2d_aa.default "
+                                   "(antialiased resampling)",
+        # (1.13's sample passes.)
+        "as_strided_scatter": "tensorir.iota of a 0-d result (a compiler "
+                              "error on torch 2.x's sample, a 0-d view)",
+        "grid_sampler_3d": "aten.grid_sampler_3d.default",
+        "hash_tensor": "aten.hash_tensor.default",
+        "nonzero_static": "aten.nonzero_static.default",
+    })
 
 
 def out_of_scope(name):
@@ -110,11 +136,12 @@ def test_op_matches_pytorch(op):
 
 def test_lists_name_ops_of_the_database():
     names = {variant_name(op) for op in OPS}
-    stale = [n for n in NOT_YET if n not in names]
+    stale = [n for n in NOT_YET if n not in names and n not in ONE_HOST_ONLY]
     assert not stale, stale
     for patterns in OUT_OF_SCOPE.values():
         for p in patterns:
-            assert any(fnmatch.fnmatchcase(n, p) for n in names), p
+            assert p in ONE_HOST_ONLY or any(
+                fnmatch.fnmatchcase(n, p) for n in names), p
     both = [n for n in NOT_YET if out_of_scope(n)]
     assert not both, both
 
@@ -155,6 +182,32 @@ NOT_YET_LOW_PRECISION = {
     ("nn.functional._scaled_dot_product_attention", torch.bfloat16):
         ROUNDING % "0.41",
 }
+# The hosts' samples and references differ (tools/dev.sh tests on torch 2.x
+# and on Debian's 1.13): what differs on torch 2.x (2.9.1), measured
+# 2026-12-03, not yet understood.
+UNDERSTOOD_LATER = "on torch 2.x's sample: max error %s against %s"
+if int(torch.__version__.split(".")[0]) >= 2:
+    for passing in ("polygamma.polygamma_n_0", "polygamma.polygamma_n_1",
+                    "polygamma.polygamma_n_2", "topk"):
+        del NOT_YET_LOW_PRECISION[(passing, torch.bfloat16)]
+    NOT_YET_LOW_PRECISION.update({
+        ("histc", torch.float16): "a count off by one: " +
+            UNDERSTOOD_LATER % ("1", "0.01"),
+        ("lgamma", torch.float16): UNDERSTOOD_LATER % ("inf", "0.11"),
+        ("mvlgamma.mvlgamma_p_1", torch.float16):
+            UNDERSTOOD_LATER % ("inf", "0.11"),
+        ("mvlgamma.mvlgamma_p_3", torch.float16):
+            UNDERSTOOD_LATER % ("inf", "0.11"),
+        ("mvlgamma.mvlgamma_p_5", torch.float16):
+            UNDERSTOOD_LATER % ("inf", "0.11"),
+        ("lgamma", torch.bfloat16): UNDERSTOOD_LATER % ("0.34", "0.19"),
+        ("mvlgamma.mvlgamma_p_3", torch.bfloat16):
+            UNDERSTOOD_LATER % ("0.23", "0.20"),
+        ("grid_sampler_2d", torch.bfloat16):
+            UNDERSTOOD_LATER % ("0.094", "0.037"),
+        ("nn.functional.grid_sample", torch.bfloat16):
+            UNDERSTOOD_LATER % ("0.031", "0.028"),
+    })
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
@@ -180,6 +233,10 @@ def test_ops_in_half_precision_match_pytorch(dtype):
 MODULES_OUT_OF_SCOPE = {
     # Its forward checks `torch.any(var < 0)` and raises: a branch on values.
     "nn.GaussianNLLLoss": "PyTorch's forward branches on values",
+    # torch 2.x's database only:
+    "nn.FractionalMaxPool2d": "random sampling: no reference to compare with",
+    "nn.FractionalMaxPool3d": "random sampling: no reference to compare with",
+    "nn.CTCLoss": "output shapes the values decide (as nn.functional.ctc_loss)",
 }
 MODULES = [info for info in module_database()
            if info.name not in MODULES_OUT_OF_SCOPE]
@@ -195,4 +252,4 @@ def test_module_matches_pytorch_in_eval_mode(info):
 
 def test_module_out_of_scope_list_names_modules_of_the_database():
     names = {info.name for info in module_database()}
-    assert set(MODULES_OUT_OF_SCOPE) <= names
+    assert set(MODULES_OUT_OF_SCOPE) - set(ONE_HOST_ONLY) <= names

@@ -82,7 +82,9 @@ def test_mlp():
     text = tensorir(mlp, torch.randn(8, 64))
     inputs, result = signature(text)
     assert inputs.count("tensor<") == 5  # x and two (weight, bias) pairs
-    assert ops(text).count("tensorir.matmul") == 2
+    # torch 1.13 decomposes linear into matmuls, torch.export keeps it.
+    assert ops(text).count("tensorir.matmul") + \
+        ops(text).count("tensorir.linear") == 2
     assert result == "tensor<8x32xf32>"
 
 
@@ -133,7 +135,9 @@ def test_decoder_block_file():
     assert result == "tensor<2x13x64xf32>"
     assert inputs_sig.count("tensor<") == 8  # x and 7 weights
     names = ops(text)
-    assert names.count("tensorir.matmul") == 7  # qkv, scores, attn·v, out, gate, up, down
+    # qkv, scores, attn·v, out, gate, up, down (the projections are
+    # tensorir.linear where torch.export keeps F.linear whole)
+    assert names.count("tensorir.matmul") + names.count("tensorir.linear") == 7
     assert names.count("tensorir.softmax") == 1
     assert "tensorir.iota" in names and "tensorir.cmp" in names  # the triu mask
     assert "0xFF800000" in text  # -inf
@@ -196,7 +200,9 @@ def test_decoder_block_from_the_command_line():
                         os.path.join(REPO, "examples", "decoder.py"), "--emit", "tensor"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.count("tensorir.matmul") == 7
+    # (torch.export keeps the projections whole: tensorir.linear)
+    assert r.stdout.count("tensorir.matmul") + \
+        r.stdout.count("tensorir.linear") == 7
 
 
 def test_tracing_errors_name_the_users_line(tmp_path):
@@ -258,7 +264,8 @@ def test_modules_are_captured_with_fake_tensors_for_inputs_and_state():
     # and buffers included, which stay the program's weights.
     probe = _Probe()
     program = capture(probe, (torch.randn(2, 3),))
-    assert probe.seen == [{"FakeTensor"}]
+    # (torch.export traces more than once.)
+    assert probe.seen and all(s == {"FakeTensor"} for s in probe.seen)
     assert program.bindings == [("input", 0), ("weight", "weight"),
                                 ("weight", "shift")]
     assert torch.equal(program.weights["weight"], probe.weight.detach())

@@ -42,6 +42,22 @@ def test_small_model_matches_pytorch(name):
     assert report.passed, report
 
 
+# Models nobody here wrote (examples/models/hub_*.py), from the libraries
+# people take them from, with random weights: the library each needs
+# (tools/dev.sh installs them into build/venv, with torch 2.x).
+HUB_MODELS = {"hub_gpt2": "transformers", "hub_llama": "transformers",
+              "hub_bert": "transformers", "hub_resnet18": "torchvision",
+              "hub_vit": "timm"}
+
+
+@pytest.mark.parametrize("name", sorted(HUB_MODELS))
+def test_small_hub_model_matches_pytorch(name):
+    pytest.importorskip(HUB_MODELS[name])
+    model, inputs = build(name, "small")
+    report = check(model, inputs, via="kernel")
+    assert report.passed, report
+
+
 # A sum over k >= 64 of products is 2 k >= 128 FLOPs per output element.
 CONTRACTION_FLOPS_PER_ELEMENT = 128
 

@@ -192,8 +192,10 @@ def test_compiled_callable_on_cpu_tensors():
         assert torch.allclose(g(z), mlp(z), atol=1e-4)
     values, indices = strata.compile(lambda x: torch.max(x, 1), (x,))(x)
     assert torch.equal(indices, torch.max(x, 1).indices)
-    with pytest.raises(ValueError, match="compiled for"):
-        f(torch.randn(3, 4))
+    # A new shape compiles a new specialization (strata.api.Function).
+    y = torch.randn(3, 4)
+    assert torch.allclose(f(y), F.softmax(y, -1), atol=1e-6)
+    assert len(f.specializations) == 2
 
 
 def test_compiled_callable_takes_schedule_options():
@@ -372,8 +374,9 @@ def test_tensors_are_checked_against_the_plan_before_the_gpu():
         f(x, out=torch.empty(3, 4, dtype=torch.float16))
     with pytest.raises(BindingError, match=r"output 0 is not contiguous"):
         f(x, out=torch.empty(4, 3).t())
+    # A compiled specialization checks its inputs' shapes and dtypes.
     with pytest.raises(BindingError, match=r"input 0: compiled for \(3, 8\)"):
-        f(torch.randn(3, 7))
+        list(f.specializations.values())[0](torch.randn(3, 7))
     out = torch.empty(3, 4)
     assert f(x, out=out) is out
     with torch.no_grad():

@@ -5,6 +5,9 @@ Parameters and buffers become graph inputs of the program ("weights are
 inputs"); the user's inputs come first.
 """
 
+import contextlib
+import inspect
+import logging
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -16,6 +19,10 @@ from torch.fx.passes.shape_prop import ShapeProp
 from .decompositions import WithoutFastPaths, decomposition_table
 
 TORCH_DIR = os.path.dirname(torch.__file__)
+_LOG = logging.getLogger("strata.capture")
+# The file names of code Python or PyTorch generate (exec'd strings, FX's
+# graph modules): never the user's line.
+_GENERATED_CODE = ("<string>", "<eval_with_key", "<frozen ")
 STRATA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -46,6 +53,13 @@ class Program:
     # True when node stack traces list the innermost frame first (make_fx in
     # torch 1.x), False for the usual outermost-first order.
     innermost_first: bool = True
+    # How it was captured: "export" (torch.export, torch 2.x modules) or
+    # "make_fx".
+    method: str = "make_fx"
+    # Whether the callable returns a tuple (or list) of results rather than
+    # one tensor; None: as the graph's output node says (make_fx keeps the
+    # callable's structure, torch.export always returns a tuple).
+    returns_tuple: Optional[bool] = None
 
     def arguments(self, inputs):
         """The tensors the placeholders take, in order: `inputs` and the
@@ -77,8 +91,10 @@ def capture(fn, inputs) -> Program:
     if _has_export() and isinstance(fn, torch.nn.Module):
         try:
             return _capture_export(fn, inputs)
-        except Exception:  # Fall back to make_fx, which handles more code.
-            pass
+        except Exception as e:  # make_fx takes more code (data-dependent
+            # Python, say); what it cannot take is the user's error.
+            _LOG.debug("torch.export failed (%s: %s); capturing with make_fx",
+                       type(e).__name__, str(e).splitlines()[:1])
     return _capture_make_fx(fn, inputs)
 
 
@@ -87,13 +103,45 @@ def _trace(fn, inputs, mode):
     tracer_class = proxy_tensor.PythonKeyTracer
     saved = getattr(tracer_class, "record_stack_traces", False)
     tracer_class.record_stack_traces = True
+    # torch 2.x takes the flag as an argument (its tracer's own attribute
+    # overrides the class's), and then keeps only the frames from the first
+    # `forward` on: none for a plain function. Every frame is kept instead
+    # (user_source_line picks the user's).
+    extra = ({"record_stack_traces": True} if "record_stack_traces" in
+             inspect.signature(proxy_tensor.make_fx).parameters else {})
+    saved_filter = tracer_class.__dict__.get("_filter_traceback_frames")
+    if hasattr(tracer_class, "_filter_traceback_frames"):
+        tracer_class._filter_traceback_frames = lambda self, frames: frames
     try:
-        with torch.no_grad(), WithoutFastPaths():
+        with torch.no_grad(), WithoutFastPaths(), _tracing_context():
             return proxy_tensor.make_fx(
                 fn, decomposition_table=decomposition_table(),
-                tracing_mode=mode)(*inputs)
+                tracing_mode=mode, **extra)(*inputs)
     finally:
         tracer_class.record_stack_traces = saved
+        if saved_filter is not None:
+            tracer_class._filter_traceback_frames = saved_filter
+        elif "_filter_traceback_frames" in tracer_class.__dict__:
+            del tracer_class._filter_traceback_frames
+
+
+@contextlib.contextmanager
+def _tracing_context():
+    """What every trace runs under. Torch's own logging of a failed trace
+    (torch 2.x's fake tensors log the exception they raise) stays off the
+    user's terminal: the capture reports the failure itself, in one line.
+    And oneDNN is off: torch 2.x's recurrent layers (and their
+    decompositions) pick its CPU kernels (aten.mkldnn_rnn_layer) when it
+    is on, not the matrix products a GPU compiler takes."""
+    logging.disable(logging.ERROR)
+    # (torch.backends.mkldnn.flags warns about TF32 on torch 2.x.)
+    mkldnn = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(False)
+    try:
+        yield
+    finally:
+        torch._C._set_mkldnn_enabled(mkldnn)
+        logging.disable(logging.NOTSET)
 
 
 def _user_frame(tb):
@@ -238,31 +286,48 @@ def _capture_make_fx(fn, inputs) -> Program:
 
 
 def _capture_export(module, inputs) -> Program:
-    with WithoutFastPaths():
+    with WithoutFastPaths(), _tracing_context():
         ep = torch.export.export(module, inputs)
-    ep = ep.run_decompositions(decomposition_table())
+        ep = ep.run_decompositions(decomposition_table())
     gm = ep.graph_module
+    _drop_runtime_asserts(gm.graph)
     sig = ep.graph_signature
     state = dict(ep.state_dict)
     state.update(getattr(ep, "constants", {}) or {})
-    bindings, weights, args = [], {}, []
-    user_index = 0
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     param_names = dict(sig.inputs_to_parameters)
     param_names.update(sig.inputs_to_buffers)
     param_names.update(getattr(sig, "inputs_to_lifted_tensor_constants", {}))
-    for ph in placeholders:
-        if ph.name in param_names:
-            name = param_names[ph.name]
-            weights[name] = state[name].detach()
-            bindings.append(("weight", name))
-            args.append(weights[name])
-        else:
-            bindings.append(("input", user_index))
-            args.append(inputs[user_index])
-            user_index += 1
-    ShapeProp(gm).propagate(*args)
-    return Program(gm, bindings, weights, innermost_first=False)
+    # The user's inputs first, as make_fx gives them (export lifts the
+    # weights in front): a program's arguments keep one order on every
+    # torch version.
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    user = [n for n in placeholders if n.name not in param_names]
+    lifted = [n for n in placeholders if n.name in param_names]
+    for ph in user if lifted else []:
+        lifted[0].prepend(ph)
+    gm.recompile()
+    bindings = [("input", i) for i in range(len(user))]
+    weights = {}
+    for ph in lifted:
+        name = param_names[ph.name]
+        weights[name] = state[name].detach()
+        bindings.append(("weight", name))
+    # Every node's value is a fake tensor already (meta["val"]): nothing runs.
+    return Program(gm, bindings, weights, innermost_first=False,
+                   method="export",
+                   returns_tuple=not ep.call_spec.out_spec.is_leaf())
+
+
+def _drop_runtime_asserts(graph):
+    """Removes the checks torch.export records (aten._assert_tensor_metadata
+    after a .to(), _assert_scalar, ...): they compute nothing a program
+    returns, they hold for the traced shapes and dtypes by construction,
+    and the reference run in f64 (runner.check) would fail them."""
+    for node in list(graph.nodes):
+        name = getattr(node.target, "__name__", "")
+        if (node.op == "call_function" and not node.users and
+                name.startswith(("_assert", "sym_constrain_range"))):
+            graph.erase_node(node)
 
 
 def is_live(node) -> bool:
@@ -300,7 +365,8 @@ def user_source_line(node, innermost_first=True) -> Optional[Tuple[str, int]]:
     if not innermost_first:
         frames.reverse()
     user = [f for f in frames
-            if not os.path.abspath(f[0]).startswith((TORCH_DIR, STRATA_DIR))]
+            if not os.path.abspath(f[0]).startswith((TORCH_DIR, STRATA_DIR))
+            and not f[0].startswith(_GENERATED_CODE)]
     if user:
         return user[0]
     return frames[0] if frames else None

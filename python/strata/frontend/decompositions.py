@@ -9,7 +9,9 @@ as it is stays whole: Strata's composites (softmax, layer norm, matmul, ...)
 carry meaning later stages use.
 """
 
+import contextlib
 import functools
+import math
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -22,6 +24,12 @@ _DECOMPOSED = (
     "mse_loss", "huber_loss", "xlogy", "std_mean", "var_mean",
     "linalg_vector_norm", "norm", "roll", "repeat", "new_zeros", "new_ones",
     "new_full", "new_empty", "empty_like", "logit", "nll_loss_forward",
+    # torch 2.x's batch norms (core ATen ops, so not in the core table).
+    "_native_batch_norm_legit_no_training", "_native_batch_norm_legit",
+    "_native_batch_norm_legit_functional",
+    # torch 2.x's recurrent layers (its CPU kernel calls oneDNN's
+    # mkldnn_rnn_layer; the decompositions are matrix products).
+    "lstm", "gru", "rnn_tanh", "rnn_relu",
 )
 
 
@@ -55,6 +63,13 @@ class WithoutFastPaths(TorchFunctionMode):
         kwargs = kwargs or {}
         if func is torch.constant_pad_nd:
             return _constant_pad(*args, **kwargs)
+        if func is _SDPA:
+            return _attention_or_sdpa(*args, **kwargs)
+        if func is torch.nn.functional.multi_head_attention_forward and _SDPA:
+            # Inside it, this mode is off (a torch-function handler runs
+            # without it): its call of SDPA is replaced for its duration.
+            with _sdpa_as_math():
+                return func(*args, **kwargs)
         if func is torch.nn.functional.cross_entropy:
             smoothed = _label_smoothed_cross_entropy(*args, **kwargs)
             if smoothed is not None:
@@ -66,6 +81,63 @@ class WithoutFastPaths(TorchFunctionMode):
             kwargs["mode"] = mode
             args = args[:2] + args[3:]
         return func(*args, **kwargs)
+
+
+_SDPA = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+
+
+def _attention_or_sdpa(*args, **kwargs):
+    attention = _attention(*args, **kwargs)
+    return attention if attention is not None else _SDPA(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _sdpa_as_math():
+    """torch.nn.functional's own calls of SDPA (nn.MultiheadAttention's) as
+    _attention."""
+    F = torch.nn.functional
+    F.scaled_dot_product_attention = _attention_or_sdpa
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention = _SDPA
+
+
+def _attention(query, key, value, attn_mask=None, dropout_p=0.0,
+               is_causal=False, scale=None, enable_gqa=False):
+    """F.scaled_dot_product_attention (torch 2.x) as its math: softmax(q k^T
+    scale + mask) v, so the flash-attention schedule finds it in the
+    products and the softmax (docs/loop-fusion.md). PyTorch's own
+    decomposition ends its softmax in a select (_safe_softmax: a row whose
+    keys are all masked gives 0, not NaN) that stands between the softmax
+    and P . V; the select depends on the row alone, so it is applied to the
+    product instead, with the row's condition read from the mask (no mask,
+    no fully masked row). None (PyTorch's path) with dropout."""
+    if dropout_p:
+        return None
+    L, S = query.shape[-2], key.shape[-2]
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        groups = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(groups, -3)
+        value = value.repeat_interleave(groups, -3)
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    scores = query @ key.transpose(-2, -1) * scale
+    masked_rows = None
+    if is_causal:
+        causal = torch.ones(L, S, dtype=torch.bool, device=query.device).tril()
+        scores = scores.masked_fill(~causal, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+            masked_rows = ~attn_mask.any(-1, keepdim=True)
+        else:
+            scores = scores + attn_mask
+            masked_rows = (attn_mask == float("-inf")).all(-1, keepdim=True)
+    out = torch.softmax(scores, -1) @ value
+    if masked_rows is not None:
+        out = torch.where(masked_rows, torch.zeros_like(out), out)
+    return out
 
 
 def _constant_pad(x, pad, value=None):

@@ -86,6 +86,17 @@ def functional_variant(op):
     return "%s.%s.%s" % (namespace, name[:-1], overload)
 
 
+def view_of_copy(key):
+    """The view op a `*_copy` op copies (`aten.permute_copy.default` ->
+    `aten.permute.default`, torch 2.x's functional views): in a functional
+    program the two give the same values."""
+    namespace, _, rest = key.partition(".")
+    name, _, overload = rest.partition(".")
+    if not name.endswith("_copy"):
+        return None
+    return "%s.%s.%s" % (namespace, name[:-len("_copy")], overload)
+
+
 def in_place_target_problem(node):
     """Why the tensor an in-place call writes cannot be rebound to the
     functional result (none: it can). Rebinding is exact when nothing else
@@ -810,6 +821,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                 functional = functional_variant(node.target)
                 if convert is None and functional in table:
                     convert = self.in_place(table[functional])
+                if convert is None:
+                    convert = table.get(view_of_copy(key))
                 if convert is None:
                     self.error("unsupported PyTorch operation '%s'" % key)
                 self.values[node] = convert(*node.args, **node.kwargs)

@@ -637,4 +637,30 @@ class WindowOps:
         t["aten.upsample_bilinear2d.vec"] = self.upsample_linear(2)
         t["aten.upsample_trilinear3d.vec"] = self.upsample_linear(3)
         t["aten.upsample_bicubic2d.vec"] = self.upsample_bicubic
+        # torch 2.x's decompositions give the .default forms: an output
+        # size plus a scale per dimension (None: in / out), as .vec's list.
+        for n, name in ((1, "1d"), (2, "2d"), (3, "3d")):
+            t["aten.upsample_nearest%s.default" % name] = _per_dimension_scales(
+                self.upsample_nearest(n), aligns=False)
+        for n, name in ((1, "linear1d"), (2, "bilinear2d"), (3, "trilinear3d")):
+            t["aten.upsample_%s.default" % name] = _per_dimension_scales(
+                self.upsample_linear(n), aligns=True)
+        t["aten.upsample_bicubic2d.default"] = _per_dimension_scales(
+            self.upsample_bicubic, aligns=True)
         t["aten.grid_sampler_2d.default"] = self.grid_sample
+
+
+def _per_dimension_scales(convert, aligns):
+    """An importer of an upsample's .vec form (x, output_size,
+    [align_corners,] scale_factors) as one of its .default form (x,
+    output_size, [align_corners,] scales_h=None, scales_w=None, ...)."""
+    def call(x, output_size, *rest, **kwargs):
+        fixed = list(rest[:1]) if aligns else []
+        if aligns and not fixed:
+            fixed = [kwargs.pop("align_corners")]
+        scales = list(rest[len(fixed):]) + [kwargs[k] for k in sorted(kwargs)
+                                            if k.startswith("scales")]
+        factors = ([s if s is not None else 0.0 for s in scales]
+                   if any(s is not None for s in scales) else None)
+        return convert(x, output_size, *fixed, factors)
+    return call
