@@ -45,7 +45,7 @@ TOKENS = ["tensor<", "memref<", "vector<", "!tileir.tile<", "xf32>", "xf16>",
           " in [", "domain [", "tile [", "threads ", "axes [", "keepdim",
           "//! ", "tile-sizes=", "threads=", "schedule=row", "schedule=generic",
           "schedule=contraction", "schedule=elementwise", "k-tile=", "stages=",
-          "split-k=", "tensor-cores=false", "tf32=true", "wgmma=true",
+          "split-k=", "split-folds=", "tensor-cores=false", "tf32=true", "wgmma=true",
           "chip=sm_90a", "shared-memory=", "tile-elements="]
 
 

@@ -49,6 +49,13 @@ def layer_norm(m=N, n=N, random_affine=False):
     return ln, (x,), _bytes(x, x), 0
 
 
+def total(m=N, n=N):
+    """A whole tensor's sum: one program instance unless its fold is split
+    across blocks (tileir-split-folds)."""
+    x = torch.randn(m, n)
+    return (lambda x: x.sum()), (x,), _bytes(x), 0
+
+
 def matmul(dtype, m=N, k=N, n=N, batch=()):
     def make():
         a = torch.randn(*batch, m, k).to(dtype)
@@ -118,6 +125,10 @@ PROGRAMS = {
     # 128 batches: 128 x 128 tensor-core tiles, mostly out of bounds.
     "bmm_f16_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
     "attention_decode_gpt2": attention,
+    # The same without split-KV (split-folds=1): one block per head.
+    "attention_decode_gpt2_unsplit": attention,
+    "sum_4096": total,
+    "sum_4096_unsplit": total,
     "attention_decode_ragged": functools.partial(attention, 3, 5, 1, 1000, 48),
     "attention_prefill_gpt2": functools.partial(attention, 1, 12, 1024, 1024, 64),
     "attention_prefill_ragged": functools.partial(attention, 2, 5, 333, 1000, 48),
@@ -197,6 +208,8 @@ SCHEDULE = {
     "matmul_tf32_ragged": "tf32=true",
     "matmul_f16_4096_t128x256": "tile-sizes=128,256 k-tile=32 stages=3",
     "matmul_f32_4096_t128": "tile-sizes=128,128",
+    "attention_decode_gpt2_unsplit": "split-folds=1",
+    "sum_4096_unsplit": "split-folds=1",
 }
 SCHEDULE.update(SWEEP_SCHEDULE)
 SCHEDULE.update(WGMMA_SCHEDULE)

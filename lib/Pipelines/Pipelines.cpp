@@ -47,6 +47,9 @@ static void addSchedulePasses(OpPassManager &pm, const Options &options) {
   tileir::TileIRSplitKPassOptions split;
   split.splits = options.splitK;
   pm.addPass(tileir::createTileIRSplitKPass(split));
+  tileir::TileIRSplitFoldsPassOptions splitFolds;
+  splitFolds.splits = options.splitFolds;
+  pm.addPass(tileir::createTileIRSplitFoldsPass(splitFolds));
   tileir::TileIRMapThreadsPassOptions threads;
   threads.threads = options.threads;
   pm.addPass(tileir::createTileIRMapThreadsPass(threads));

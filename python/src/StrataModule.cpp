@@ -60,10 +60,11 @@ PYBIND11_MODULE(_strata, m) {
         figures["f16"] = r.halfFlopsPerSecond;
         figures["tf32"] = r.tf32FlopsPerSecond;
         figures["f32"] = r.f32FlopsPerSecond;
+        figures["multiprocessors"] = r.multiprocessors;
         return figures;
       },
-      "The H200 figures of the traffic model: copy bandwidth (bytes/s) and "
-      "the peak FLOP/s of each math unit.");
+      "The H200 figures of the traffic model: copy bandwidth (bytes/s), "
+      "the peak FLOP/s of each math unit, and the multiprocessors.");
   m.doc() = "Strata compiler core (C++/MLIR).";
   py::register_exception<CompilerError>(m, "CompilerError");
 

@@ -2,8 +2,9 @@
 global-memory bytes, FLOPs and H200 roofline time of Strata's traffic
 model (TrafficModel.h), and the program's total against its ideal (every
 input, weight and output moved once). It is a model, not a measurement:
-caches beyond what one kernel reuses, coalescing, occupancy and latency
-are not in it."""
+caches beyond what one kernel reuses, coalescing and latency are not in
+it, occupancy only as the share of the 132 multiprocessors a kernel's
+blocks keep busy."""
 import html
 
 import strata
@@ -13,6 +14,7 @@ def _figures():
     bandwidth and the data sheet's dense peaks."""
     import _strata
     figures = dict(_strata.roofline())
+    figures.pop("multiprocessors")
     return figures.pop("bandwidth"), figures
 def _note():
     bandwidth, peaks = _figures()

@@ -37,6 +37,22 @@ def excess_over_one_rounding(out, a, b):
     return float(((out.double() - exact).abs() - bound).max())
 
 
+def tile_ir(fn, inputs, options=""):
+    """fn captured for `inputs` and lowered to scheduled Tile IR with
+    schedule `options`, as text."""
+    import strata
+    from strata.frontend import capture, import_program
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("tile", options))
+    return str(module)
+
+
+def kernel_domains(text):
+    """(domain, tile) of every tileir.kernel in `text`, in order."""
+    import re
+    return re.findall(r"tileir\.kernel .* domain \[([0-9, ]*)\] tile \[([0-9, ]*)\]", text)
+
+
 def prepare(programs, name):
     """The program `name` of a table name -> (fn, make_inputs) with fresh
     inputs, seeded by the name; a module also gets fresh, nonzero

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 import strata
 from strata.frontend import capture, import_program
 from strata.runner import check
+from conftest import tile_ir
 
 B, H, T = 2, 3, 45  # 45 keys: one warp and a ragged rest per thread
 
@@ -66,11 +67,6 @@ def cases():
                                  randn(B, H, T, 16))),
     }
 
-
-def tile_ir(fn, inputs):
-    module = import_program(capture(fn, inputs))
-    module.run(strata.pipeline("tile"))
-    return str(module)
 
 
 def one_fold_kernel(name, cases):

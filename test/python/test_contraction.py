@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import strata
 from strata.frontend import capture, import_program
 from strata.runner import check
-from conftest import excess_over_one_rounding
+from conftest import tile_ir, excess_over_one_rounding
 
 
 def randn(*shape):
@@ -33,11 +33,6 @@ CONTRACTIONS = {
                           lambda: (randn(23, 31), randn(23, 45))),
 }
 
-
-def tile_ir(fn, inputs):
-    module = import_program(capture(fn, inputs))
-    module.run(strata.pipeline("tile"))
-    return str(module)
 
 
 @pytest.mark.parametrize("name", sorted(CONTRACTIONS))

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 import strata
 from strata.frontend import capture, import_program
 from strata.runner import check
+from conftest import tile_ir
 
 
 def randn(*shape):
@@ -34,11 +35,6 @@ ROW_PROGRAMS = {
 # odd; 4096 takes 256 threads and 8 warps) and a single row.
 SHAPES = [(1000, 37), (3, 513), (5, 333), (1, 4096)]
 
-
-def tile_ir(fn, inputs):
-    module = import_program(capture(fn, inputs))
-    module.run(strata.pipeline("tile"))
-    return str(module)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))

@@ -271,10 +271,12 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
                            [os.path.join(BUILD, "python"), os.path.join(REPO, "python"),
                             os.path.join(REPO, "tools")])))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(r.stdout.splitlines()) == 27
+    assert len(r.stdout.splitlines()) == 30
     assert "decoder_block        binds 8 arguments, 8 kernels" in r.stdout
-    # Attention, decode step and prefill: one flash-fold kernel each.
-    assert "attention_decode_gpt2 binds 3 arguments, 1 kernels" in r.stdout
+    # Attention: the prefill one flash-fold kernel; the decode step's keys
+    # split across blocks (split-KV), the partial folds and their
+    # combination.
+    assert "attention_decode_gpt2 binds 3 arguments, 2 kernels" in r.stdout
     assert "attention_prefill_gpt2 binds 3 arguments, 1 kernels" in r.stdout
     # k = 3001: partial slices, the remainder's partials, their sum.
     assert "matmul_split_k_prime binds 2 arguments, 3 kernels" in r.stdout

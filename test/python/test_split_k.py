@@ -2,7 +2,6 @@
 k becomes a kernel of partial contractions over slices of k and a kernel
 that adds them and runs the epilogue; both match PyTorch at ragged sizes in
 every thread order, and forcing an impossible split is a clear error."""
-import re
 
 import pytest
 import torch
@@ -11,21 +10,13 @@ import torch.nn.functional as F
 import strata
 from strata.frontend import capture, import_program
 from strata.runner import check
-from conftest import excess_over_one_rounding
+from conftest import tile_ir, kernel_domains, excess_over_one_rounding
 
 
 def randn(*shape):
     return torch.randn(*shape) * 2 + 0.5  # never zeros
 
 
-def tile_ir(fn, inputs, options=""):
-    module = import_program(capture(fn, inputs))
-    module.run(strata.pipeline("tile", options))
-    return str(module)
-
-
-def kernel_domains(text):
-    return re.findall(r"tileir\.kernel .* domain \[([0-9, ]*)\] tile \[([0-9, ]*)\]", text)
 
 
 SPLITS = {

@@ -23,6 +23,11 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Slices of k per contraction (0: chosen per kernel, "
                      "1: none)"),
       llvm::cl::init(0)};
+  typename Base::template Option<int64_t> splitFolds{
+      *this, "split-folds",
+      llvm::cl::desc("Slices of the folds of row programs with few program "
+                     "instances (0: chosen per kernel, 1: none)"),
+      llvm::cl::init(0)};
   typename Base::template Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("Threads per block (default: per kernel)"),
@@ -122,9 +127,9 @@ struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {
 };
 
 void buildLowerToLoopPipeline(mlir::OpPassManager &pm);
-/// tileir-tile, tileir-split-k, tileir-map-threads, tileir-k-tile,
-/// tileir-pipeline: every scheduling decision, one pass each, on tileir
-/// kernels.
+/// tileir-tile, tileir-split-k, tileir-split-folds, tileir-map-threads,
+/// tileir-k-tile, tileir-pipeline: every scheduling decision, one pass
+/// each, on tileir kernels.
 void buildScheduleTilePipeline(mlir::OpPassManager &pm,
                                const TileScheduleOptions &options);
 void buildLowerToTilePipeline(mlir::OpPassManager &pm,

@@ -87,7 +87,7 @@ void strata::buildRowVectorFold(OpBuilder &b, loopir::ParallelOp loop,
   // The vector's indices of iteration `e`, as constants at the builder.
   auto indicesOf = [&](int64_t e) {
     SmallVector<Value> indices;
-    for (int64_t i : delinearize(e, computeSuffixProduct(bounds)))
+    for (int64_t i : mlir::delinearize(e, computeSuffixProduct(bounds)))
       indices.push_back(arith::ConstantIndexOp::create(b, loc, i));
     return indices;
   };

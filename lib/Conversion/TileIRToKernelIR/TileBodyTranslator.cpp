@@ -15,26 +15,6 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-/// Splits `linear` into coordinates of a row-major box of `sizes`; a size of
-/// one gives the constant 0.
-SmallVector<Value> strata::detail::delinearize(OpBuilder &b, Location loc,
-                                               Value linear,
-                                               ArrayRef<int64_t> sizes) {
-  SmallVector<Value> coords(sizes.size());
-  Value rest = linear;
-  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
-    if (sizes[d] == 1) {
-      coords[d] = arith::ConstantIndexOp::create(b, loc, 0);
-      continue;
-    }
-    Value size = arith::ConstantIndexOp::create(b, loc, sizes[d]);
-    coords[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size);
-    if (d > 0)
-      rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
-  return coords;
-}
-
 LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   Block &source = kernel.getBody().front();
   Location loc = kernel.getLoc();

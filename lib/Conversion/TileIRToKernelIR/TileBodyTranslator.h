@@ -9,6 +9,7 @@
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -17,10 +18,7 @@ namespace strata {
 namespace detail {
 using namespace mlir;
 
-/// Splits `linear` into coordinates of a row-major box of `sizes`; a size of
-/// one gives the constant 0.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                               ArrayRef<int64_t> sizes);
+using strata::delinearize;
 
 /// The widest global access of one thread, in bits (ld.global.v4.f32).
 constexpr int64_t kMaxVectorBits = 128;

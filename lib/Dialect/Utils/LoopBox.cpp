@@ -93,3 +93,20 @@ LogicalResult strata::verifyParallelLoop(Operation *op,
     return op->emitOpError("body yields no values");
   return verifyLoopBox(op, body, bounds);
 }
+
+SmallVector<Value> strata::delinearize(OpBuilder &b, Location loc,
+                                       Value linear, ArrayRef<int64_t> sizes) {
+  SmallVector<Value> coords(sizes.size());
+  Value rest = linear;
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    if (sizes[d] == 1) {
+      coords[d] = arith::ConstantIndexOp::create(b, loc, 0);
+      continue;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[d]);
+    coords[d] = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size);
+    if (d > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return coords;
+}

@@ -30,6 +30,13 @@ mlir::Value buildBoxPosition(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::ValueRange ivs,
                              llvm::ArrayRef<int64_t> bounds);
 
+/// Splits `linear` (an index) into coordinates of a row-major box of
+/// `sizes`, built at `b`; a size of one gives the constant 0.
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           mlir::Value linear,
+                                           llvm::ArrayRef<int64_t> sizes);
+
 /// Clones the ops of `body` except its terminator at the builder, with the
 /// block's arguments mapped to `arguments` on top of `mapping`. Returns the
 /// mapping, in which the terminator's operands can be looked up.

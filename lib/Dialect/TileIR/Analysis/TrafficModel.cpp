@@ -33,7 +33,9 @@ double KernelTraffic::seconds(const Roofline &roofline) const {
   double peak = unit == MathUnit::Half   ? roofline.halfFlopsPerSecond
                 : unit == MathUnit::TF32 ? roofline.tf32FlopsPerSecond
                                          : roofline.f32FlopsPerSecond;
-  return std::max(bytes() / roofline.bytesPerSecond, flops / peak);
+  double busy = std::clamp<double>(
+      (double)programs / (double)roofline.multiprocessors, 1e-9, 1.0);
+  return std::max(bytes() / roofline.bytesPerSecond, flops / peak) / busy;
 }
 
 namespace {

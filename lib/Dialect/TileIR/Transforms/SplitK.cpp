@@ -12,6 +12,7 @@
 // slice (short: one launch more, little work), whose partials the sum adds
 // too.
 
+#include "KernelSlices.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
@@ -50,34 +51,6 @@ ContractOp getOnlyContraction(KernelOp kernel) {
   return *contracts.begin();
 }
 
-/// Clones into `b` the top-level ops of `kernel` that the values `used`
-/// need, in program order, with domain dimensions shifted by one (the
-/// partial kernel's leading dimension is the slice).
-void cloneShifted(OpBuilder &b, KernelOp kernel, ArrayRef<Value> used,
-                  IRMapping &mapping) {
-  llvm::SetVector<Operation *> needed;
-  SmallVector<Value> work(used);
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || def->getParentOp() != kernel || !needed.insert(def))
-      continue;
-    llvm::append_range(work, def->getOperands());
-  }
-  for (Operation &op : kernel.getBody().front()) {
-    if (!needed.contains(&op))
-      continue;
-    Location loc = op.getLoc();
-    if (auto offset = dyn_cast<TileOffsetOp>(op))
-      mapping.map(offset.getResult(),
-                  TileOffsetOp::create(b, loc, offset.getDim() + 1));
-    else if (auto pid = dyn_cast<ProgramIdOp>(op))
-      mapping.map(pid.getResult(),
-                  ProgramIdOp::create(b, loc, pid.getDim() + 1));
-    else
-      b.clone(op, mapping);
-  }
-}
-
 /// Fills `region` with the slice of `from` that slice `slice` of `sliceK`
 /// k from `kStart` on contracts: the arguments are the slice, the original
 /// coordinates and k within the slice. Loads indexed by k take the slice
@@ -103,27 +76,7 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
   mapping.map(source.getArguments().back(), k.getResult());
   for (Operation &op : source)
     b.clone(op, mapping);
-  SmallVector<loopir::LoadOp> loads;
-  body->walk([&](loopir::LoadOp load) {
-    if (llvm::is_contained(load.getIndices(), k.getResult()))
-      loads.push_back(load);
-  });
-  MLIRContext *ctx = b.getContext();
-  for (loopir::LoadOp load : loads) {
-    SmallVector<Value> indices(load.getIndices());
-    unsigned extra = indices.size();
-    SmallVector<AffineExpr> dims;
-    for (auto [pos, index] : llvm::enumerate(indices)) {
-      AffineExpr d = getAffineDimExpr(pos, ctx);
-      if (index == k.getResult()) {
-        index = local;
-        d = d + getAffineDimExpr(extra, ctx) * sliceK + kStart;
-      }
-      dims.push_back(d);
-    }
-    indices.push_back(slice);
-    load.reindex(indices, dims);
-  }
+  sliceLoadIndices(body->getParentOp(), k, local, slice, sliceK, kStart);
   // Where only loads read k, its computation goes: the region stays nothing
   // but a load, which the staging copies asynchronously.
   if (k->use_empty()) {
@@ -134,16 +87,6 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
     size->erase();
     first->erase();
   }
-}
-
-/// Drops the inputs whose buffers `kernel`'s body never touches.
-void dropUnusedInputs(KernelOp kernel) {
-  Block &body = kernel.getBody().front();
-  for (int64_t i = kernel.getInputs().size() - 1; i >= 0; --i)
-    if (body.getArgument(i).use_empty()) {
-      kernel.getInputsMutable().erase(i);
-      body.eraseArgument(i);
-    }
 }
 
 /// A partial kernel: `splits` slices of `sliceK` k from `kStart` on, slice
@@ -191,28 +134,11 @@ KernelOp buildPartials(OpBuilder &b, KernelOp kernel, ContractOp contract,
 KernelOp buildSum(OpBuilder &b, KernelOp kernel, ContractOp contract,
                   ValueRange workspaces) {
   Location loc = kernel.getLoc();
-  SmallVector<Value> inputs(kernel.getInputs());
-  llvm::append_range(inputs, workspaces);
-  auto sum = KernelOp::create(b, loc, kernel.getResultTypes(), inputs,
-                              kernel.getDomainAttr(), kernel.getTileAttr(),
-                              kernel.getThreadsAttr());
   OpBuilder::InsertionGuard guard(b);
-  Block &source = kernel.getBody().front();
-  SmallVector<Type> buffers(ValueRange(kernel.getInputBuffers()).getTypes());
-  for (Value workspace : workspaces)
-    buffers.push_back(
-        getBufferType(cast<RankedTensorType>(workspace.getType())));
-  llvm::append_range(buffers, ValueRange(kernel.getOutputBuffers()).getTypes());
-  Block *body = b.createBlock(&sum.getBody(), {}, buffers,
-                              SmallVector<Location>(buffers.size(), loc));
   IRMapping mapping;
-  size_t numInputs = kernel.getInputs().size();
-  mapping.map(kernel.getInputBuffers(),
-              body->getArguments().take_front(numInputs));
-  mapping.map(kernel.getOutputBuffers(),
-              body->getArguments().drop_front(numInputs + workspaces.size()));
-  ValueRange partials =
-      body->getArguments().slice(numInputs, workspaces.size());
+  ValueRange partials;
+  KernelOp sum = createJoinKernel(b, kernel, workspaces, mapping, partials);
+  Block &source = kernel.getBody().front();
   MLIRContext *ctx = b.getContext();
   size_t rank = kernel.getDomain().size();
   for (Operation &op : source.without_terminator()) {
@@ -304,12 +230,7 @@ void strata::tileir::splitK(OpBuilder &b, KernelOp kernel, int64_t splits) {
   // The sum is an elementwise kernel: its tile is an elementwise one (the
   // contraction's would hold `splits` register tiles at once), its threads
   // are tileir-map-threads' to choose.
-  sum.setThreads(1);
-  FailureOr<SmallVector<int64_t>> tile =
-      chooseTile(sum, {}, kDefaultTileElements,
-                 /*tensorCores=*/false, /*tf32=*/false);
-  assert(succeeded(tile) && "the default elementwise tile exists");
-  (void)setTile(sum, *tile);
+  retileJoinKernel(sum, /*threads=*/1);
   kernel.replaceAllUsesWith(sum.getResults());
   kernel.erase();
 }
@@ -320,24 +241,14 @@ struct TileIRSplitKPass
   using TileIRSplitKPassBase::TileIRSplitKPassBase;
 
   void runOnOperation() override {
-    if (splits < 0 || minPrograms < 1) {
-      mlir::emitError(getOperation()->getLoc(),
-                      "tileir-split-k: splits must be at least 0 and "
-                      "min-programs at least 1");
-      return signalPassFailure();
-    }
-    SmallVector<KernelOp> kernels;
-    getOperation()->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
-    OpBuilder b(&getContext());
-    for (KernelOp kernel : kernels) {
+    auto choose = [&](KernelOp kernel) -> FailureOr<int64_t> {
       if (kernel.getProgramKind() != ProgramKind::Contraction)
-        continue;
-      FailureOr<int64_t> chosen = chooseSplits(kernel, splits, minPrograms);
-      if (failed(chosen))
-        return signalPassFailure();
-      if (*chosen > 1)
-        splitK(b, kernel, *chosen);
-    }
+        return 1;
+      return chooseSplits(kernel, splits, minPrograms);
+    };
+    if (failed(splitKernels(getOperation(), getArgument(), splits, minPrograms,
+                            choose, splitK)))
+      signalPassFailure();
   }
 };
 } // namespace

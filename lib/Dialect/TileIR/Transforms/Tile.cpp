@@ -142,7 +142,7 @@ LogicalResult strata::tileir::setTile(KernelOp kernel, ArrayRef<int64_t> tile) {
   // Fewer threads than rows (the trivial schedule's one warp, for a Q
   // tile of 64 rows) become one thread per row, which tileir-map-threads
   // then chooses again.
-  if (kernel.isCooperative() && kernel.getThreads() < elements &&
+  if (kernel.isCooperative() && static_cast<int64_t>(kernel.getThreads()) < elements &&
       elements % kernel.getThreads() == 0)
     kernel.setThreads(elements);
   if (kernel.isCooperative() && kernel.getThreads() % elements != 0)

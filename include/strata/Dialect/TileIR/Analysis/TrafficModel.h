@@ -1,7 +1,7 @@
 // A model of what each scheduled tile program moves and computes: global
 // memory bytes, FLOPs, and the time an H200's roofline allows for them. It
 // is a model, not a measurement: caches, coalescing and latency are not in
-// it.
+// it; occupancy only as the share of the multiprocessors a grid keeps busy.
 
 #ifndef STRATA_DIALECT_TILEIR_ANALYSIS_TRAFFICMODEL_H
 #define STRATA_DIALECT_TILEIR_ANALYSIS_TRAFFICMODEL_H
@@ -16,8 +16,10 @@
 namespace strata::tileir {
 
 /// The H200 figures the roofline uses: the measured copy bandwidth
-/// (docs/runtime.md) and the dense peaks of the data sheet.
+/// (docs/runtime.md), the dense peaks of the data sheet, and the
+/// multiprocessors they are spread over.
 struct Roofline {
+  int64_t multiprocessors = 132;
   double bytesPerSecond = 4.3e12;
   double halfFlopsPerSecond = 989e12; // f16/bf16 tensor cores.
   double tf32FlopsPerSecond = 494e12;
@@ -45,7 +47,9 @@ struct KernelTraffic {
   double tileBytes() const { return tileBytesRead + tileBytesWritten; }
   /// The roofline's lower bound on the kernel's time, in seconds: its
   /// global-memory bytes at the copy bandwidth or its FLOPs at its unit's
-  /// peak, whichever takes longer.
+  /// peak, whichever takes longer, both scaled to the multiprocessors its
+  /// blocks occupy (a grid of one block runs on one of 132: a whole
+  /// tensor's sum in one block is no 15 us kernel, whatever its bytes).
   double seconds(const Roofline &roofline = {}) const;
 };
 

@@ -53,6 +53,21 @@ mlir::FailureOr<int64_t> chooseSplits(KernelOp kernel, int64_t forced,
 /// the original epilogue.
 void splitK(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
 
+/// Into how many slices tileir-split-folds splits the folds of the row
+/// program `kernel`: `forced` unless 0 (an error where it exceeds the
+/// longest fold's points, or where the folds cannot be split), else enough
+/// to give about `minPrograms` program instances, each slice reading at
+/// least 64 KiB, a divisor of the longest fold's points where one keeps at
+/// least half of them (1: no split; always for kernels that are no row
+/// program with folds).
+mlir::FailureOr<int64_t> chooseFoldSplits(KernelOp kernel, int64_t forced,
+                                          int64_t minPrograms);
+
+/// Replaces the row program `kernel` by a kernel of `splits` partial folds
+/// of each of its folds (chosen by chooseFoldSplits), storing the monoids'
+/// states, and the original kernel folding those states instead.
+void splitFolds(mlir::OpBuilder &b, KernelOp kernel, int64_t splits);
+
 /// Whether `contract` will multiply on tensor cores (`tensorCores`, f32 as
 /// tf32 where `tf32`) in a block tile of at least kLargeContractionBlockTile
 /// rows and columns: the contractions tileir-k-tile and tileir-pipeline

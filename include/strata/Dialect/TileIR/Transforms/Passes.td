@@ -139,6 +139,90 @@ def TileIRSplitKPass : Pass<"tileir-split-k"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileIRSplitFoldsPass : Pass<"tileir-split-folds"> {
+  let summary = "Split the folds of row programs with few program instances.";
+  let description = [{
+    A row program with fewer than `min-programs` program instances (128
+    unless given) and long folds leaves most of the GPU idle: a sum over a
+    whole tensor is one block, decoding attention's online-softmax fold
+    over the keys one block per head. This pass splits the points of every
+    fold of such a kernel into S slices of ceil(points / S): enough for
+    about `min-programs` instances, at most 128, each slice reading at
+    least 64 KiB (estimated from the loads of the fold's body), and the
+    largest S that divides the longest fold where that keeps at least half
+    of them. The kernel becomes two:
+
+    - a partial kernel over `[S, domain...]` (tile `[1, tile...]`):
+      program instance (s, rows) folds slice s of each of its rows' folds
+      (a point past the fold's end, in the last slice, contributes the
+      monoid's identity) and stores the monoid's state, every component,
+      to `workspace[s, row..., component]` (one workspace per fold and
+      element type);
+    - the original kernel, each fold now over the S partial states: they
+      are elements of the fold's own monoid, so its combination (the
+      composite fold's region, online softmax's rescaling included) joins
+      them, and the epilogue runs on the result as before.
+
+    For attention this is split-KV (flash decoding); for a tensor's sum,
+    a norm's statistics or an argmax it is the same code. A kernel whose
+    folds read another fold's result or a shared loop's cannot be split.
+
+    `splits` forces S for every row program with folds (1: never split);
+    more slices than the longest fold has points, or a kernel that cannot
+    be split, is an error. Run after `tileir-tile` and before
+    `tileir-map-threads` (which gives both kernels their threads).
+
+    Before (a sum of 16M elements, one program instance):
+
+    ```mlir
+    %r = tileir.kernel ins(%x : tensor<16777216xf32>) -> tensor<f32>
+        domain [1] tile [1] threads 32 {
+    ^bb0(%in: memref<16777216xf32>, %out: memref<f32>):
+      %s = tileir.fold add(0.0 : f32) (%i) in [16777216] {
+        %v = loopir.load %in[%i] : memref<16777216xf32>
+        tileir.yield %v : f32
+      }
+      loopir.store %s, %out[] : memref<f32>
+    }
+    ```
+
+    After (128 slices of 131072 points):
+
+    ```mlir
+    %p = tileir.kernel ins(%x : tensor<16777216xf32>) -> tensor<128x1x1xf32>
+        domain [128, 1] tile [1, 1] threads 32 {
+    ^bb0(%in: memref<16777216xf32>, %ws: memref<128x1x1xf32>):
+      %slice = tileir.point 0
+      %s = tileir.fold add(0.0 : f32) (%l) in [131072] {
+        %i = ... %slice * 131072 + %l
+        %v = loopir.load %in[%i] : memref<16777216xf32>
+        tileir.yield %v : f32
+      }
+      loopir.store %s, %ws[%slice, %row, %c0] : memref<128x1x1xf32>
+    }
+    %r = tileir.kernel ins(%p : tensor<128x1x1xf32>) -> tensor<f32>
+        domain [1] tile [1] threads 32 {
+      %s = tileir.fold add(0.0 : f32) (%slice) in [128] {
+        %v = loopir.load %ws[%slice, %row, %c0] : memref<128x1x1xf32>
+        tileir.yield %v : f32
+      }
+      loopir.store %s, %out[] : memref<f32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"splits", "splits", "int64_t", /*default=*/"0",
+           "Slices of every row program's folds (0: chosen per kernel, "
+           "1: none)">,
+    Option<"minPrograms", "min-programs", "int64_t", /*default=*/"128",
+           "Split the folds of row programs with fewer program instances "
+           "than this">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect",
+                           "::strata::loopir::LoopIRDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileIRMapThreadsPass : Pass<"tileir-map-threads"> {
   let summary = "Choose how many threads share each kernel's tile.";
   let description = [{
