@@ -45,6 +45,17 @@ SPLITS = {
     "argmax": (lambda x: x.argmax(), lambda: (randn(100003),), ("6, 1", "1, 1")),
     "argmax_ties": (lambda x: x.argmax(), lambda: (ties(100003),), ("6, 1", "1, 1")),
     "argmin_dim": (lambda x: x.argmin(-1), lambda: (randn(3, 50021),), ("3, 3", "1, 1")),
+    # all: an i8 minimum, folded as i32; true, and false from one element.
+    "all": (lambda x: (x > -20).all(), lambda: (randn(300007),), ("18, 1", "1, 1")),
+    "all_but_one": (lambda x: (x != x[123457]).all(), lambda: (randn(300007),),
+                    ("18, 1", "1, 1")),
+    "int8_max": (lambda x: x.amax(-1),
+                 lambda: (torch.randint(-128, 100, (2, 150001), dtype=torch.int8),),
+                 ("2, 2", "1, 1")),
+    # logsumexp: its max, recomputed beside the sum, is the same fold;
+    # then online softmax's (max, sum), one fold, split.
+    "logsumexp": (lambda x: torch.logsumexp(x, -1), lambda: (randn(2, 100003),),
+                  ("6, 2", "1, 1")),
     # Welford's (count, mean, M2) and online softmax's rescaled (max, sum);
     # 3 slices divide 50001 and 2 divide 40000.
     "var": (lambda x: x.var(-1), lambda: (randn(3, 70001),), ("4, 3", "1, 1")),

@@ -32,6 +32,16 @@ std::optional<bool> argReduction(loopir::ReduceOp reduce) {
   return combiners[0] == loopir::Combiner::argmax;
 }
 
+/// The type a row fold carries a reduction's `type` in: integers narrower
+/// than 32 bits (`all`'s i8 minimum, an int8 tensor's maximum) widened to
+/// i32, which a warp shuffle moves. Sign-extended: signed order is kept,
+/// and sums and products wrap the same once truncated back.
+Type getFoldedType(Type type) {
+  if (type.isInteger() && type.getIntOrFloatBitWidth() < 32)
+    return IntegerType::get(type.getContext(), 32);
+  return type;
+}
+
 /// Whether the threads of a block can share `reduce`: every combiner has a
 /// fold monoid (or it is one arg-reduction) over a type a warp shuffle
 /// moves.
@@ -40,27 +50,54 @@ bool isShareable(loopir::ReduceOp reduce) {
     for (loopir::Combiner c : reduce.getCombinerList())
       if (!getFoldCombiner(c))
         return false;
-  return llvm::all_of(reduce.getResultTypes(), isShuffledType);
+  return llvm::all_of(reduce.getResultTypes(),
+                      [](Type t) { return isShuffledType(getFoldedType(t)); });
+}
+
+/// `values` in the types `types`, integers extended or truncated, at `b`.
+SmallVector<Value> castIntegers(OpBuilder &b, Location loc, ValueRange values,
+                                TypeRange types) {
+  SmallVector<Value> cast;
+  for (auto [v, type] : llvm::zip(values, types)) {
+    auto from = dyn_cast<IntegerType>(v.getType());
+    auto to = dyn_cast<IntegerType>(type);
+    if (from && to && from.getWidth() < to.getWidth())
+      v = arith::ExtSIOp::create(b, loc, type, v);
+    else if (from && to && from.getWidth() > to.getWidth())
+      v = arith::TruncIOp::create(b, loc, type, v);
+    cast.push_back(v);
+  }
+  return cast;
 }
 
 /// The row program's fold of `reduce` (shareable) at `b`, its body cloned
 /// from the reduction's with `mapping`: a tileir.fold, or for an
-/// arg-reduction a composite fold of (value, row-major position).
-Operation *buildFold(OpBuilder &b, loopir::ReduceOp reduce,
-                     const IRMapping &mapping) {
+/// arg-reduction a composite fold of (value, row-major position). Returns
+/// the reduction's results (narrow integers folded as i32, truncated
+/// back).
+SmallVector<Value> buildFold(OpBuilder &b, loopir::ReduceOp reduce,
+                             const IRMapping &mapping) {
   Block &source = reduce.getBody().front();
+  Location loc = reduce.getLoc();
+  SmallVector<Type> folded;
+  for (Type type : reduce.getResultTypes())
+    folded.push_back(getFoldedType(type));
   auto contributions = [&](OpBuilder &b, ValueRange ivs) {
     IRMapping point = cloneLoopBody(b, source, ivs, mapping);
     SmallVector<Value> values;
     for (Value v : source.getTerminator()->getOperands())
       values.push_back(point.lookupOrDefault(v));
-    return values;
+    return castIntegers(b, loc, values, folded);
   };
-  Location loc = reduce.getLoc();
+  auto results = [&](Operation *fold) {
+    return castIntegers(b, loc,
+                        fold->getResults().take_front(folded.size()),
+                        reduce.getResultTypes());
+  };
   if (std::optional<bool> max = argReduction(reduce)) {
-    Type valueType = reduce.getResultTypes()[0];
+    Type valueType = folded[0];
     ArrayRef<int64_t> bounds = reduce.getBounds();
-    return tileir::buildCompositeFold(
+    return results(tileir::buildCompositeFold(
         b, loc, tileir::argExtremeIdentity(b, valueType, *max), bounds,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
           SmallVector<Value> values = contributions(b, ivs);
@@ -69,17 +106,19 @@ Operation *buildFold(OpBuilder &b, loopir::ReduceOp reduce,
         },
         [&](OpBuilder &b, Location loc, ValueRange x, ValueRange y) {
           return tileir::combineArgExtreme(b, loc, *max, x, y);
-        });
+        }));
   }
   SmallVector<tileir::Combiner> combiners;
   for (loopir::Combiner c : reduce.getCombinerList())
     combiners.push_back(*getFoldCombiner(c));
-  auto fold = tileir::FoldOp::create(b, loc, combiners,
-                                     reduce.getResultTypes(), reduce.getBounds());
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&fold.getBody().front());
-  tileir::YieldOp::create(b, loc, contributions(b, fold.getInductionVars()));
-  return fold;
+  auto fold =
+      tileir::FoldOp::create(b, loc, combiners, folded, reduce.getBounds());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&fold.getBody().front());
+    tileir::YieldOp::create(b, loc, contributions(b, fold.getInductionVars()));
+  }
+  return results(fold);
 }
 
 /// The indices of the loops inside `reduce`'s body.
@@ -224,7 +263,7 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
   for (Operation &inner : nest.getBody().front().without_terminator()) {
     auto reduce = dyn_cast<loopir::ReduceOp>(inner);
     if (reduce && isShareable(reduce)) {
-      mapping.map(reduce.getResults(), buildFold(b, reduce, mapping)->getResults());
+      mapping.map(reduce.getResults(), buildFold(b, reduce, mapping));
       continue;
     }
     if (auto loop = dyn_cast<loopir::ParallelOp>(inner)) {

@@ -188,3 +188,37 @@ func.func @row_vector(%a: tensor<5x70xf32>, %v: tensor<5x70x3xf32>) -> tensor<5x
   }
   return %r : tensor<5x3xf32>
 }
+
+// -----
+
+// A narrow integer reduction (`all`: the minimum of i8 flags) is a row
+// fold too, carried as i32 (what a warp shuffle moves): each contribution
+// sign-extended, the result truncated back.
+// CHECK-LABEL: func.func @all_rows
+// CHECK: domain [3] tile [1] threads
+// CHECK: %[[F:.*]] = tileir.fold min(2147483647 : i32) (%{{.*}}) in [500] {
+// CHECK: %[[FLAG:.*]] = arith.extui %{{.*}} : i1 to i8
+// CHECK: %[[WIDE:.*]] = arith.extsi %[[FLAG]] : i8 to i32
+// CHECK: tileir.yield %[[WIDE]] : i32
+// CHECK: %[[ALL:.*]] = arith.trunci %[[F]] : i32 to i8
+// CHECK: arith.cmpi ne, %[[ALL]], %{{.*}} : i8
+// GENERIC-LABEL: func.func @all_rows
+// GENERIC: loopir.reduce min
+func.func @all_rows(%a: tensor<3x500xf32>) -> tensor<3xi1> {
+  %r = loopir.kernel ins(%a : tensor<3x500xf32>) -> tensor<3xi1> {
+  ^bb0(%in: memref<3x500xf32>, %out: memref<3xi1>):
+    %bound = arith.constant -5.0 : f32
+    %zero = arith.constant 0 : i8
+    loopir.parallel (%i) in [3] {
+      %m = loopir.reduce min (%k) in [500] : i8 {
+        %x = loopir.load %in[%i, %k] : memref<3x500xf32>
+        %c = arith.cmpf ogt, %x, %bound : f32
+        %f = arith.extui %c : i1 to i8
+        loopir.yield %f : i8
+      }
+      %all = arith.cmpi ne, %m, %zero : i8
+      loopir.store %all, %out[%i] : memref<3xi1>
+    }
+  }
+  return %r : tensor<3xi1>
+}

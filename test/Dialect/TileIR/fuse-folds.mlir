@@ -355,3 +355,35 @@ func.func @not_softmax_weights(%a: tensor<3x45xf32>, %v: tensor<3x45x2xf32>) -> 
   }
   return %r : tensor<3x2xf32>
 }
+
+// -----
+
+// logsumexp as fusion leaves it: the max, then the sum of exp(x - max)
+// beside the max again (recomputed for the final + max). The second max
+// is the first's: it goes, and the sum pairs with the max as online
+// softmax, one composite fold for the row.
+// CHECK-LABEL: func.func @logsumexp
+// CHECK: %[[F:.*]]:2 = tileir.composite_fold (%{{.*}}) in [300]
+// CHECK-NOT: tileir.fold
+// CHECK: math.log
+// CHECK: arith.addf %{{.*}}, %[[F]]#0 : f32
+func.func @logsumexp(%x: tensor<4x300xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%x : tensor<4x300xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x300xf32>, %out: memref<4xf32>):
+    %row = tileir.point 0
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [300] {
+      %v = loopir.load %in[%row, %k] : memref<4x300xf32>
+      tileir.yield %v : f32
+    }
+    %s, %m2 = tileir.fold add(0.0 : f32), max(0xFF800000 : f32) (%k) in [300] {
+      %v = loopir.load %in[%row, %k] : memref<4x300xf32>
+      %d = arith.subf %v, %m : f32
+      %e = math.exp %d : f32
+      tileir.yield %e, %v : f32, f32
+    }
+    %l = math.log %s : f32
+    %y = arith.addf %l, %m2 : f32
+    loopir.store %y, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

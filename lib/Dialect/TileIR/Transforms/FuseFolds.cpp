@@ -151,6 +151,72 @@ struct Welford : OpRewritePattern<FoldOp> {
   }
 };
 
+/// A component of a fold that an earlier fold of its block already folds
+/// (the same combiner over the same box, its contribution computed the
+/// same way): the earlier result serves, and the fold keeps its other
+/// components. Fusion recomputes a row statistic where it is cheaper than
+/// a round trip (logsumexp's max, once for exp(x - max) and once beside
+/// the sum for the final + max), and the duplicate hides the pair the
+/// patterns here fuse.
+struct SharedFoldComponent : OpRewritePattern<FoldOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FoldOp fold,
+                                PatternRewriter &rewriter) const override {
+    Block &body = fold.getBody().front();
+    SmallVector<Combiner> combiners = fold.getCombinerList();
+    for (Operation *op = fold->getPrevNode(); op; op = op->getPrevNode()) {
+      auto earlier = dyn_cast<FoldOp>(op);
+      if (!earlier || earlier.getBounds() != fold.getBounds())
+        continue;
+      Block &earlierBody = earlier.getBody().front();
+      SmallVector<Combiner> earlierCombiners = earlier.getCombinerList();
+      for (auto [i, v] :
+           llvm::enumerate(body.getTerminator()->getOperands()))
+        for (auto [j, w] :
+             llvm::enumerate(earlierBody.getTerminator()->getOperands()))
+          if (combiners[i] == earlierCombiners[j] &&
+              v.getType() == w.getType() &&
+              isSameComputation(v, w, body, earlierBody)) {
+            dropComponent(rewriter, fold, i, earlier.getResult(j));
+            return success();
+          }
+    }
+    return rewriter.notifyMatchFailure(fold, "no component folded before");
+  }
+
+  /// Replaces `fold` by a fold without component `i`, whose uses take
+  /// `replacement`.
+  static void dropComponent(PatternRewriter &rewriter, FoldOp fold, size_t i,
+                            Value replacement) {
+    rewriter.replaceAllUsesWith(fold.getResult(i), replacement);
+    if (fold.getNumResults() == 1) {
+      rewriter.eraseOp(fold);
+      return;
+    }
+    SmallVector<Combiner> combiners = fold.getCombinerList();
+    SmallVector<Type> types(fold.getResultTypes());
+    combiners.erase(combiners.begin() + i);
+    types.erase(types.begin() + i);
+    rewriter.setInsertionPoint(fold);
+    auto kept = FoldOp::create(rewriter, fold.getLoc(), combiners, types,
+                               fold.getBounds());
+    Block &body = fold.getBody().front();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&kept.getBody().front());
+    IRMapping point =
+        cloneLoopBody(rewriter, body, kept.getInductionVars(), IRMapping());
+    SmallVector<Value> yielded;
+    for (auto [k, v] : llvm::enumerate(body.getTerminator()->getOperands()))
+      if (k != i)
+        yielded.push_back(point.lookupOrDefault(v));
+    YieldOp::create(rewriter, fold.getLoc(), yielded);
+    SmallVector<Value> results(kept.getResults());
+    results.insert(results.begin() + i, replacement);
+    rewriter.replaceOp(fold, results);
+  }
+};
+
 struct TileIRFuseFoldsPass
     : strata::tileir::impl::TileIRFuseFoldsPassBase<TileIRFuseFoldsPass> {
   void runOnOperation() override {
@@ -168,5 +234,6 @@ struct TileIRFuseFoldsPass
 } // namespace
 
 void strata::tileir::populateFuseFoldsPatterns(RewritePatternSet &patterns) {
-  patterns.add<OnlineSoftmax, Welford>(patterns.getContext());
+  patterns.add<SharedFoldComponent, OnlineSoftmax, Welford>(
+      patterns.getContext());
 }

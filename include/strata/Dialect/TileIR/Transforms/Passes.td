@@ -331,6 +331,12 @@ def TileIRFuseFoldsPass : Pass<"tileir-fuse-folds"> {
     a row the block may already hold, which is the trade this pass makes
     for every row it sees.
 
+    A component of a fold that an earlier fold over the same box already
+    folds (the same combiner, its contribution computed the same way) is
+    dropped and the earlier result serves: fusion recomputes logsumexp's
+    max beside its sum, and only without the duplicate is the sum a plain
+    sum of exp(x - max) that online softmax fuses.
+
     First of all, attention's output row (a short query's softmax(q.K) V):
     the max m of x, the sum l of exp(x - m) and a fold of sums of
     exp(x - m) * c * w_e (c a row constant such as 1 / l) become one fold
