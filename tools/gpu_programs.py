@@ -127,6 +127,8 @@ PROGRAMS = {
     "attention_decode_gpt2": attention,
     # The same without split-KV (split-folds=1): one block per head.
     "attention_decode_gpt2_unsplit": attention,
+    # A decode step's sampling softmax over GPT-2's logits: one row.
+    "softmax_logits": functools.partial(softmax, 1, 50257),
     "sum_4096": total,
     "sum_4096_unsplit": total,
     "attention_decode_ragged": functools.partial(attention, 3, 5, 1, 1000, 48),

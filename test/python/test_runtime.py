@@ -271,7 +271,7 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
                            [os.path.join(BUILD, "python"), os.path.join(REPO, "python"),
                             os.path.join(REPO, "tools")])))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(r.stdout.splitlines()) == 30
+    assert len(r.stdout.splitlines()) == 31
     assert "decoder_block        binds 8 arguments, 8 kernels" in r.stdout
     # Attention: the prefill one flash-fold kernel; the decode step's keys
     # split across blocks (split-KV), the partial folds and their

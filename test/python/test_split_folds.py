@@ -60,6 +60,11 @@ SPLITS = {
     # 3 slices divide 50001 and 2 divide 40000.
     "var": (lambda x: x.var(-1), lambda: (randn(3, 70001),), ("4, 3", "1, 1")),
     "softmax": (lambda x: torch.softmax(x, -1), lambda: (randn(2, 50001),), ("3, 2", "1, 1")),
+    # A decode step's sampling softmax over GPT-2's 50257 logits.
+    "softmax_logits": (lambda x: torch.softmax(x, -1), lambda: (randn(1, 50257),),
+                       ("3, 1", "1, 1")),
+    "log_softmax": (lambda x: torch.log_softmax(x, -1), lambda: (randn(2, 40001),),
+                    ("2, 2", "1, 1")),
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (40000,), w, b),
                    lambda: (randn(2, 40000), randn(40000), randn(40000)),
                    ("2, 2", "1, 1")),
@@ -125,3 +130,14 @@ def test_split_q_tile_keeps_sharing_its_chunks():
     torch.manual_seed(1)
     text = tile_ir(fn, make_inputs())
     assert "domain [8, 1, 100] tile [1, 1, 64] threads 256 {" in text, text
+
+
+@pytest.mark.parametrize("name", ["softmax", "softmax_logits", "layer_norm"])
+def test_write_back_is_split_with_the_folds(name):
+    # A distribute (the row's write-back) is as long as the folds: the
+    # combination kernel takes the slices too, each program instance
+    # folding its row's states and writing its slice of the row.
+    fn, make_inputs, partial = SPLITS[name]
+    torch.manual_seed(2)
+    domains = kernel_domains(tile_ir(fn, make_inputs()))
+    assert [d for d, _ in domains] == [partial[0]] * 2, domains

@@ -267,3 +267,38 @@ func.func @q_tile(%q: tensor<1x64x8xf32>, %k: tensor<1x3000x8xf32>, %v: tensor<1
   }
   return %r : tensor<1x64xf32>
 }
+
+// -----
+
+// A row normalized by its sum: the write-back (a distribute) is as long as
+// the fold, so the combination's domain gains the 5 slices too; each
+// program instance folds the row's 5 states and writes its slice of the
+// row, the slice in the load's and the store's maps.
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1 + d2 * 20000)>
+// CHECK-LABEL: func.func @normalize
+// CHECK: %[[P:.*]] = tileir.kernel ins(%{{.*}} : tensor<1x100000xf32>) -> tensor<5x1x1xf32> domain [5, 1] tile [1, 1]
+// CHECK: tileir.kernel ins(%{{.*}}, %[[P]] : tensor<1x100000xf32>, tensor<5x1x1xf32>) -> tensor<1x100000xf32> domain [5, 1] tile [1, 1]
+// CHECK: %[[R:.*]] = tileir.point 1
+// CHECK: %[[SUM:.*]] = tileir.fold add(0.000000e+00 : f32) (%[[T:.*]]) in [5] {
+// CHECK: loopir.load %{{.*}}[%[[T]], %[[R]], %{{.*}}] : memref<5x1x1xf32>
+// CHECK: %[[S:.*]] = tileir.point 0
+// CHECK: tileir.distribute (%[[J:.*]]) in [20000] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[R]], %[[J]], %[[S]]] map #[[ROW]] : memref<1x100000xf32>
+// CHECK-NEXT: %[[Y:.*]] = arith.divf %[[X]], %[[SUM]] : f32
+// CHECK-NEXT: loopir.store %[[Y]], %{{.*}}[%[[R]], %[[J]], %[[S]]] map #[[ROW]] : memref<1x100000xf32>
+func.func @normalize(%x: tensor<1x100000xf32>) -> tensor<1x100000xf32> {
+  %r = tileir.kernel ins(%x : tensor<1x100000xf32>) -> tensor<1x100000xf32> domain [1] tile [1] threads 32 {
+  ^bb0(%in: memref<1x100000xf32>, %out: memref<1x100000xf32>):
+    %row = tileir.point 0
+    %s = tileir.fold add(0.0 : f32) (%j) in [100000] {
+      %v = loopir.load %in[%row, %j] : memref<1x100000xf32>
+      tileir.yield %v : f32
+    }
+    tileir.distribute (%j) in [100000] {
+      %v = loopir.load %in[%row, %j] : memref<1x100000xf32>
+      %y = arith.divf %v, %s : f32
+      loopir.store %y, %out[%row, %j] : memref<1x100000xf32>
+    }
+  }
+  return %r : tensor<1x100000xf32>
+}

@@ -48,30 +48,44 @@ Value strata::tileir::getOrCreatePoint(OpBuilder &b, Location loc,
   return PointOp::create(b, loc, dim);
 }
 
-void strata::tileir::sliceLoadIndices(Operation *root, Value point,
-                                      Value local, Value slice, int64_t length,
-                                      int64_t start) {
+/// Makes `access` (a loopir.load or loopir.store) index `local` and
+/// `slice` where it indexed `point` (see sliceAccessIndices).
+template <typename AccessOp>
+static void sliceAccess(AccessOp access, Value point, Value local,
+                        Value slice, int64_t length, int64_t start) {
+  MLIRContext *ctx = access->getContext();
+  SmallVector<Value> indices(access.getIndices());
+  unsigned extra = indices.size();
+  SmallVector<AffineExpr> dims;
+  for (auto [pos, index] : llvm::enumerate(indices)) {
+    AffineExpr d = getAffineDimExpr(pos, ctx);
+    if (index == point) {
+      index = local;
+      d = d + getAffineDimExpr(extra, ctx) * length + start;
+    }
+    dims.push_back(d);
+  }
+  indices.push_back(slice);
+  access.reindex(indices, dims);
+}
+
+void strata::tileir::sliceAccessIndices(Operation *root, Value point,
+                                        Value local, Value slice,
+                                        int64_t length, int64_t start) {
   SmallVector<loopir::LoadOp> loads;
+  SmallVector<loopir::StoreOp> stores;
   root->walk([&](loopir::LoadOp load) {
     if (llvm::is_contained(load.getIndices(), point))
       loads.push_back(load);
   });
-  MLIRContext *ctx = root->getContext();
-  for (loopir::LoadOp load : loads) {
-    SmallVector<Value> indices(load.getIndices());
-    unsigned extra = indices.size();
-    SmallVector<AffineExpr> dims;
-    for (auto [pos, index] : llvm::enumerate(indices)) {
-      AffineExpr d = getAffineDimExpr(pos, ctx);
-      if (index == point) {
-        index = local;
-        d = d + getAffineDimExpr(extra, ctx) * length + start;
-      }
-      dims.push_back(d);
-    }
-    indices.push_back(slice);
-    load.reindex(indices, dims);
-  }
+  root->walk([&](loopir::StoreOp store) {
+    if (llvm::is_contained(store.getIndices(), point))
+      stores.push_back(store);
+  });
+  for (loopir::LoadOp load : loads)
+    sliceAccess(load, point, local, slice, length, start);
+  for (loopir::StoreOp store : stores)
+    sliceAccess(store, point, local, slice, length, start);
 }
 
 KernelOp strata::tileir::createJoinKernel(OpBuilder &b, KernelOp kernel,

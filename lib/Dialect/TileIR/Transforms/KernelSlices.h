@@ -24,14 +24,15 @@ void cloneShifted(mlir::OpBuilder &b, KernelOp kernel,
 mlir::Value getOrCreatePoint(mlir::OpBuilder &b, mlir::Location loc,
                              int64_t dim);
 
-/// Makes every load under `root` indexed by `point` (= start + slice *
-/// length + local) read `local` and `slice` instead, the slice's offset in
-/// its index map: an address stays a load's own affine function of the
-/// loop's point (a contiguous run the staging can copy, a chunk rows can
-/// share) rather than a computed index.
-void sliceLoadIndices(mlir::Operation *root, mlir::Value point,
-                      mlir::Value local, mlir::Value slice, int64_t length,
-                      int64_t start);
+/// Makes every load and store under `root` indexed by `point` (= start +
+/// slice * length + local) index `local` and `slice` instead, the slice's
+/// offset in its index map: an address stays the access's own affine
+/// function of the loop's point (a contiguous run the staging can copy or
+/// a vector access can move, a chunk rows can share) rather than a
+/// computed index.
+void sliceAccessIndices(mlir::Operation *root, mlir::Value point,
+                        mlir::Value local, mlir::Value slice, int64_t length,
+                        int64_t start);
 
 /// The kernel that joins the slices of `kernel`: its results, its inputs
 /// and then `workspaces` (the partial kernels' results), its schedule, an

@@ -196,16 +196,18 @@ Operation *buildFoldLike(OpBuilder &b, Operation *fold,
   return rebuilt;
 }
 
-/// The contributions of `fold`'s point `local` of slice `slice` (slices of
-/// `sliceLength` points, in row-major order of the fold's box): its body,
-/// cloned at `b`; past the fold's last point (the last slice where the
-/// slices do not divide it), the monoid's identity.
-SmallVector<Value> buildSliceContribution(OpBuilder &b, Location loc,
-                                          Operation *fold, Value slice,
-                                          Value local, int64_t sliceLength,
-                                          int64_t splits,
-                                          const IRMapping &outer) {
-  ArrayRef<int64_t> bounds = getFoldBounds(fold);
+/// The body of a loop over `bounds` (a fold's or a distribute's) cloned
+/// at `b` for point `local` of slice `slice` (slices of `sliceLength`
+/// points, in row-major order of the box). Where the slices do not divide
+/// the box, a point past its end reads the last point instead (every read
+/// stays in bounds) and `inRange` is set to whether it is inside; where
+/// they do and the box has one dimension, loads take the slice into their
+/// index maps (an affine address of the local point, as a shared chunk or
+/// a vector run needs). Returns the mapping of the cloned body.
+IRMapping cloneSlicePoint(OpBuilder &b, Location loc, Block &body,
+                          ArrayRef<int64_t> bounds, Value slice, Value local,
+                          int64_t sliceLength, int64_t splits,
+                          const IRMapping &outer, Value &inRange) {
   int64_t points = computeProduct(bounds);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -214,42 +216,69 @@ SmallVector<Value> buildSliceContribution(OpBuilder &b, Location loc,
   Value scaled = arith::MulIOp::create(b, loc, slice, length);
   Value point = arith::AddIOp::create(b, loc, scaled, local);
   bool ragged = sliceLength * splits != points;
-  Value inRange;
+  inRange = Value();
   if (ragged) {
     inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, point,
                                     index(points));
-    // Every read stays in bounds: past the end, the last point is read and
-    // its contribution dropped.
     point = arith::MinUIOp::create(b, loc, point, index(points - 1));
   }
   SmallVector<Value> ivs = bounds.size() == 1
                                ? SmallVector<Value>{point}
                                : delinearize(b, loc, point, bounds);
-  Block &body = fold->getRegion(0).front();
   IRMapping mapping = cloneLoopBody(b, body, ivs, outer);
   if (!ragged && bounds.size() == 1) {
-    // Loads read the point as their own affine function of the local
-    // point (a key chunk a Q tile's rows still share); where nothing else
-    // reads it, its computation goes.
-    sliceLoadIndices(b.getInsertionBlock()->getParentOp(), point, local,
+    sliceAccessIndices(b.getInsertionBlock()->getParentOp(), point, local,
                      slice, sliceLength, /*start=*/0);
+    // Where nothing else reads the point, its computation goes.
     if (point.use_empty()) {
       point.getDefiningOp()->erase();
       scaled.getDefiningOp()->erase();
       length.getDefiningOp()->erase();
     }
   }
+  return mapping;
+}
+
+/// The contributions of `fold`'s point `local` of slice `slice`
+/// (cloneSlicePoint); past the fold's last point, the monoid's identity.
+SmallVector<Value> buildSliceContribution(OpBuilder &b, Location loc,
+                                          Operation *fold, Value slice,
+                                          Value local, int64_t sliceLength,
+                                          int64_t splits,
+                                          const IRMapping &outer) {
+  Block &body = fold->getRegion(0).front();
+  Value inRange;
+  IRMapping mapping =
+      cloneSlicePoint(b, loc, body, getFoldBounds(fold), slice, local,
+                      sliceLength, splits, outer, inRange);
   SmallVector<Value> contributions;
   for (auto [v, identity] : llvm::zip(body.getTerminator()->getOperands(),
                                       getFoldIdentities(fold))) {
     Value c = mapping.lookupOrDefault(v);
-    if (ragged)
+    if (inRange)
       c = arith::SelectOp::create(
           b, loc, inRange, c,
           arith::ConstantOp::create(b, loc, cast<TypedAttr>(identity)));
     contributions.push_back(c);
   }
   return contributions;
+}
+
+/// `distribute`'s slice `slice` of `splits`, at `b`: a distribute over
+/// ceil(points / splits) points. A point past the end writes what the
+/// last point writes (the same values to the same places).
+void buildSlicedDistribute(OpBuilder &b, DistributeOp distribute, Value slice,
+                           int64_t splits, const IRMapping &outer) {
+  Location loc = distribute.getLoc();
+  ArrayRef<int64_t> bounds = distribute.getBounds();
+  int64_t sliceLength = llvm::divideCeilSigned(computeProduct(bounds), splits);
+  auto sliced = DistributeOp::create(b, loc, {sliceLength});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(sliced.getBody().front().getTerminator());
+  Value inRange;
+  cloneSlicePoint(b, loc, distribute.getBody().front(), bounds, slice,
+                  sliced.getInductionVars()[0], sliceLength, splits, outer,
+                  inRange);
 }
 
 /// The partial kernel: program instance (s, point) folds slice s of every
@@ -313,10 +342,16 @@ KernelOp buildPartials(OpBuilder &b, KernelOp kernel,
 }
 
 /// The kernel that replaces `kernel`: its body, with every fold of `folds`
-/// folding the slices' states in `workspaces` instead of its points.
+/// folding the slices' states in `workspaces` instead of its points. Where
+/// `sliced`, its domain too gains the slices as a leading dimension: each
+/// program instance folds the (few) states of its rows and runs slice s of
+/// every distribute (a write-back as long as the folds, now shared by the
+/// slices' blocks); the epilogue's other stores write the same values from
+/// every slice.
 KernelOp buildCombination(OpBuilder &b, KernelOp kernel,
                           ArrayRef<Operation *> folds,
-                          ArrayRef<StateGroup> groups, ValueRange workspaces) {
+                          ArrayRef<StateGroup> groups, ValueRange workspaces,
+                          bool sliced) {
   Location loc = kernel.getLoc();
   OpBuilder::InsertionGuard guard(b);
   IRMapping mapping;
@@ -325,10 +360,34 @@ KernelOp buildCombination(OpBuilder &b, KernelOp kernel,
       createJoinKernel(b, kernel, workspaces, mapping, states);
   Block *body = &combination.getBody().front();
   int64_t splits = cast<RankedTensorType>(workspaces[0].getType()).getDimSize(0);
+  unsigned shift = sliced ? 1 : 0;
+  if (sliced) {
+    SmallVector<int64_t> domain{splits}, tile{1};
+    llvm::append_range(domain, kernel.getDomain());
+    llvm::append_range(tile, kernel.getTile());
+    combination.setDomainAttr(b.getDenseI64ArrayAttr(domain));
+    combination.setTileAttr(b.getDenseI64ArrayAttr(tile));
+  }
   Block &source = kernel.getBody().front();
   for (Operation &op : source.without_terminator()) {
     if (auto point = dyn_cast<PointOp>(op)) {
-      mapping.map(point.getResult(), getOrCreatePoint(b, loc, point.getDim()));
+      mapping.map(point.getResult(),
+                  getOrCreatePoint(b, loc, point.getDim() + shift));
+      continue;
+    }
+    if (auto offset = dyn_cast<TileOffsetOp>(op)) {
+      mapping.map(offset.getResult(),
+                  TileOffsetOp::create(b, loc, offset.getDim() + shift));
+      continue;
+    }
+    if (auto pid = dyn_cast<ProgramIdOp>(op)) {
+      mapping.map(pid.getResult(),
+                  ProgramIdOp::create(b, loc, pid.getDim() + shift));
+      continue;
+    }
+    if (auto distribute = dyn_cast<DistributeOp>(op); distribute && sliced) {
+      buildSlicedDistribute(b, distribute, getOrCreatePoint(b, loc, 0), splits,
+                            mapping);
       continue;
     }
     if (!llvm::is_contained(folds, &op)) {
@@ -337,7 +396,7 @@ KernelOp buildCombination(OpBuilder &b, KernelOp kernel,
     }
     SmallVector<Value> position;
     for (size_t d = 0; d < kernel.getDomain().size(); ++d)
-      position.push_back(getOrCreatePoint(b, loc, d));
+      position.push_back(getOrCreatePoint(b, loc, d + shift));
     auto contribution = [&](OpBuilder &nested, Location at, ValueRange ivs) {
       SmallVector<Value> state(op.getNumResults());
       for (auto [group, workspace] : llvm::zip(groups, states)) {
@@ -442,8 +501,10 @@ void strata::tileir::splitFolds(OpBuilder &b, KernelOp kernel,
   b.setInsertionPoint(kernel);
   SmallVector<StateGroup> groups = getStateGroups(folds);
   KernelOp partials = buildPartials(b, kernel, folds, groups, splits);
-  KernelOp combination =
-      buildCombination(b, kernel, folds, groups, partials.getResults());
+  bool distributes = llvm::any_of(kernel.getBody().front(),
+                                  llvm::IsaPred<DistributeOp>);
+  KernelOp combination = buildCombination(b, kernel, folds, groups,
+                                          partials.getResults(), distributes);
   dropUnusedInputs(partials);
   dropUnusedInputs(combination);
   // The combination's folds read S states of each row's own, no longer a

@@ -76,7 +76,7 @@ void fillSlice(OpBuilder &b, Region &region, Region &from, int64_t sliceK,
   mapping.map(source.getArguments().back(), k.getResult());
   for (Operation &op : source)
     b.clone(op, mapping);
-  sliceLoadIndices(body->getParentOp(), k, local, slice, sliceK, kStart);
+  sliceAccessIndices(body->getParentOp(), k, local, slice, sliceK, kStart);
   // Where only loads read k, its computation goes: the region stays nothing
   // but a load, which the staging copies asynchronously.
   if (k->use_empty()) {

@@ -162,6 +162,10 @@ def TileIRSplitFoldsPass : Pass<"tileir-split-folds"> {
       are elements of the fold's own monoid, so its combination (the
       composite fold's region, online softmax's rescaling included) joins
       them, and the epilogue runs on the result as before.
+      Where the kernel has distributes (a write-back as long as its
+      folds: softmax, a norm), its domain gains the slices too: each
+      program instance folds its rows' S states (a few loads) and writes
+      slice s of every distribute.
 
     For attention this is split-KV (flash decoding); for a tensor's sum,
     a norm's statistics or an argmax it is the same code. A kernel whose
