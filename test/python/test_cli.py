@@ -163,7 +163,7 @@ def test_compile_report_lists_every_kernel_without_spills(tmp_path):
             "--timing")
     assert r.returncode == 0, r.stderr
     rows = ptxas_rows(r.stderr)
-    assert len(rows) == 8
+    assert len(rows) == 7
     assert all(row[2] == "0" and row[3] == "0" for row in rows)  # no spills
     assert "ptxas -arch=sm_90" in r.stderr
 

@@ -76,3 +76,27 @@ def test_independent_sibling_reductions_share_one_pass():
     assert len(re.findall(r"loopir\.reduce add, add", text)) == 1
     report = check(fn, (torch.randn(32, 100),))
     assert report.passed and report.kernels == 1
+
+
+def test_residual_stream_is_read_not_recomputed():
+    # x_{n+1} = x_n + relu(rmsnorm(x_n) @ w_n) for 8 layers: each residual
+    # add has three consumers (the next norm's statistics, the next
+    # product's prologue, the next add). Counting only
+    # arithmetic, every add fused into both, so layer n's kernels re-read
+    # every earlier layer's outputs (inputs grew with the depth); with the
+    # producer's loads counted, a kernel reads a bounded number of inputs.
+    torch.manual_seed(8)
+    weights = [torch.randn(96, 96) / 10 for _ in range(8)]
+
+    def residual(x, *ws):
+        for w in ws:
+            h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+            x = x + torch.relu(h @ w)
+        return x
+
+    inputs = (torch.randn(70, 96),) + tuple(weights)
+    text = loop_ir(residual, *inputs)
+    heads = re.findall(r"loopir\.kernel ins\(([^:]*):", text)
+    assert max(len(h.split(",")) for h in heads) <= 4, text
+    report = check(residual, inputs)
+    assert report.passed, report

@@ -36,6 +36,7 @@ public:
     bool reduces;
     unsigned ops; // In the nest's body, nested ones included.
     bool nestedStore; // A store below the nest's own: no producer.
+    double loads;     // Elements the nest loads, all its iterations.
   };
   /// `producer`'s cost, from `compute` the first time.
   ProducerCost cost(KernelOp producer,
