@@ -387,3 +387,44 @@ func.func @logsumexp(%x: tensor<4x300xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// logsumexp as torch 2.x decomposes it: the sum of exp(x - m') with the
+// max guarded, m' = 0 where it is infinite. One composite fold; the sum is
+// the online one where the max is finite, inf where it is +inf and 0
+// where it is -inf (what exp(x - 0) sums to there).
+// CHECK-LABEL: func.func @guarded_logsumexp
+// CHECK: %[[F:.*]]:2 = tileir.composite_fold (%{{.*}}) in [300]
+// CHECK-NOT: tileir.fold
+// CHECK: %[[ABS:.*]] = math.absf %[[F]]#0 : f32
+// CHECK: %[[INF:.*]] = arith.cmpf oeq, %[[ABS]], %{{.*}} : f32
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[F]]#0, %{{.*}} : f32
+// CHECK: %[[EXTREME:.*]] = arith.select %[[POS]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[S:.*]] = arith.select %[[INF]], %[[EXTREME]], %[[F]]#1 : f32
+// CHECK: math.log %[[S]] : f32
+func.func @guarded_logsumexp(%x: tensor<4x300xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%x : tensor<4x300xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x300xf32>, %out: memref<4xf32>):
+    %inf = arith.constant 0x7F800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %row = tileir.point 0
+    %m = tileir.fold max(0xFF800000 : f32) (%k) in [300] {
+      %v = loopir.load %in[%row, %k] : memref<4x300xf32>
+      tileir.yield %v : f32
+    }
+    %a = math.absf %m : f32
+    %isinf = arith.cmpf oeq, %a, %inf : f32
+    %g = arith.select %isinf, %zero, %m : f32
+    %s = tileir.fold add(0.0 : f32) (%k) in [300] {
+      %v = loopir.load %in[%row, %k] : memref<4x300xf32>
+      %d = arith.subf %v, %g : f32
+      %e = math.exp %d : f32
+      tileir.yield %e : f32
+    }
+    %l = math.log %s : f32
+    %y = arith.addf %l, %g : f32
+    loopir.store %y, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

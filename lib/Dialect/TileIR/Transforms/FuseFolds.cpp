@@ -14,6 +14,9 @@
 #include "mlir/IR/Matchers.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace strata::tileir {
@@ -45,14 +48,58 @@ fuseInto(PatternRewriter &rewriter, FoldOp first, ArrayRef<TypedAttr> identity,
       combine);
 }
 
+/// `guarded` = select(|m| == inf, c, m) with c a constant (PyTorch's
+/// logsumexp shifts by 0 where the max is infinite): m, else null.
+Value getGuardedMax(Value guarded) {
+  auto select = guarded.getDefiningOp<arith::SelectOp>();
+  auto eq = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                   : nullptr;
+  auto abs = eq ? eq.getLhs().getDefiningOp<math::AbsFOp>() : nullptr;
+  FloatAttr inf;
+  if (!abs || eq.getPredicate() != arith::CmpFPredicate::OEQ ||
+      !matchPattern(eq.getRhs(), m_Constant(&inf)) ||
+      !inf.getValue().isPosInfinity() ||
+      !matchPattern(select.getTrueValue(), m_Constant()) ||
+      select.getFalseValue() != abs.getOperand())
+    return Value();
+  return abs.getOperand();
+}
+
+/// For `sum` = fold add { exp(x' - g) } with g the guarded max (above) of
+/// an earlier max fold of the same x: that max fold; null otherwise.
+FoldOp matchGuardedNormalizer(FoldOp sum) {
+  if (!isSingleF32Fold(sum, Combiner::add))
+    return nullptr;
+  Block &sumBody = sum.getBody().front();
+  auto exp = sumBody.getTerminator()->getOperand(0).getDefiningOp<math::ExpOp>();
+  auto diff = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+  Value m = diff ? getGuardedMax(diff.getRhs()) : Value();
+  FoldOp max = m ? getEarlierFold(sum, m, Combiner::max) : nullptr;
+  if (!max)
+    return nullptr;
+  Block &maxBody = max.getBody().front();
+  if (!isSameComputation(maxBody.getTerminator()->getOperand(0), diff.getLhs(),
+                         maxBody, sumBody))
+    return nullptr;
+  return max;
+}
+
 /// %s = fold add { exp(x' - %m) } after %m = fold max { x }, x' computed as
-/// x is: one composite fold of (x, 1) over (max, sum).
+/// x is: one composite fold of (x, 1) over (max, sum). Also with the max
+/// guarded, exp(x' - select(|m| == inf, c, m)) (logsumexp on torch 2.x):
+/// where m is finite the same sum; where it is infinite the sum of
+/// exp(x - c) over a row whose maximum is -inf (0) or +inf (inf).
 struct OnlineSoftmax : OpRewritePattern<FoldOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(FoldOp sum,
                                 PatternRewriter &rewriter) const override {
     FoldOp max = matchSoftmaxNormalizer(sum);
+    bool guarded = false;
+    if (!max) {
+      max = matchGuardedNormalizer(sum);
+      guarded = max != nullptr;
+    }
     if (!max)
       return rewriter.notifyMatchFailure(
           sum, "not a sum of exp(x - max) of the max's x");
@@ -66,11 +113,28 @@ struct OnlineSoftmax : OpRewritePattern<FoldOp> {
         },
         combineOnlineSoftmax);
     rewriter.setInsertionPointAfter(fused);
-    rewriter.replaceOp(sum,
-                       buildTwoPassSum(rewriter, sum.getLoc(),
-                                       fused.getResult(0), fused.getResult(1)));
-    rewriter.replaceOp(max, fused.getResult(0));
+    Value m = fused.getResult(0), s = fused.getResult(1);
+    Value total = guarded ? buildGuardedSum(rewriter, sum.getLoc(), m, s)
+                          : buildTwoPassSum(rewriter, sum.getLoc(), m, s);
+    rewriter.replaceOp(sum, total);
+    rewriter.replaceOp(max, m);
     return success();
+  }
+
+  /// The sum of exp(x - select(|m| == inf, c, m)) from the online (m, s):
+  /// s where m is finite, inf where it is +inf, 0 where it is -inf.
+  static Value buildGuardedSum(OpBuilder &b, Location loc, Value m, Value s) {
+    auto f32 = [&](float v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+    };
+    float inf = std::numeric_limits<float>::infinity();
+    Value infinite = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, m),
+        f32(inf));
+    Value positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, m, f32(0));
+    Value extreme = arith::SelectOp::create(b, loc, positive, f32(inf), f32(0));
+    return arith::SelectOp::create(b, loc, infinite, extreme, s);
   }
 };
 

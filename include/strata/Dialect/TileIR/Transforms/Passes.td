@@ -341,6 +341,11 @@ def TileIRFuseFoldsPass : Pass<"tileir-fuse-folds"> {
     max beside its sum, and only without the duplicate is the sum a plain
     sum of exp(x - max) that online softmax fuses.
 
+    The max may be guarded, exp(x - select(|m| == inf, c, m)) (logsumexp
+    as torch 2.x decomposes it): the same composite fold, and the sum is
+    the online one where m is finite, inf where m is +inf and 0 where it
+    is -inf, what the guarded two passes sum there.
+
     First of all, attention's output row (a short query's softmax(q.K) V):
     the max m of x, the sum l of exp(x - m) and a fold of sums of
     exp(x - m) * c * w_e (c a row constant such as 1 / l) become one fold
