@@ -108,9 +108,7 @@ tileir::findSharedChunkLoads(Operation *fold, ArrayRef<bool> tiled) {
   return loads;
 }
 
-/// The elements a load reads per point of `fold`: one per iteration of
-/// the loops between them.
-static int64_t elementsPerPoint(loopir::LoadOp load, Operation *fold) {
+int64_t tileir::elementsPerPoint(loopir::LoadOp load, Operation *fold) {
   int64_t n = 1;
   for (Operation *p = load->getParentOp(); p != fold; p = p->getParentOp()) {
     if (auto reduce = dyn_cast<loopir::ReduceOp>(p))

@@ -13,6 +13,7 @@
 
 #include "KernelSlices.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
 #include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/LoopBox.h"
@@ -57,9 +58,7 @@ SmallVector<Operation *> getFolds(KernelOp kernel) {
 }
 
 ArrayRef<int64_t> getFoldBounds(Operation *fold) {
-  if (auto plain = dyn_cast<FoldOp>(fold))
-    return plain.getBounds();
-  return cast<CompositeFoldOp>(fold).getBounds();
+  return getCooperativeLoop(fold)->second;
 }
 
 ArrayAttr getFoldIdentities(Operation *fold) {
@@ -106,13 +105,8 @@ int64_t getBytesPerPoint(Operation *fold) {
   int64_t bytes = 0;
   fold->walk([&](loopir::LoadOp load) {
     Type element = getElementTypeOrSelf(load.getResult().getType());
-    int64_t size =
-        std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-    for (Operation *loop = load->getParentOp(); loop != fold;
-         loop = loop->getParentOp())
-      if (auto bounds = loop->getAttrOfType<DenseI64ArrayAttr>("bounds"))
-        size *= computeProduct(bounds.asArrayRef());
-    bytes += size;
+    bytes += std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8) *
+             elementsPerPoint(load, fold);
   });
   return bytes;
 }

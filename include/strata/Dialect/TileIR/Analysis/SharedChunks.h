@@ -58,6 +58,10 @@ getChunkBytesPerPoint(llvm::ArrayRef<SharedChunkLoad> loads);
 /// through loads of its own row.
 bool sharesFoldChunksAcrossRows(KernelOp kernel);
 
+/// The elements `load` reads per point of `fold` (a loop it is inside):
+/// one per iteration of the loops between them.
+int64_t elementsPerPoint(loopir::LoadOp load, mlir::Operation *fold);
+
 } // namespace strata::tileir
 
 #endif
