@@ -112,6 +112,35 @@ def test_fully_masked_rows_are_nan_as_in_pytorch():
     assert report.passed, report
 
 
+def safe_masked(q, k, v, keep):
+    # torch 2.x's scaled_dot_product_attention with a boolean mask
+    # (_safe_softmax): a query that sees no key gets 0, not NaN, by a
+    # `where` on the mask's `any` over the keys, a mask the heads share.
+    s = torch.matmul(q, k.transpose(-2, -1)) * q.shape[-1] ** -0.5
+    out = torch.matmul(s.masked_fill(~keep, float("-inf")).softmax(-1), v)
+    return torch.where(keep.any(-1, keepdim=True), out, 0.0)
+
+
+@pytest.mark.parametrize("rows", [1, 37])
+def test_boolean_mask_row_test_stays_beside_the_flash_fold(rows):
+    # The mask's `any` is a statistic of the row (keys only) that neither
+    # joins the fold of each output element (it once folded 64 copies of
+    # it, 255 registers and 2 KB of spills per transformers GPT-2 layer) nor
+    # turns the heads into a loop: one flash fold per row and one fold of
+    # the mask, the rows still (batch, head, query).
+    torch.manual_seed(rows)
+    t = 45
+    keep = torch.rand(B, 1, rows, t) > 0.3
+    keep[1, 0, 0] = False  # a row that sees no key: 0
+    inputs = (randn(B, H, rows, 32), randn(B, H, t, 32), randn(B, H, t, 32),
+              keep)
+    fn, inputs, text = one_fold_kernel("safe", {"safe": (safe_masked, inputs)})
+    assert text.count("tileir.fold ") == 1, text
+    assert len(re.findall(r"tileir\.fold \w+\([^)]*\) \(", text)) == 1, text
+    assert re.search(r"domain \[%d, %d, %d\]" % (B, H, rows), text), text
+    check_every_order(fn, inputs)
+
+
 def test_long_head_dimension_keeps_separate_kernels():
     # 128 values per thread would spill (kMaxRowVectorLength): the scores
     # are materialized as before, and the numbers are the same.

@@ -670,6 +670,10 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         for name in ("clone", "alias", "detach", "lift_fresh_copy", "contiguous"):
             t["aten.%s.default" % name] = self.identity
         t["aten._to_copy.default"] = self.to_dtype
+        # The functional form of `dst.copy_(src)` (a slice assignment after
+        # functionalization): src broadcast to dst's shape in dst's dtype.
+        t["aten.copy.default"] = lambda dst, src, non_blocking=False: \
+            self.operand(src, *self.out())
         t["aten.to.dtype"] = self.to_dtype
         t["aten.sum.dim_IntList"] = self.reduce(0)
         t["aten.sum.default"] = self.reduce_all(0)

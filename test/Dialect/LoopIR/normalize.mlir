@@ -366,3 +366,61 @@ func.func @group_statistics(%a: tensor<2x8x64x64xf32>) -> tensor<2x4xf32> {
   }
   return %r : tensor<2x4xf32>
 }
+
+// -----
+
+// SDPA's boolean mask, shared by the heads: the row test `any` over the
+// keys depends on (b, i) only. It lists the head and column indices its map
+// ignores (as fusion leaves them), which must not merge it into the
+// column's sum of p . v (that sum would fold it once per column); and
+// splitting the heads off into an inner loop to compute it once per (b, i)
+// does not pay beside the heads' max over keys of q . k (keys x head dim),
+// so the rows stay (b, h, i) with the test computed in each, and only the
+// columns move inside.
+// CHECK-LABEL: func.func @row_test_beside_attention
+// CHECK: loopir.parallel (%[[B:.*]], %[[H:.*]], %[[I:.*]]) in [2, 3, 5] {
+// CHECK-DAG: loopir.reduce add (%{{.*}}) in [9] : i64 {
+// CHECK-DAG: loopir.reduce max (%{{.*}}) in [9] : f32 {
+// CHECK: loopir.parallel (%[[E:.*]]) in [8] {
+// CHECK-NEXT: loopir.reduce add (%{{.*}}) in [9] : f32 {
+// CHECK-NOT: loopir.reduce add, add
+func.func @row_test_beside_attention(%mask: tensor<2x5x9xi1>, %q: tensor<2x3x5x8xf32>, %k: tensor<2x3x9x8xf32>, %v: tensor<2x3x9x8xf32>) -> tensor<2x3x5x8xf32> {
+  %r = loopir.kernel ins(%mask, %q, %k, %v : tensor<2x5x9xi1>, tensor<2x3x5x8xf32>, tensor<2x3x9x8xf32>, tensor<2x3x9x8xf32>) -> tensor<2x3x5x8xf32> {
+  ^bb0(%m: memref<2x5x9xi1>, %qb: memref<2x3x5x8xf32>, %kb: memref<2x3x9x8xf32>, %vb: memref<2x3x9x8xf32>, %out: memref<2x3x5x8xf32>):
+    %zero = arith.constant 0 : i64
+    %fzero = arith.constant 0.0 : f32
+    loopir.parallel (%b, %h, %i, %e) in [2, 3, 5, 8] {
+      %any = loopir.reduce add (%j) in [9] : i64 {
+        %keep = loopir.load %m[%b, %h, %i, %e, %j] map affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)> : memref<2x5x9xi1>
+        %w = arith.extui %keep : i1 to i64
+        loopir.yield %w : i64
+      }
+      %max = loopir.reduce max (%j) in [9] : f32 {
+        %s = loopir.reduce add (%d) in [8] : f32 {
+          %x = loopir.load %qb[%b, %h, %i, %d] : memref<2x3x5x8xf32>
+          %y = loopir.load %kb[%b, %h, %j, %d] : memref<2x3x9x8xf32>
+          %p = arith.mulf %x, %y : f32
+          loopir.yield %p : f32
+        }
+        loopir.yield %s : f32
+      }
+      %pv = loopir.reduce add (%j) in [9] : f32 {
+        %s = loopir.reduce add (%d) in [8] : f32 {
+          %x = loopir.load %qb[%b, %h, %i, %d] : memref<2x3x5x8xf32>
+          %y = loopir.load %kb[%b, %h, %j, %d] : memref<2x3x9x8xf32>
+          %p = arith.mulf %x, %y : f32
+          loopir.yield %p : f32
+        }
+        %t = arith.subf %s, %max : f32
+        %w = math.exp %t : f32
+        %x = loopir.load %vb[%b, %h, %j, %e] : memref<2x3x9x8xf32>
+        %y = arith.mulf %w, %x : f32
+        loopir.yield %y : f32
+      }
+      %none = arith.cmpi eq, %any, %zero : i64
+      %o = arith.select %none, %fzero, %pv : f32
+      loopir.store %o, %out[%b, %h, %i, %e] : memref<2x3x5x8xf32>
+    }
+  }
+  return %r : tensor<2x3x5x8xf32>
+}

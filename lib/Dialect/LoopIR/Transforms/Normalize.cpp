@@ -79,6 +79,35 @@ SmallVector<Value> usedValues(Operation *op) {
   return values;
 }
 
+/// The values `op` computes with: usedValues without the indices a load or
+/// store lists but its map never reads (fusion leaves them until
+/// DropUnusedIndices drops them). They decide no value, so they say nothing
+/// about which loops `op` depends on; they still tie it to where they are
+/// defined, so code that moves ops asks usedValues.
+SmallVector<Value> readValues(Operation *op) {
+  SmallVector<Value> values;
+  op->walk([&](Operation *inner) {
+    auto readsOperand = [&](unsigned i) {
+      if (auto load = dyn_cast<LoadOp>(inner)) {
+        unsigned first = load.getIndices().getBeginOperandIndex();
+        return i < first || load.readsIndex(i - first);
+      }
+      if (auto store = dyn_cast<StoreOp>(inner)) {
+        unsigned first = store.getIndices().getBeginOperandIndex();
+        return i < first || store.readsIndex(i - first);
+      }
+      return true;
+    };
+    for (OpOperand &operand : inner->getOpOperands()) {
+      Value v = operand.get();
+      if (readsOperand(operand.getOperandNumber()) &&
+          !op->isAncestor(v.getParentBlock()->getParentOp()))
+        values.push_back(v);
+    }
+  });
+  return values;
+}
+
 /// Whether `v` is defined inside `region` (or is one of its arguments).
 bool definedIn(Value v, Region &region) {
   return region.isAncestor(v.getParentRegion());
@@ -130,23 +159,25 @@ struct HoistOutOfReduce : OpRewritePattern<ReduceOp> {
 };
 
 /// The loop indices of `nest` that `op` depends on, through the values it
-/// uses that are defined in the nest's body.
+/// uses that are defined in the nest's body (with `byValue`, only those it
+/// computes with: readValues).
 llvm::SmallDenseSet<unsigned> dependence(
     Operation *op, ParallelOp nest,
-    DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo) {
+    DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo,
+    bool byValue = false) {
   auto it = memo.find(op);
   if (it != memo.end())
     return it->second;
   llvm::SmallDenseSet<unsigned> deps;
   Block &body = nest.getBody().front();
-  for (Value v : usedValues(op)) {
+  for (Value v : byValue ? readValues(op) : usedValues(op)) {
     if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body) {
       deps.insert(arg.getArgNumber());
       continue;
     }
     Operation *def = v.getDefiningOp();
     if (def && def->getBlock() == &body)
-      for (unsigned d : dependence(def, nest, memo))
+      for (unsigned d : dependence(def, nest, memo, byValue))
         deps.insert(d);
   }
   memo[op] = deps;
@@ -187,9 +218,30 @@ struct CollapseReductionBox : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// The points a loop visits, its nested loops' included: how much work a
+/// reduction is (attention's max over keys of q . k: keys x (1 + head dim)).
+double loopWork(Operation *loop) {
+  double inner = 1;
+  for (Operation &op : loop->getRegion(0).front())
+    if (isa<ReduceOp, ParallelOp>(op))
+      inner += loopWork(&op);
+  ArrayRef<int64_t> bounds = isa<ReduceOp>(loop)
+                                 ? cast<ReduceOp>(loop).getBounds()
+                                 : cast<ParallelOp>(loop).getBounds();
+  return static_cast<double>(computeProduct(bounds)) * inner;
+}
+
 /// Splits `parallel (i..., j...)` into `parallel (i...) { parallel (j...) }`
 /// when a reduction in its body depends only on some indices i, so that the
 /// reduction (and everything else depending only on i) runs once per i.
+/// Where the indices j are not the last ones, the split reorders the nest
+/// (the schedules make rows of the outer nest and loops of the inner one),
+/// so it is made only where it saves at least the work of the reductions
+/// that move into the inner nest: a row statistic too cheap to matter
+/// (SDPA's `any` of a mask shared by the heads: keys, beside the heads' max
+/// and sum of q . k: keys x head dim) stays computed per row instead of
+/// turning the heads into a loop of one thread; recomputing it costs at
+/// most what the row costs anyway.
 struct SplitParallelNest : OpRewritePattern<ParallelOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ParallelOp nest,
@@ -202,7 +254,7 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
       if (!isa<ReduceOp>(op) || !isMovable(&op))
         continue;
       auto deps = dependence(&op, nest, memo);
-      if (deps.size() < rank) {
+      if (deps.size() < rank && splitPays(nest, deps, memo)) {
         outer = deps;
         break;
       }
@@ -238,6 +290,38 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
     }
     rewriter.eraseOp(nest);
     return success();
+  }
+
+  /// Whether splitting `nest` with `outer` its outer indices saves the
+  /// work of the reductions that move into the inner nest: the reductions
+  /// that depend only on `outer` run once per outer point instead of once
+  /// per point, the others (and the loops) run per point in the inner nest.
+  static bool
+  splitPays(ParallelOp nest, const llvm::SmallDenseSet<unsigned> &outer,
+            DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo) {
+    unsigned rank = nest.getBounds().size();
+    bool innerLast = llvm::all_of(outer, [&](unsigned d) {
+      return d < outer.size();
+    });
+    if (innerLast && outer.size() < rank)
+      return true;
+    double innerPoints = 1;
+    for (auto [d, bound] : llvm::enumerate(nest.getBounds()))
+      if (!outer.contains(d))
+        innerPoints *= static_cast<double>(bound);
+    double saved = 0, nested = 0;
+    for (Operation &op : nest.getBody().front()) {
+      if (!isa<ReduceOp, ParallelOp>(op))
+        continue;
+      bool hoisted = isMovable(&op) &&
+                     llvm::all_of(dependence(&op, nest, memo),
+                                  [&](unsigned d) { return outer.contains(d); });
+      if (hoisted)
+        saved += (innerPoints - 1) * loopWork(&op);
+      else
+        nested += loopWork(&op);
+    }
+    return saved >= nested;
   }
 };
 
@@ -309,19 +393,24 @@ struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
   /// Whether `a` and `b` (in one block) depend on the same loops around
   /// them: merged, a reduction that hoisting would move out of a loop (the
   /// statistics of a row, beside a product that depends on the loop's
-  /// index) would run once per iteration of it.
+  /// index) would run once per iteration of it. By the values they compute
+  /// with: an index a load lists but does not read (before
+  /// DropUnusedIndices) is no dependence (SDPA's row mask `any`, merged
+  /// with P . V's sum through the vector index it ignores, was folded once
+  /// per element of the output row).
   static bool sameLoopDependence(Operation *a, Operation *b) {
     for (Operation *loop = a->getParentOp(); isa<ReduceOp, ParallelOp>(loop);
          loop = loop->getParentOp()) {
       if (auto nest = dyn_cast<ParallelOp>(loop)) {
         DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> memo;
-        if (dependence(a, nest, memo) != dependence(b, nest, memo))
+        if (dependence(a, nest, memo, /*byValue=*/true) !=
+            dependence(b, nest, memo, /*byValue=*/true))
           return false;
         continue;
       }
       Region &body = loop->getRegion(0);
       auto varies = [&](Operation *op) {
-        return llvm::any_of(usedValues(op),
+        return llvm::any_of(readValues(op),
                             [&](Value v) { return definedIn(v, body); });
       };
       if (varies(a) != varies(b))
