@@ -98,6 +98,73 @@ def capture(fn, inputs) -> Program:
     return _capture_make_fx(fn, inputs)
 
 
+def _returns_view(target):
+    """Whether an op's result is a view of an argument (an in-place op's
+    result, `self` itself, is not)."""
+    schema = getattr(target, "_schema", None)
+    alias = schema.returns[0].alias_info if schema and schema.returns else None
+    return alias is not None and not alias.is_write
+
+
+def functional_variant(op):
+    """The name of the functional op of an in-place op overload
+    (`aten.masked_fill_.Scalar` -> `aten.masked_fill.Scalar`), none for
+    others."""
+    schema = getattr(op, "_schema", None)
+    if schema is None or not schema.arguments:
+        return None
+    written = schema.arguments[0].alias_info
+    namespace, _, rest = str(op).partition(".")
+    name, _, overload = rest.partition(".")
+    if not (written and written.is_write and name.endswith("_")):
+        return None
+    return "%s.%s.%s" % (namespace, name[:-1], overload)
+
+
+def in_place_target_problem(node):
+    """Why the tensor an in-place call writes cannot be rebound to the
+    functional result (none: it can). Rebinding is exact when nothing else
+    sees the write: the tensor is computed by the program (not an input),
+    is no view of another, and no view of it is taken."""
+    target = node.args[0] if node.args else None
+    if not isinstance(target, torch.fx.Node):
+        return "it writes no tensor of the program"
+    if target.op == "placeholder":
+        return "it writes an input of the program (or a parameter)"
+    if _returns_view(target.target):
+        return "it writes a view of another tensor"
+    if any(user is not node and _returns_view(user.target)
+           for user in target.users):
+        return "a view of the tensor it writes is taken"
+    return None
+
+
+def _writes_a_view(gm):
+    """Whether `gm` writes in place where the importer cannot rebind the
+    written tensor to a functional result, but functionalization can: a
+    view's write (slice assignment, `x[0] += 1`) or a write of a tensor a
+    view is taken of. A write of an input stays one either way."""
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or functional_variant(node.target) is None:
+            continue
+        target = node.args[0]
+        if (isinstance(target, torch.fx.Node) and target.op != "placeholder"
+                and in_place_target_problem(node)):
+            return True
+    return False
+
+
+def _functionalize(fn):
+    """`fn` with its mutations and views replaced by functional ops (a
+    slice assignment becomes `slice_scatter`), as torch.export's graphs
+    are."""
+    try:
+        from torch.func import functionalize
+    except ImportError:  # torch 1.13
+        from functorch.experimental import functionalize
+    return functionalize(fn, remove="mutations_and_views")
+
+
 def _trace(fn, inputs, mode):
     from torch.fx.experimental import proxy_tensor
     tracer_class = proxy_tensor.PythonKeyTracer
@@ -112,11 +179,18 @@ def _trace(fn, inputs, mode):
     saved_filter = tracer_class.__dict__.get("_filter_traceback_frames")
     if hasattr(tracer_class, "_filter_traceback_frames"):
         tracer_class._filter_traceback_frames = lambda self, frames: frames
-    try:
+    def trace(f):
         with torch.no_grad(), WithoutFastPaths(), _tracing_context():
             return proxy_tensor.make_fx(
-                fn, decomposition_table=decomposition_table(),
+                f, decomposition_table=decomposition_table(),
                 tracing_mode=mode, **extra)(*inputs)
+    try:
+        gm = trace(fn)
+        # A traced program that writes views is traced again functionalized
+        # (only then: every other program keeps the graph it always had).
+        if _writes_a_view(gm):
+            gm = trace(_functionalize(fn))
+        return gm
     finally:
         tracer_class.record_stack_traces = saved
         if saved_filter is not None:

@@ -13,7 +13,8 @@ import operator
 import torch
 
 import _strata
-from .capture import FrontendError, Program, is_live, user_source_line
+from .capture import (FrontendError, Program, functional_variant,
+                      in_place_target_problem, is_live, user_source_line)
 from .elementwise_ops import ElementwiseOps, _is_float, _norm_dim
 from .layout_ops import LayoutOps, StructureOps
 from .index_ops import IndexOps
@@ -63,29 +64,6 @@ def _is_dead(node):
     return not node.users and schema is not None and not schema.is_mutable
 
 
-def _returns_view(target):
-    """Whether an op's result is a view of an argument (an in-place op's
-    result, `self` itself, is not)."""
-    schema = getattr(target, "_schema", None)
-    alias = schema.returns[0].alias_info if schema and schema.returns else None
-    return alias is not None and not alias.is_write
-
-
-def functional_variant(op):
-    """The name of the functional op of an in-place op overload
-    (`aten.masked_fill_.Scalar` -> `aten.masked_fill.Scalar`), none for
-    others."""
-    schema = getattr(op, "_schema", None)
-    if schema is None or not schema.arguments:
-        return None
-    written = schema.arguments[0].alias_info
-    namespace, _, rest = str(op).partition(".")
-    name, _, overload = rest.partition(".")
-    if not (written and written.is_write and name.endswith("_")):
-        return None
-    return "%s.%s.%s" % (namespace, name[:-1], overload)
-
-
 def view_of_copy(key):
     """The view op a `*_copy` op copies (`aten.permute_copy.default` ->
     `aten.permute.default`, torch 2.x's functional views): in a functional
@@ -95,24 +73,6 @@ def view_of_copy(key):
     if not name.endswith("_copy"):
         return None
     return "%s.%s.%s" % (namespace, name[:-len("_copy")], overload)
-
-
-def in_place_target_problem(node):
-    """Why the tensor an in-place call writes cannot be rebound to the
-    functional result (none: it can). Rebinding is exact when nothing else
-    sees the write: the tensor is computed by the program (not an input),
-    is no view of another, and no view of it is taken."""
-    target = node.args[0] if node.args else None
-    if not isinstance(target, torch.fx.Node):
-        return "it writes no tensor of the program"
-    if target.op == "placeholder":
-        return "it writes an input of the program (or a parameter)"
-    if _returns_view(target.target):
-        return "it writes a view of another tensor"
-    if any(user is not node and _returns_view(user.target)
-           for user in target.users):
-        return "a view of the tensor it writes is taken"
-    return None
 
 
 def _numel(shape):
@@ -740,6 +700,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t["aten.full_like.default"] = self.full_like
         t["aten.zeros.default"] = self.fill(0)
         t["aten.fill.Scalar"] = lambda x, value: self.full(None, value)
+        # (A 0-d tensor's value: torch 1.13's functionalized `x[0] = 3.0`.)
+        t["aten.fill.Tensor"] = lambda x, value: self.operand(value, *self.out())
         t["aten.ones.default"] = self.fill(1)
         t["aten.zeros_like.default"] = self.fill(0)
         t["aten.ones_like.default"] = self.fill(1)
