@@ -269,7 +269,8 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
                                   "bf16_matmul", "tf32_matmul", "wgmma_matmul",
-                                  "large_half_matmul", "decoder"])
+                                  "large_half_matmul", "decoder", "flash_attention",
+                                  "split_row"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
         args = ["--file", os.path.join(REPO, "examples", "decoder.py")]
@@ -289,6 +290,14 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                                       ".half(), torch.randn(1024, 2048).half())"],
                 "bf16_matmul": ["-c", "torch.matmul(torch.randn(100, 333).bfloat16(), "
                                 "torch.randn(333, 70).bfloat16())"],
+                # The Q-tile schedule (shared chunks of keys; unsigned
+                # clamps of indices, once unrenderable) and a row split
+                # across blocks (split-folds).
+                "flash_attention": ["-c", "(lambda q, k, v: torch.softmax(q @ "
+                                    "k.transpose(-1, -2) * 0.2, -1) @ v)("
+                                    "torch.randn(1, 2, 100, 32), torch.randn(1, "
+                                    "2, 70, 32), torch.randn(1, 2, 70, 32))"],
+                "split_row": ["-c", "F.softmax(torch.randn(1, 50257), -1)"],
                 "tf32_matmul": ["-c", "torch.matmul(torch.randn(100, 64), "
                                 "torch.randn(64, 72))", "--options",
                                 "tf32=true stages=3"],

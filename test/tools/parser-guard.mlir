@@ -9,3 +9,8 @@
 // CHECK-NOT: Stack dump
 // STDIN: <stdin>:[[@LINE+1]]:29: error: a dense array of index
 module attributes {test.x = array<index: 1, 2>} {}
+
+// strata-translate guards its input the same way.
+// RUN: not strata-translate --kernelir-to-cuda %s 2>&1 | FileCheck %s --check-prefix=TRANSLATE
+// TRANSLATE: parser-guard.mlir:[[@LINE-4]]:29: error: a dense array of index (array<index: ...>) is not accepted
+// TRANSLATE-NOT: Stack dump

@@ -11,6 +11,13 @@ namespace strata {
 /// fails on an op it cannot render.
 mlir::LogicalResult renderKernelsAsCUDA(mlir::ModuleOp module,
                                         llvm::raw_ostream &os);
+
+/// Registers renderKernelsAsCUDA as the translation `kernelir-to-cuda`
+/// (`strata-translate --kernelir-to-cuda`, or any mlir-translate-style
+/// tool that calls this): it parses the input (rejecting, with a
+/// diagnostic, the forms upstream's parser crashes on), verifies it and
+/// renders its kernels.
+void registerKernelIRToCUDATranslation();
 } // namespace strata
 
 #endif
