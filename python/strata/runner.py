@@ -15,10 +15,9 @@ from strata.frontend.importer import DTYPES
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
              torch.bfloat16: 2e-2}
 
-# How each stage runs on the CPU: "loop" runs the fused loop kernels
-# directly, "kernel" runs the final GPU kernels (their blocks and threads
-# emulated as loops).
-# Each way to run on the CPU: its pipeline and the options it always takes.
+# Each way to run on the CPU, its pipeline and the options it always takes:
+# "loop" runs the fused loop kernels directly, "kernel" the final GPU
+# kernels (their blocks and threads emulated as loops).
 VIA = {"loop": ("strata-lower-loop-to-cpu", ""),
        "kernel": ("strata-lower-to-cpu", ""),
        # The race check: threads and blocks run last to first; and every

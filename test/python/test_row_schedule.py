@@ -63,9 +63,54 @@ def test_every_thread_receives_the_fold():
 
 
 def test_column_reductions_keep_a_thread_per_column():
-    # Reading down columns, a block per column would not coalesce.
-    text = tile_ir(lambda x: x.sum(0), (randn(513, 37),))
+    # Reading down columns, a block per column would not coalesce; a thread
+    # per column does, where there are enough columns to fill the GPU.
+    text = tile_ir(lambda x: x.sum(0), (randn(37, 1100),))
     assert "tileir.for_each_point" in text and "tileir.fold" not in text
+
+
+def channel_norm(x, w, b):
+    # ConvNeXt's layer norm over the channels of an NCHW tensor: each row
+    # (a pixel) reads its channels with the stride of a channel plane.
+    return F.layer_norm(x.permute(0, 2, 3, 1), x.shape[1:2], w, b)
+
+
+def squeeze_excite(x, w1, w2):
+    # MobileNetV3's gate: the pooled channels through two 1 x 1
+    # convolutions, scaling every pixel of the channel; the second reads the
+    # [1, C, 1, 1] squeeze along C.
+    s = F.relu(F.conv2d(x.mean((2, 3), keepdim=True), w1))
+    return x * F.hardsigmoid(F.conv2d(s, w2))
+
+
+@pytest.mark.parametrize("name", ["column_sum", "channel_norm",
+                                  "squeeze_excite"])
+def test_few_strided_rows_take_a_block_each(name):
+    # Under 1024 rows (kMaxRowsForStridedRowSchedule) a thread per row
+    # would leave nearly every SM idle, each thread folding its long row
+    # alone (ConvNeXt-T's 7 x 7 x 768 norm: one block of 49 threads): a
+    # block per row reads strided, but every row at once. A buffer's
+    # dimensions of one element make no stride at all (the squeeze's
+    # [1, C, 1, 1]: MobileNetV3's gated kernels were a thread per channel).
+    torch.manual_seed(len(name))
+    fn, inputs = {
+        "column_sum": (lambda x: x.sum(0), (randn(513, 37),)),
+        "channel_norm": (channel_norm, (randn(2, 37, 5, 7), randn(37),
+                                        randn(37))),
+        # 1100 channels: rows enough for the generic schedule, were the
+        # squeeze's unit dimensions taken for a stride.
+        "squeeze_excite": (squeeze_excite, (randn(1, 1100, 7, 9),
+                                            randn(10, 1100, 1, 1) * 0.05,
+                                            randn(1100, 10, 1, 1) * 0.2)),
+    }[name]
+    text = tile_ir(fn, inputs)
+    # The last kernel: the sum, the norm, the gated scale.
+    last = text[text.rindex("tileir.kernel"):]
+    assert "tileir.for_each_point" not in last, text
+    assert re.search(r"tileir\.(composite_)?fold", last), text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via)
+        assert report.passed, (via, report)
 
 
 @pytest.mark.parametrize("name", ["softmax", "layer_norm"])

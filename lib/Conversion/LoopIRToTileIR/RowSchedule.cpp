@@ -10,6 +10,7 @@
 
 #include "TileKernelBuilder.h"
 #include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
+#include "strata/Dialect/Utils/ElementStorage.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -19,9 +20,6 @@ using namespace strata;
 
 namespace {
 
-/// Rows shorter than this keep a thread each (the generic schedule): a
-/// block per row would leave most of a warp idle.
-constexpr int64_t kMinRowLength = 32;
 
 /// The arg-reduction (argmax: true, argmin: false) `reduce` is, if it is
 /// one: a single arg combiner, folded as a composite (value, position).
@@ -132,6 +130,26 @@ llvm::SmallDenseSet<Value> innerLoopIndices(loopir::ReduceOp reduce) {
   return indices;
 }
 
+/// The bytes between the elements `load` reads for consecutive values of
+/// its `pos`th index (the others fixed), where each buffer index moves by a
+/// constant when that index does; none otherwise (a floordiv of it).
+std::optional<int64_t> strideBytes(loopir::LoadOp load, unsigned pos) {
+  MemRefType type = load.getMemref().getType();
+  AffineMap map = load.getIndexMap();
+  SmallVector<int64_t> suffix = computeSuffixProduct(type.getShape());
+  AffineExpr d = getAffineDimExpr(pos, load.getContext());
+  int64_t stride = 0;
+  for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+    auto step = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replace(d, d + 1) - expr, map.getNumDims(),
+                           map.getNumSymbols()));
+    if (!step)
+      return std::nullopt;
+    stride += step.getValue() * suffix[r];
+  }
+  return stride * llvm::divideCeil(getStorageBits(type.getElementType()), 8);
+}
+
 /// Whether the threads sharing `reduce` read rows: every load that depends
 /// on the reduction indices addresses its innermost buffer dimension with
 /// the innermost one (consecutive threads read consecutive addresses, so
@@ -147,7 +165,9 @@ bool readsContiguously(loopir::ReduceOp reduce,
   llvm::SmallDenseSet<Value> walked = innerLoopIndices(reduce);
   walked.insert(ownIndices.begin(), ownIndices.end());
   bool readsRow = false;
-  WalkResult walk = reduce.getBody().walk([&](loopir::LoadOp load) {
+  // Bytes a point of the fold reads, and those read with a stride.
+  double bytes = 0, stridedBytes = 0;
+  reduce.getBody().walk([&](loopir::LoadOp load) {
     AffineMap map = load.getIndexMap();
     bool dependsOnFold = false, rowMajor = false;
     for (auto [pos, index] : llvm::enumerate(load.getIndices())) {
@@ -156,18 +176,41 @@ bool readsContiguously(loopir::ReduceOp reduce,
       dependsOnFold = true;
     }
     // The innermost buffer dimension, by the reduction's innermost index
-    // or by an index a thread walks itself.
-    for (auto [pos, index] : llvm::enumerate(load.getIndices()))
-      if ((index == innermost || walked.contains(index)) &&
-          map.getNumResults() > 0 &&
-          map.getResults().back().isFunctionOfDim(pos))
+    // or by an index a thread walks itself. Dimensions of one element do
+    // not count: a [1, C, 1, 1] buffer (a squeeze-excitation's scales)
+    // is a row along C.
+    ArrayRef<int64_t> shape = load.getMemref().getType().getShape();
+    int64_t inner = static_cast<int64_t>(shape.size()) - 1;
+    while (inner > 0 && shape[inner] == 1)
+      --inner;
+    // Or with a short stride (kMaxCoalescedStrideBytes). Strided loads may
+    // read a small share of the row's bytes (kMinShareOfOrderedReads).
+    for (auto [pos, index] : llvm::enumerate(load.getIndices())) {
+      if (index != innermost && !walked.contains(index))
+        continue;
+      std::optional<int64_t> stride = strideBytes(load, pos);
+      if ((inner >= 0 && map.getResult(inner).isFunctionOfDim(pos)) ||
+          (stride && *stride != 0 &&
+           std::abs(*stride) <= kMaxCoalescedStrideBytes))
         rowMajor = true;
+    }
+    // Once per point of every loop inside the fold around it.
+    double reads = llvm::divideCeil(
+        getStorageBits(load.getMemref().getType().getElementType()), 8);
+    for (Operation *loop = load->getParentOp(); loop != reduce;
+         loop = loop->getParentOp())
+      if (auto inner = dyn_cast<loopir::ReduceOp>(loop))
+        reads *= static_cast<double>(computeProduct(inner.getBounds()));
+      else if (auto inner = dyn_cast<loopir::ParallelOp>(loop))
+        reads *= static_cast<double>(computeProduct(inner.getBounds()));
+    bytes += reads;
     if (dependsOnFold && !rowMajor)
-      return WalkResult::interrupt();
+      stridedBytes += reads;
     readsRow |= rowMajor;
-    return WalkResult::advance();
   });
-  return readsRow && !walk.wasInterrupted();
+  // A strided side input (Swin's relative position bias, [49 * 49, heads]
+  // beside keys of 32 elements) costs little of the row's traffic.
+  return readsRow && stridedBytes * kMinShareOfOrderedReads <= bytes;
 }
 
 SmallVector<loopir::ReduceOp> topLevelReductions(loopir::ParallelOp nest) {
@@ -214,8 +257,12 @@ bool strata::isShuffledType(Type type) {
 
 bool strata::prefersRowSchedule(loopir::ParallelOp nest) {
   SmallVector<loopir::ReduceOp> reductions = topLevelReductions(nest);
+  // Strided rows take the row schedule only where the generic one would
+  // leave the GPU idle (kMaxRowsForStridedRowSchedule).
+  bool fewRows = computeProduct(nest.getBounds()) <
+                 kMaxRowsForStridedRowSchedule;
   for (loopir::ReduceOp reduce : reductions)
-    if (!isShareable(reduce) || !readsContiguously(reduce))
+    if (!isShareable(reduce) || (!fewRows && !readsContiguously(reduce)))
       return false;
   // A row vector's reduction reads the row, each thread its own elements
   // of the vector.
@@ -226,7 +273,7 @@ bool strata::prefersRowSchedule(loopir::ParallelOp nest) {
       continue;
     llvm::SmallDenseSet<Value> own(loop.getInductionVars().begin(),
                                    loop.getInductionVars().end());
-    if (!readsContiguously(*reduce, own))
+    if (!fewRows && !readsContiguously(*reduce, own))
       return false;
     vectors = true;
   }

@@ -46,6 +46,10 @@ strata::rowVectorReduction(loopir::ParallelOp loop) {
       return std::nullopt; // One pass over the row per vector.
     reduce = r;
   }
+  // A short fold (a depthwise convolution's 25 taps per pixel) leaves the
+  // block's threads idle: each thread takes iterations of the loop instead.
+  if (reduce && computeProduct(reduce.getBounds()) < kMinRowLength)
+    return std::nullopt;
   // Arg-reductions fold pairs, not one monoid per iteration.
   if (!reduce || !llvm::all_of(reduce.getCombinerList(), [](auto c) {
         return getFoldCombiner(c).has_value();

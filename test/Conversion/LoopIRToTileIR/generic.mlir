@@ -4,13 +4,37 @@
 // thread, so neighbouring threads read neighbouring addresses; the Loop IR
 // body runs unchanged inside tileir.for_each_point.
 // CHECK-LABEL: func.func @column_sum
-// CHECK: tileir.kernel ins(%{{.*}} : tensor<70x33xf32>) -> tensor<33xf32> domain [33] tile [64] threads 64 {
+// CHECK: tileir.kernel ins(%{{.*}} : tensor<70x1100xf32>) -> tensor<1100xf32> domain [1100] tile [128] threads 128 {
 // CHECK: %[[O:.*]] = tileir.tile_offset 0
 // CHECK: tileir.for_each_point [%[[O]]] (%[[J:.*]]) {
 // CHECK-NEXT: %[[S:.*]] = loopir.reduce add (%[[K:.*]]) in [70] : f32 {
+// CHECK-NEXT: loopir.load %{{.*}}[%[[K]], %[[J]]] : memref<70x1100xf32>
+// CHECK: loopir.store %[[S]], %{{.*}}[%[[J]]] : memref<1100xf32>
+func.func @column_sum(%a: tensor<70x1100xf32>) -> tensor<1100xf32> {
+  %r = loopir.kernel ins(%a : tensor<70x1100xf32>) -> tensor<1100xf32> {
+  ^bb0(%in: memref<70x1100xf32>, %out: memref<1100xf32>):
+    loopir.parallel (%j) in [1100] {
+      %s = loopir.reduce add (%k) in [70] : f32 {
+        %x = loopir.load %in[%k, %j] : memref<70x1100xf32>
+        loopir.yield %x : f32
+      }
+      loopir.store %s, %out[%j] : memref<1100xf32>
+    }
+  }
+  return %r : tensor<1100xf32>
+}
+
+// -----
+
+// With fewer columns than kMaxRowsForStridedRowSchedule (1024) a thread per
+// column would leave the GPU idle: a block per column folds it, reading
+// down the column.
+// CHECK-LABEL: func.func @few_columns
+// CHECK: tileir.kernel ins(%{{.*}} : tensor<70x33xf32>) -> tensor<33xf32> domain [33] tile [1] threads 32 {
+// CHECK: %[[J:.*]] = tileir.point 0
+// CHECK-NEXT: tileir.fold add(0.000000e+00 : f32) (%[[K:.*]]) in [70] {
 // CHECK-NEXT: loopir.load %{{.*}}[%[[K]], %[[J]]] : memref<70x33xf32>
-// CHECK: loopir.store %[[S]], %{{.*}}[%[[J]]] : memref<33xf32>
-func.func @column_sum(%a: tensor<70x33xf32>) -> tensor<33xf32> {
+func.func @few_columns(%a: tensor<70x33xf32>) -> tensor<33xf32> {
   %r = loopir.kernel ins(%a : tensor<70x33xf32>) -> tensor<33xf32> {
   ^bb0(%in: memref<70x33xf32>, %out: memref<33xf32>):
     loopir.parallel (%j) in [33] {

@@ -77,6 +77,33 @@ constexpr int64_t kWarpSize = 32;
 /// tile-elements): 128 threads of 4 f32.
 constexpr int64_t kDefaultTileElements = 512;
 
+/// A row program's threads reading elements at most this many bytes apart
+/// count as reading in order: a warp's 32 reads then touch at most 16
+/// sectors of 32 bytes where contiguous f32 reads touch 4, and such rows
+/// are side inputs in practice (Swin's relative position bias, [49 * 49,
+/// heads] read along the keys 12 bytes apart, small enough for L1).
+constexpr int64_t kMaxCoalescedStrideBytes = 16;
+
+/// A row whose loads read at most one byte in this many with a stride (a
+/// side input: Swin's relative position bias, [49 * 49, heads] beside the
+/// keys' 32 elements per point) still counts as read in order: its
+/// sectors at most double the row's traffic.
+constexpr int64_t kMinShareOfOrderedReads = 8;
+
+/// A nest whose reductions read their rows with a stride (a layer norm over
+/// the channels of an NCHW tensor, ConvNeXt's) takes the row schedule anyway
+/// when it has fewer rows than this: the generic schedule's thread per row
+/// would make fewer than 8 blocks of 128 threads, nearly all of an H200's
+/// 132 SMs idle and each thread folding its long row alone (ConvNeXt-T's
+/// 7 x 7 x 768 norm: one block, 9.4 us modeled; a block per row: 0.2 us),
+/// where a block per row reads each element once, if in a 32-byte sector
+/// of its own (neighbouring rows' blocks share those sectors in L2). With
+/// more rows the generic schedule's reads, coalesced across rows, are
+/// worth its idle SMs: the traffic model counts no sectors, so this bound
+/// is a judgement, not a measurement (56 x 56 x 96: 25 blocks against 3136
+/// strided rows, about even).
+constexpr int64_t kMaxRowsForStridedRowSchedule = 1024;
+
 /// A row program gives each thread about this many elements of its longest
 /// row, so a row of up to kWarpSize times as many takes one warp.
 constexpr int64_t kRowElementsPerThread = 4;
