@@ -47,7 +47,8 @@ def test_small_model_matches_pytorch(name):
 # (tools/dev.sh installs them into build/venv, with torch 2.x).
 HUB_MODELS = {"hub_gpt2": "transformers", "hub_llama": "transformers",
               "hub_bert": "transformers", "hub_resnet18": "torchvision",
-              "hub_vit": "timm"}
+              "hub_vit": "timm", "hub_efficientnet": "torchvision",
+              "hub_convnext": "torchvision"}
 
 
 @pytest.mark.parametrize("name", sorted(HUB_MODELS))
@@ -72,3 +73,20 @@ def test_real_size_products_are_not_computed_per_element(name):
         elements = max(kernel["bytes_written"] / 4, 1)
         if kernel["kind"] == "generic":
             assert kernel["flops"] / elements < CONTRACTION_FLOPS_PER_ELEMENT, kernel
+
+
+@pytest.mark.parametrize("name", ["hub_efficientnet", "hub_convnext"])
+def test_batch_one_cnns_keep_their_reductions_parallel(name):
+    # At batch 1 a CNN's per-channel and per-pixel reductions (gated
+    # depthwise convolutions, layer norms over channels) are few rows: no
+    # row or generic kernel may model more than 2 us on fewer than 8
+    # program instances (nearly every SM idle, a thread folding a row
+    # alone: ConvNeXt-T's channel norms were one block of 49 threads, 9 us
+    # each; docs/tile-schedules.md, Row schedule).
+    pytest.importorskip(HUB_MODELS[name])
+    model, inputs = build(name, "real")
+    with torch.no_grad():
+        report = traffic_report(capture(model, inputs))
+    for kernel in report.kernels:
+        if kernel["kind"] in ("row", "generic") and kernel["programs"] < 8:
+            assert kernel["seconds"] < 2e-6, kernel
