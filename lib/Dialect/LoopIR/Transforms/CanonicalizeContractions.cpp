@@ -10,6 +10,7 @@
 // simplified.
 
 #include "strata/Dialect/LoopIR/Analysis/Contraction.h"
+#include "strata/Dialect/LoopIR/Analysis/AffineRange.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "Reindex.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"

@@ -1,6 +1,8 @@
 // loopir-fuse: inline producer kernels into the kernels that load their
 // results, so that intermediates never make a round trip through memory.
 
+#include "FusionMemo.h"
+#include "strata/Dialect/LoopIR/Analysis/AffineRange.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
