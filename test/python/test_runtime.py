@@ -314,7 +314,7 @@ def test_llvm_o2_artifacts_take_fewer_registers(tmp_path):
 @pytest.mark.skipif(has_cuda_device(), reason="this machine has a CUDA device")
 def test_run_on_cuda_without_a_device_is_one_line():
     r = subprocess.run([STRATA, "run", "-c", "F.softmax(torch.randn(33, 2049), -1)",
-                        "--device", "cuda", "--check"], capture_output=True, text=True)
+                        "--device", "cuda"], capture_output=True, text=True)
     assert r.returncode == 1
     assert r.stderr.startswith("strata: error: no CUDA")
     assert r.stderr.strip().count("\n") == 0
