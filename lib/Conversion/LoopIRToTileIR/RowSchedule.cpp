@@ -20,7 +20,6 @@ using namespace strata;
 
 namespace {
 
-
 /// The arg-reduction (argmax: true, argmin: false) `reduce` is, if it is
 /// one: a single arg combiner, folded as a composite (value, position).
 std::optional<bool> argReduction(loopir::ReduceOp reduce) {
@@ -151,11 +150,14 @@ std::optional<int64_t> strideBytes(loopir::LoadOp load, unsigned pos) {
 }
 
 /// Whether the threads sharing `reduce` read rows: every load that depends
-/// on the reduction indices addresses its innermost buffer dimension with
-/// the innermost one (consecutive threads read consecutive addresses, so
-/// their loads coalesce), or with an index each thread walks on its own
-/// (an inner loop's, or `ownIndices`: a row vector's), so that each thread
-/// reads a contiguous run (the key of attention's q.k for its point).
+/// on the reduction indices addresses its innermost buffer dimension (of
+/// more than one element) with the innermost one (consecutive threads read
+/// consecutive addresses, so their loads coalesce), or with an index each
+/// thread walks on its own (an inner loop's, or `ownIndices`: a row
+/// vector's), so that each thread reads a contiguous run (the key of
+/// attention's q.k for its point), or moves at most
+/// kMaxCoalescedStrideBytes with it; except loads that read at most one
+/// byte in kMinShareOfOrderedReads of a point's.
 bool readsContiguously(loopir::ReduceOp reduce,
                        const llvm::SmallDenseSet<Value> &ownIndices = {}) {
   ValueRange ivs = reduce.getInductionVars();
@@ -199,10 +201,10 @@ bool readsContiguously(loopir::ReduceOp reduce,
         getStorageBits(load.getMemref().getType().getElementType()), 8);
     for (Operation *loop = load->getParentOp(); loop != reduce;
          loop = loop->getParentOp())
-      if (auto inner = dyn_cast<loopir::ReduceOp>(loop))
-        reads *= static_cast<double>(computeProduct(inner.getBounds()));
-      else if (auto inner = dyn_cast<loopir::ParallelOp>(loop))
-        reads *= static_cast<double>(computeProduct(inner.getBounds()));
+      if (auto nested = dyn_cast<loopir::ReduceOp>(loop))
+        reads *= static_cast<double>(computeProduct(nested.getBounds()));
+      else if (auto nested = dyn_cast<loopir::ParallelOp>(loop))
+        reads *= static_cast<double>(computeProduct(nested.getBounds()));
     bytes += reads;
     if (dependsOnFold && !rowMajor)
       stridedBytes += reads;
