@@ -294,8 +294,8 @@ def run_on_cuda(fn, inputs, args):
     print("max abs error: %.3g" % max(c.max_abs_error for c in checks))
     print("PASS" if passed else "FAIL")
     if args.bench:
-        from strata.bench import compare
-        t = compare(fn, compiled, device_inputs, min_bytes=sum(
+        from strata.bench import compare as time_against
+        t = time_against(fn, compiled, device_inputs, min_bytes=sum(
             x.numel() * x.element_size() for x in device_inputs + got))
         print("%10s %10s %10s %9s %9s" % ("strata ms", "eager ms",
                                            "compile ms", "vs eager", "GB/s"))

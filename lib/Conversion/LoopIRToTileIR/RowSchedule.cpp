@@ -150,14 +150,13 @@ std::optional<int64_t> strideBytes(loopir::LoadOp load, unsigned pos) {
 }
 
 /// Whether the threads sharing `reduce` read rows: every load that depends
-/// on the reduction indices addresses its innermost buffer dimension (of
-/// more than one element) with the innermost one (consecutive threads read
-/// consecutive addresses, so their loads coalesce), or with an index each
-/// thread walks on its own (an inner loop's, or `ownIndices`: a row
-/// vector's), so that each thread reads a contiguous run (the key of
-/// attention's q.k for its point), or moves at most
-/// kMaxCoalescedStrideBytes with it; except loads that read at most one
-/// byte in kMinShareOfOrderedReads of a point's.
+/// on the reduction indices addresses its innermost buffer dimension with
+/// the innermost one (consecutive threads read consecutive addresses, so
+/// their loads coalesce), or with an index each thread walks on its own
+/// (an inner loop's, or `ownIndices`: a row vector's), so that each thread
+/// reads a contiguous run (the key of attention's q.k for its point), or
+/// moves at most kMaxCoalescedStrideBytes with it; loads that do neither
+/// may read at most one byte in kMinShareOfOrderedReads of a point's.
 bool readsContiguously(loopir::ReduceOp reduce,
                        const llvm::SmallDenseSet<Value> &ownIndices = {}) {
   ValueRange ivs = reduce.getInductionVars();
@@ -178,20 +177,15 @@ bool readsContiguously(loopir::ReduceOp reduce,
       dependsOnFold = true;
     }
     // The innermost buffer dimension, by the reduction's innermost index
-    // or by an index a thread walks itself. Dimensions of one element do
-    // not count: a [1, C, 1, 1] buffer (a squeeze-excitation's scales)
-    // is a row along C.
-    ArrayRef<int64_t> shape = load.getMemref().getType().getShape();
-    int64_t inner = static_cast<int64_t>(shape.size()) - 1;
-    while (inner > 0 && shape[inner] == 1)
-      --inner;
-    // Or with a short stride (kMaxCoalescedStrideBytes). Strided loads may
-    // read a small share of the row's bytes (kMinShareOfOrderedReads).
+    // or by an index a thread walks itself; or a short stride
+    // (kMaxCoalescedStrideBytes: also a [1, C, 1, 1] buffer read along C,
+    // a squeeze-excitation's scales).
     for (auto [pos, index] : llvm::enumerate(load.getIndices())) {
       if (index != innermost && !walked.contains(index))
         continue;
       std::optional<int64_t> stride = strideBytes(load, pos);
-      if ((inner >= 0 && map.getResult(inner).isFunctionOfDim(pos)) ||
+      if ((map.getNumResults() > 0 &&
+           map.getResults().back().isFunctionOfDim(pos)) ||
           (stride && *stride != 0 &&
            std::abs(*stride) <= kMaxCoalescedStrideBytes))
         rowMajor = true;
@@ -201,10 +195,8 @@ bool readsContiguously(loopir::ReduceOp reduce,
         getStorageBits(load.getMemref().getType().getElementType()), 8);
     for (Operation *loop = load->getParentOp(); loop != reduce;
          loop = loop->getParentOp())
-      if (auto nested = dyn_cast<loopir::ReduceOp>(loop))
-        reads *= static_cast<double>(computeProduct(nested.getBounds()));
-      else if (auto nested = dyn_cast<loopir::ParallelOp>(loop))
-        reads *= static_cast<double>(computeProduct(nested.getBounds()));
+      if (std::optional<ArrayRef<int64_t>> box = loopir::getLoopBox(loop))
+        reads *= static_cast<double>(computeProduct(*box));
     bytes += reads;
     if (dependsOnFold && !rowMajor)
       stridedBytes += reads;

@@ -195,20 +195,22 @@ LogicalResult printOperation(CudaEmitter &emitter, kernelir::ReturnOp) {
   return success();
 }
 
-LogicalResult printOperation(CudaEmitter &emitter, kernelir::BlockIdOp id) {
+/// `blockIdx.x`, `threadIdx.y`, ...: CUDA's id of `id`'s dimension.
+template <typename IdOp>
+LogicalResult printId(CudaEmitter &emitter, IdOp id, StringRef variable) {
   if (failed(emitter.declare(id, id)))
     return failure();
-  emitter.ostream() << "blockIdx." << kernelir::stringifyDim(id.getDim())
+  emitter.ostream() << variable << "." << kernelir::stringifyDim(id.getDim())
                     << ";\n";
   return success();
 }
 
+LogicalResult printOperation(CudaEmitter &emitter, kernelir::BlockIdOp id) {
+  return printId(emitter, id, "blockIdx");
+}
+
 LogicalResult printOperation(CudaEmitter &emitter, kernelir::ThreadIdOp id) {
-  if (failed(emitter.declare(id, id)))
-    return failure();
-  emitter.ostream() << "threadIdx." << kernelir::stringifyDim(id.getDim())
-                    << ";\n";
-  return success();
+  return printId(emitter, id, "threadIdx");
 }
 
 /// The lane (or warp) of the thread in the block's linear order.

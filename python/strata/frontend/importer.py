@@ -207,6 +207,9 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
     def identity(self, x, *rest, **kw):
         return self.value(x)
 
+    def copy_into(self, dst, src, non_blocking=False):
+        return self.operand(src, *self.out())
+
     def to_dtype(self, x, *rest, **kw):
         shape, dtype = self.out()
         return self.cast(self.value(x), dtype)
@@ -630,10 +633,12 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         for name in ("clone", "alias", "detach", "lift_fresh_copy", "contiguous"):
             t["aten.%s.default" % name] = self.identity
         t["aten._to_copy.default"] = self.to_dtype
-        # The functional form of `dst.copy_(src)` (a slice assignment after
-        # functionalization): src broadcast to dst's shape in dst's dtype.
-        t["aten.copy.default"] = lambda dst, src, non_blocking=False: \
-            self.operand(src, *self.out())
+        # The functional forms of `dst.copy_(src)` (a slice assignment after
+        # functionalization) and of `dst.fill_(t)` with a 0-d tensor (torch
+        # 1.13's functionalized `x[0] = 3.0`): src broadcast to dst's shape
+        # in dst's dtype.
+        t["aten.copy.default"] = self.copy_into
+        t["aten.fill.Tensor"] = self.copy_into
         t["aten.to.dtype"] = self.to_dtype
         t["aten.sum.dim_IntList"] = self.reduce(0)
         t["aten.sum.default"] = self.reduce_all(0)
@@ -700,8 +705,6 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t["aten.full_like.default"] = self.full_like
         t["aten.zeros.default"] = self.fill(0)
         t["aten.fill.Scalar"] = lambda x, value: self.full(None, value)
-        # (A 0-d tensor's value: torch 1.13's functionalized `x[0] = 3.0`.)
-        t["aten.fill.Tensor"] = lambda x, value: self.operand(value, *self.out())
         t["aten.ones.default"] = self.fill(1)
         t["aten.zeros_like.default"] = self.fill(0)
         t["aten.ones_like.default"] = self.fill(1)

@@ -170,13 +170,11 @@ strata::loopir::loopBounds(ValueRange indices) {
   SmallVector<int64_t> bounds;
   for (Value index : indices) {
     auto iv = dyn_cast<BlockArgument>(index);
-    Operation *loop = iv ? iv.getOwner()->getParentOp() : nullptr;
-    if (auto p = dyn_cast_or_null<ParallelOp>(loop))
-      bounds.push_back(p.getBounds()[iv.getArgNumber()]);
-    else if (auto r = dyn_cast_or_null<ReduceOp>(loop))
-      bounds.push_back(r.getBounds()[iv.getArgNumber()]);
-    else
+    std::optional<ArrayRef<int64_t>> box =
+        getLoopBox(iv ? iv.getOwner()->getParentOp() : nullptr);
+    if (!box)
       return std::nullopt;
+    bounds.push_back((*box)[iv.getArgNumber()]);
   }
   return bounds;
 }

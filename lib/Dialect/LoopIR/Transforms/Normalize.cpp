@@ -69,41 +69,32 @@ bool isMovable(Operation *op) {
 }
 
 /// The values an op uses, including those its regions use from outside.
-SmallVector<Value> usedValues(Operation *op) {
+/// With `onlyComputedWith`, without the indices a load or store lists but
+/// its map never reads (fusion leaves them until DropUnusedIndices drops
+/// them): they decide no value, so they say nothing about which loops `op`
+/// depends on, but they still tie it to where they are defined, so code
+/// that moves ops asks for all.
+SmallVector<Value> usedValues(Operation *op, bool onlyComputedWith = false) {
   // The walk visits `op` itself, so its own operands are included.
   SmallVector<Value> values;
   op->walk([&](Operation *inner) {
-    for (Value v : inner->getOperands())
-      if (!op->isAncestor(v.getParentBlock()->getParentOp()))
-        values.push_back(v);
-  });
-  return values;
-}
-
-/// The values `op` computes with: usedValues without the indices a load or
-/// store lists but its map never reads (fusion leaves them until
-/// DropUnusedIndices drops them). They decide no value, so they say nothing
-/// about which loops `op` depends on; they still tie it to where they are
-/// defined, so code that moves ops asks usedValues.
-SmallVector<Value> readValues(Operation *op) {
-  SmallVector<Value> values;
-  op->walk([&](Operation *inner) {
-    auto readsOperand = [&](unsigned i) {
-      if (auto load = dyn_cast<LoadOp>(inner)) {
-        unsigned first = load.getIndices().getBeginOperandIndex();
-        return i < first || load.readsIndex(i - first);
-      }
-      if (auto store = dyn_cast<StoreOp>(inner)) {
-        unsigned first = store.getIndices().getBeginOperandIndex();
-        return i < first || store.readsIndex(i - first);
-      }
-      return true;
+    auto readsIndex = [&](auto access, unsigned operand) {
+      unsigned first = access.getIndices().getBeginOperandIndex();
+      return operand < first || access.readsIndex(operand - first);
     };
     for (OpOperand &operand : inner->getOpOperands()) {
       Value v = operand.get();
-      if (readsOperand(operand.getOperandNumber()) &&
-          !op->isAncestor(v.getParentBlock()->getParentOp()))
-        values.push_back(v);
+      if (op->isAncestor(v.getParentBlock()->getParentOp()))
+        continue;
+      unsigned i = operand.getOperandNumber();
+      if (onlyComputedWith) {
+        if (auto load = dyn_cast<LoadOp>(inner); load && !readsIndex(load, i))
+          continue;
+        if (auto store = dyn_cast<StoreOp>(inner);
+            store && !readsIndex(store, i))
+          continue;
+      }
+      values.push_back(v);
     }
   });
   return values;
@@ -161,7 +152,7 @@ struct HoistOutOfReduce : OpRewritePattern<ReduceOp> {
 
 /// The loop indices of `nest` that `op` depends on, through the values it
 /// uses that are defined in the nest's body (with `byValue`, only those it
-/// computes with: readValues).
+/// computes with: usedValues' onlyComputedWith).
 llvm::SmallDenseSet<unsigned> dependence(
     Operation *op, ParallelOp nest,
     DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo,
@@ -171,7 +162,7 @@ llvm::SmallDenseSet<unsigned> dependence(
     return it->second;
   llvm::SmallDenseSet<unsigned> deps;
   Block &body = nest.getBody().front();
-  for (Value v : byValue ? readValues(op) : usedValues(op)) {
+  for (Value v : usedValues(op, /*onlyComputedWith=*/byValue)) {
     if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body) {
       deps.insert(arg.getArgNumber());
       continue;
@@ -224,12 +215,9 @@ struct CollapseReductionBox : OpRewritePattern<ReduceOp> {
 double loopWork(Operation *loop) {
   double inner = 1;
   for (Operation &op : loop->getRegion(0).front())
-    if (isa<ReduceOp, ParallelOp>(op))
+    if (getLoopBox(&op))
       inner += loopWork(&op);
-  ArrayRef<int64_t> bounds = isa<ReduceOp>(loop)
-                                 ? cast<ReduceOp>(loop).getBounds()
-                                 : cast<ParallelOp>(loop).getBounds();
-  return static_cast<double>(computeProduct(bounds)) * inner;
+  return static_cast<double>(computeProduct(*getLoopBox(loop))) * inner;
 }
 
 /// Splits `parallel (i..., j...)` into `parallel (i...) { parallel (j...) }`
@@ -237,12 +225,12 @@ double loopWork(Operation *loop) {
 /// reduction (and everything else depending only on i) runs once per i.
 /// Where the indices j are not the last ones, the split reorders the nest
 /// (the schedules make rows of the outer nest and loops of the inner one),
-/// so it is made only where it saves at least the work of the reductions
-/// that move into the inner nest: a row statistic too cheap to matter
-/// (SDPA's `any` of a mask shared by the heads: keys, beside the heads' max
-/// and sum of q . k: keys x head dim) stays computed per row instead of
-/// turning the heads into a loop of one thread; recomputing it costs at
-/// most what the row costs anyway.
+/// so it is made only where the reductions it hoists cost more per point
+/// than those that move into the inner nest: a row statistic too cheap to
+/// matter (SDPA's `any` of a mask shared by the heads: keys, beside the
+/// heads' max and sum of q . k: keys x head dim) stays computed per row
+/// instead of turning the heads into a loop of one thread; recomputing it
+/// at most doubles what each point costs anyway.
 struct SplitParallelNest : OpRewritePattern<ParallelOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ParallelOp nest,
@@ -293,36 +281,27 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
     return success();
   }
 
-  /// Whether splitting `nest` with `outer` its outer indices saves the
-  /// work of the reductions that move into the inner nest: the reductions
-  /// that depend only on `outer` run once per outer point instead of once
-  /// per point, the others (and the loops) run per point in the inner nest.
+  /// Whether splitting `nest` with `outer` its outer indices pays: where
+  /// they are its first indices the nest keeps its order, and the
+  /// reductions that depend only on them run once per outer point instead
+  /// of once per point; otherwise only where those reductions cost more
+  /// per point than the ones (and the loops) that stay per point in the
+  /// inner nest.
   static bool
   splitPays(ParallelOp nest, const llvm::SmallDenseSet<unsigned> &outer,
             DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo) {
-    unsigned rank = nest.getBounds().size();
-    bool innerLast = llvm::all_of(outer, [&](unsigned d) {
-      return d < outer.size();
-    });
-    if (innerLast && outer.size() < rank)
+    if (llvm::all_of(outer, [&](unsigned d) { return d < outer.size(); }))
       return true;
-    double innerPoints = 1;
-    for (auto [d, bound] : llvm::enumerate(nest.getBounds()))
-      if (!outer.contains(d))
-        innerPoints *= static_cast<double>(bound);
-    double saved = 0, nested = 0;
+    double hoisted = 0, nested = 0;
     for (Operation &op : nest.getBody().front()) {
-      if (!isa<ReduceOp, ParallelOp>(op))
+      if (!getLoopBox(&op))
         continue;
-      bool hoisted = isMovable(&op) &&
-                     llvm::all_of(dependence(&op, nest, memo),
-                                  [&](unsigned d) { return outer.contains(d); });
-      if (hoisted)
-        saved += (innerPoints - 1) * loopWork(&op);
-      else
-        nested += loopWork(&op);
+      bool hoists = isMovable(&op) &&
+                    llvm::all_of(dependence(&op, nest, memo),
+                                 [&](unsigned d) { return outer.contains(d); });
+      (hoists ? hoisted : nested) += loopWork(&op);
     }
-    return saved >= nested;
+    return hoisted > nested;
   }
 };
 
@@ -411,7 +390,7 @@ struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
       }
       Region &body = loop->getRegion(0);
       auto varies = [&](Operation *op) {
-        return llvm::any_of(readValues(op),
+        return llvm::any_of(usedValues(op, /*onlyComputedWith=*/true),
                             [&](Value v) { return definedIn(v, body); });
       };
       if (varies(a) != varies(b))

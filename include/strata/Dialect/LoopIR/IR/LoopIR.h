@@ -20,4 +20,18 @@
 #define GET_OP_CLASSES
 #include "strata/Dialect/LoopIR/IR/LoopIROps.h.inc"
 
+namespace strata::loopir {
+
+/// The iteration box of a loop (`loopir.parallel` or `loopir.reduce`);
+/// none for other ops.
+inline std::optional<llvm::ArrayRef<int64_t>> getLoopBox(mlir::Operation *op) {
+  if (auto parallel = llvm::dyn_cast_or_null<ParallelOp>(op))
+    return parallel.getBounds();
+  if (auto reduce = llvm::dyn_cast_or_null<ReduceOp>(op))
+    return reduce.getBounds();
+  return std::nullopt;
+}
+
+} // namespace strata::loopir
+
 #endif // STRATA_DIALECT_LOOPIR_IR_LOOPIR_H
