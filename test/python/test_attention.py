@@ -222,6 +222,34 @@ def test_long_query_attention_in_halves_keeps_its_rounded_weights(dtype):
     assert report.passed, report
 
 
+def causal(q, k, v):
+    # A causal mask computed from positions: triu of ones, then masked_fill.
+    s = q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5
+    n = s.shape[-1]
+    future = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    return F.softmax(s.masked_fill(future, float("-inf")), -1) @ v
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_causal_attention_in_halves_keeps_its_scores_a_contraction(dtype):
+    # The mask compares a score's row with its column: index arithmetic in
+    # the epilogue of Q . K^T, which takes both as tiles of coordinates, so
+    # the product stays a tiled contraction (not one score per thread) and
+    # no mask tensor is read. Checked in every thread order: the masked
+    # elements of a ragged edge tile compute past the domain too.
+    torch.manual_seed(13)
+    inputs = tuple(t.to(dtype) for t in (randn(2, 70, 16), randn(2, 70, 16),
+                                          randn(2, 70, 24)))
+    text = tile_ir(causal, inputs)
+    assert text.count("tileir.contract") == 2, text
+    masked = [kernel for kernel in text.split("tileir.kernel ")[1:]
+              if "tileir.coordinate" in kernel]
+    assert len(masked) == 1, text
+    assert "tileir.contract" in masked[0], text
+    assert "tileir.for_each_point" not in masked[0], text
+    check_every_order(causal, inputs)
+
+
 def test_long_query_attention_stages_keys_and_values_once_per_block():
     # In kernelir: per chunk of keys a barrier, the block's copy of the
     # chunk of K (padded to an odd row) and of each value column, a

@@ -33,7 +33,10 @@ def ConvertLoopIRToTileIRPass
     A kernel made of one parallel loop nest of loads, scalar math and stores
     addressed by its indices (elementwise and layout kernels) becomes a
     `tileir.kernel` whose domain is the loop nest, with tile loads, a
-    `tileir.map` and tile stores at the program's tile offset. A kernel
+    `tileir.map` and tile stores at the program's tile offset; indices the
+    math uses enter the map as `tileir.coordinate` tiles, and loads from
+    computed or guarded addresses read point by point in its body, guarded
+    to their buffer's bounds. A kernel
     whose loop nest reduces along contiguous rows of at least 32 elements
     (softmax, norms, row sums) becomes a row program: one program instance
     per point of the nest (a row); its reductions become cooperative
@@ -43,8 +46,8 @@ def ConvertLoopIRToTileIRPass
     of its rows (matmul, linear, bmm, einsum, with prologue math on either)
     becomes a contraction: the reduction a `tileir.contract`, the rest of
     the body its elementwise epilogue. Every other loop kernel (column
-    reductions, arg-reductions, index arithmetic, computed addresses,
-    several nests) becomes a generic program: a `tileir.for_each_point`
+    reductions, arg-reductions, stores to computed addresses, several
+    nests) becomes a generic program: a `tileir.for_each_point`
     running the Loop IR body once per point of the domain. `schedule`
     forces a kind, for tests and tuning; a kernel the forced kind cannot
     take is a diagnostic.

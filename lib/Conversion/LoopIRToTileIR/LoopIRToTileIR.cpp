@@ -45,6 +45,30 @@ FailureOr<AffineMap> mapOverLoopIndices(Operation *access, AffineMap map,
   return map.compose(selection);
 }
 
+/// `load` (read point by point inside a tileir.map) with its indices kept
+/// inside its buffer: a tile's elements past the domain's edge compute
+/// addresses from coordinates past it, and read the padding (zero unless
+/// the load has its own) instead of memory outside the buffer.
+void guardInBuffer(OpBuilder &b, loopir::LoadOp load) {
+  AffineMap map = load.getIndexMap();
+  SmallVector<AffineExpr> constraints;
+  SmallVector<bool> equalities;
+  if (std::optional<IntegerSet> guard = load.getGuard()) {
+    llvm::append_range(constraints, guard->getConstraints());
+    llvm::append_range(equalities, guard->getEqFlags());
+  }
+  ArrayRef<int64_t> shape = load.getMemref().getType().getShape();
+  for (auto [expr, size] : llvm::zip(map.getResults(), shape)) {
+    constraints.push_back(expr);
+    constraints.push_back(size - 1 - expr);
+    equalities.append(2, false);
+  }
+  load.setGuardAttr(IntegerSetAttr::get(
+      IntegerSet::get(map.getNumDims(), 0, constraints, equalities)));
+  if (!load.getPaddingAttr())
+    load.setPaddingAttr(cast<TypedAttr>(b.getZeroAttr(load.getType())));
+}
+
 /// The op classes a schedulable loop body may contain besides loads/stores.
 bool isScalarComputation(Operation *op) {
   return op->getNumRegions() == 0 && isPure(op) &&
@@ -134,39 +158,48 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       domain.push_back(1);
 
     // The elementwise schedule needs a body of loads, scalar math and
-    // stores addressed by the loop indices; anything else (reductions,
-    // nested loops, index arithmetic, computed addresses) gets the generic
-    // schedule.
+    // stores addressed by the loop indices. Index arithmetic takes the
+    // indices as tiles of coordinates, and loads it cannot address as
+    // tiles (computed addresses, guards) read point by point inside the
+    // map; anything else (reductions, nested loops, stores to computed
+    // addresses) gets the generic schedule.
     ValueRange ivs = loop.getInductionVars();
     auto accessMap = [&](auto access) -> FailureOr<AffineMap> {
       return mapOverLoopIndices(access, access.getIndexMap(),
                                 access.getIndices(), ivs, rank);
     };
+    auto definedInBody = [&](Value v) {
+      return v.getParentRegion() == &loop.getBody() ||
+             llvm::is_contained(ivs, v) ||
+             llvm::is_contained(preamble, v.getDefiningOp());
+    };
     DenseMap<Operation *, AffineMap> domainMaps;
+    llvm::SmallPtrSet<Operation *, 4> pointLoads;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
       if (contracted.contains(&inner))
         continue;
-      if (isa<loopir::LoadOp, loopir::StoreOp>(inner)) {
-        // Tile loads have no guard of their own (the generic schedule
-        // evaluates a guarded load point by point).
-        if (auto load = dyn_cast<loopir::LoadOp>(inner); load && load.getGuard())
+      if (auto load = dyn_cast<loopir::LoadOp>(inner)) {
+        // Tile loads have no guard of their own.
+        FailureOr<AffineMap> map = accessMap(load);
+        if (succeeded(map) && !load.getGuard()) {
+          domainMaps[&inner] = *map;
+          continue;
+        }
+        if (!llvm::all_of(load.getIndices(), definedInBody))
           return fallBack();
-        FailureOr<AffineMap> map =
-            isa<loopir::LoadOp>(inner)
-                ? accessMap(cast<loopir::LoadOp>(inner))
-                : accessMap(cast<loopir::StoreOp>(inner));
+        pointLoads.insert(&inner);
+        continue;
+      }
+      if (auto store = dyn_cast<loopir::StoreOp>(inner)) {
+        FailureOr<AffineMap> map = accessMap(store);
         if (failed(map))
           return fallBack();
         domainMaps[&inner] = *map;
         continue;
       }
-      if (!isScalarComputation(&inner))
+      if (!isScalarComputation(&inner) ||
+          !llvm::all_of(inner.getOperands(), definedInBody))
         return fallBack();
-      for (Value operand : inner.getOperands())
-        if (llvm::is_contained(ivs, operand) ||
-            (operand.getParentRegion() != &loop.getBody() &&
-             !llvm::is_contained(preamble, operand.getDefiningOp())))
-          return fallBack();
     }
     Location loc = op.getLoc();
     IRMapping buffers;
@@ -188,11 +221,29 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
                buildContracts(rewriter, *contraction, loop, tileKernel,
                               buffers, origin)))
         loadedTiles[result] = tile;
+    // The indices the map computes with: tiles of coordinates.
+    for (Operation &inner : loop.getBody().front().without_terminator()) {
+      if (contracted.contains(&inner) || domainMaps.count(&inner))
+        continue;
+      for (Value operand : inner.getOperands()) {
+        auto iv = llvm::find(ivs, operand);
+        if (iv == ivs.end() || loadedTiles.count(operand))
+          continue;
+        int64_t dim = iv - ivs.begin();
+        loadedTiles[operand] = tileir::CoordinateOp::create(
+            rewriter, loc, tileKernel.getTileType(rewriter.getIndexType()),
+            origin[dim], dim);
+      }
+    }
     SmallVector<Operation *> computation;
     SmallVector<loopir::StoreOp> stores;
     for (Operation &inner : loop.getBody().front().without_terminator()) {
       if (contracted.contains(&inner))
         continue;
+      if (pointLoads.contains(&inner)) {
+        computation.push_back(&inner);
+        continue;
+      }
       if (auto load = dyn_cast<loopir::LoadOp>(inner)) {
         auto type = tileKernel.getTileType(load.getType());
         Value tile = tileir::LoadOp::create(rewriter, load.getLoc(), type,
@@ -229,8 +280,11 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
       IRMapping scalars = buffers;
       for (auto [i, entry] : llvm::enumerate(loadedTiles))
         scalars.map(entry.first, mapBody->getArgument(i));
-      for (Operation *scalarOp : computation)
-        rewriter.clone(*scalarOp, scalars);
+      for (Operation *scalarOp : computation) {
+        Operation *clone = rewriter.clone(*scalarOp, scalars);
+        if (auto load = dyn_cast<loopir::LoadOp>(clone))
+          guardInBuffer(rewriter, load);
+      }
       SmallVector<Value> yielded;
       for (auto &entry : storedTiles)
         yielded.push_back(scalars.lookup(entry.first));

@@ -270,6 +270,9 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
   if (isa<tileir::TileIRDialect>(op.getDialect()))
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
         .Case([&](tileir::LoadOp load) { return translateLoad(load); })
+        .Case([&](tileir::CoordinateOp coordinate) {
+          return translateCoordinate(coordinate);
+        })
         .Case([&](tileir::StoreOp store) { return translateStore(store); })
         .Case([&](tileir::MapOp map) { return translateMap(map); })
         .Case([&](tileir::ForEachPointOp points) {
@@ -476,6 +479,19 @@ LogicalResult TileBodyTranslator::translateLoad(tileir::LoadOp load) {
     for (int64_t lane = 0; lane < width; ++lane)
       elements.push_back(vector::ExtractOp::create(b, loc, run, lane));
   }
+  return success();
+}
+
+LogicalResult
+TileBodyTranslator::translateCoordinate(tileir::CoordinateOp coordinate) {
+  if ((int64_t)elementCoords.size() != elementsPerThread)
+    return coordinate.emitError("tile coordinates need a kernel whose threads "
+                                "own elements of the tile");
+  Value offset = mapping.lookup(coordinate.getOffset());
+  auto &elements = scalars[coordinate.getResult()];
+  for (int64_t k = 0; k < elementsPerThread; ++k)
+    elements.push_back(arith::AddIOp::create(
+        b, coordinate.getLoc(), offset, elementCoords[k][coordinate.getDim()]));
   return success();
 }
 

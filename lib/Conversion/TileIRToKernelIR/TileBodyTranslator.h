@@ -341,6 +341,8 @@ private:
   int64_t runWidth(AffineMap map, Value buffer);
 
   LogicalResult translateLoad(tileir::LoadOp load);
+  /// Each owned element's coordinate along the op's dimension.
+  LogicalResult translateCoordinate(tileir::CoordinateOp coordinate);
   LogicalResult translateStore(tileir::StoreOp store);
 
   LogicalResult translateMap(tileir::MapOp map);

@@ -28,8 +28,9 @@ namespace strata::cuda {
 namespace {
 
 /// What every rendering starts with: the headers and the helpers the
-/// kernels call (vectors of neighbouring elements, fragment packing, tf32
-/// rounding, wgmma descriptors, bit casts, NaN-propagating max and min).
+/// kernels call (zeros, vectors of neighbouring elements, fragment
+/// packing, tf32 rounding, wgmma descriptors, bit casts, NaN-propagating
+/// max and min).
 constexpr const char *kPrelude = R"cuda(// CUDA C++ rendering of Strata's kernelir (generated).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -40,6 +41,9 @@ constexpr const char *kPrelude = R"cuda(// CUDA C++ rendering of Strata's kernel
 template <typename T, int N> struct alignas(sizeof(T) * N) strata_vec {
   T v[N];
 };
+// A value-initialized T (what a masked-off load reads), for type names of
+// several words (`long long{}` does not parse).
+template <typename T> __device__ inline T strata_zero() { return T{}; }
 template <typename V, typename T> __device__ inline V strata_splat(T x) {
   V r;
   for (auto &e : r.v) e = x;
@@ -238,8 +242,8 @@ LogicalResult printOperation(CudaEmitter &emitter, kernelir::LoadOp load) {
     return failure();
   std::string at = emitter.access(load.getMemref(), load.getIndices(), *type);
   if (load.getPred())
-    emitter.ostream() << emitter.name(load.getPred()) << " ? " << at << " : "
-                      << *type << "{};\n";
+    emitter.ostream() << emitter.name(load.getPred()) << " ? " << at
+                      << " : strata_zero<" << *type << ">();\n";
   else
     emitter.ostream() << at << ";\n";
   return success();

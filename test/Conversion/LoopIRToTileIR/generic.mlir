@@ -50,24 +50,6 @@ func.func @few_columns(%a: tensor<70x33xf32>) -> tensor<33xf32> {
 
 // -----
 
-// Index arithmetic (iota) and computed addresses (gather) are generic too.
-// CHECK-LABEL: func.func @index_arithmetic
-// CHECK: tileir.for_each_point
-// CHECK: arith.index_cast
-func.func @index_arithmetic() -> tensor<64xf32> {
-  %r = loopir.kernel -> tensor<64xf32> {
-  ^bb0(%out: memref<64xf32>):
-    loopir.parallel (%i) in [64] {
-      %k = arith.index_cast %i : index to i32
-      %f = arith.sitofp %k : i32 to f32
-      loopir.store %f, %out[%i] : memref<64xf32>
-    }
-  }
-  return %r : tensor<64xf32>
-}
-
-// -----
-
 // Several nests of one rank share a domain covering all of them; a point
 // outside a nest's box skips it.
 // CHECK-LABEL: func.func @concat

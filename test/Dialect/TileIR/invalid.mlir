@@ -41,6 +41,42 @@ func.func @program_id_dim(%a: tensor<100xf32>) -> tensor<100xf32> {
 
 // -----
 
+func.func @coordinate_dim(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    %o = tileir.tile_offset 0
+    // expected-error @+1 {{dimension 1 is outside the kernel's 1-dimensional domain}}
+    %c = tileir.coordinate %o dim 1 : !tileir.tile<64xindex>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @coordinate_type(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    %o = tileir.tile_offset 0
+    // expected-error @+1 {{coordinates are indices, got a tile of 'i32'}}
+    %c = tileir.coordinate %o dim 0 : !tileir.tile<64xi32>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @coordinate_shape(%a: tensor<100xf32>) -> tensor<100xf32> {
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+    %o = tileir.tile_offset 0
+    // expected-error @+1 {{tile shape does not match the kernel's tile}}
+    %c = tileir.coordinate %o dim 0 : !tileir.tile<32xindex>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
 func.func @tile_offset_dim(%a: tensor<100xf32>) -> tensor<100xf32> {
   %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 {
   ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):

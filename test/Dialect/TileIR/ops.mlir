@@ -17,6 +17,8 @@ func.func @scheduled(%a: tensor<1000x37xf32>, %b: tensor<37xf32>) -> tensor<1000
     %o1 = arith.muli %p1, %c64 : index
     // CHECK: tileir.tile_offset 1
     %t1 = tileir.tile_offset 1
+    // CHECK: tileir.coordinate %{{.*}} dim 1 : <8x64xindex>
+    %j = tileir.coordinate %t1 dim 1 : !tileir.tile<8x64xindex>
     // CHECK: tileir.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1000x37xf32> -> <8x64xf32>
     %x = tileir.load %in[%o0, %o1] : memref<1000x37xf32> -> !tileir.tile<8x64xf32>
     // CHECK: tileir.load %{{.*}}[%{{.*}}, %{{.*}}] map #{{.*}} : memref<37xf32> -> <8x64xf32>

@@ -17,7 +17,7 @@
 // CHECK: long long v[[B:[0-9]+]] = blockIdx.x;
 // CHECK: long long v[[T:[0-9]+]] = threadIdx.x;
 // CHECK: bool v[[OK:[0-9]+]] = (unsigned long long)v[[I:[0-9]+]] < (unsigned long long)v{{[0-9]+}};
-// CHECK-NEXT: float v[[X:[0-9]+]] = v[[OK]] ? a0[v[[I]]] : float{};
+// CHECK-NEXT: float v[[X:[0-9]+]] = v[[OK]] ? a0[v[[I]]] : strata_zero<float>();
 // CHECK-NEXT: float v[[Y:[0-9]+]] = expf(v[[X]]);
 // CHECK-NEXT: if (v[[OK]]) a1[v[[I]]] = v[[Y]];
 // CHECK-NEXT: long long v[[LAST:[0-9]+]] = ((unsigned long long)v[[I]] < (unsigned long long)v{{[0-9]+}}) ? v[[I]] : v{{[0-9]+}};
@@ -108,7 +108,7 @@ kernelir.func @row_sum(%in: memref<4x64xf32>, %out: memref<4xf32>) attributes {b
 // Vector accesses reinterpret the buffer at the first element; a vector's
 // elements are its `.v` array.
 // CHECK-LABEL: vectors(float *a0, float *a1, __half *a2) {
-// CHECK: strata_vec<float, 4> v[[V:[0-9]+]] = v{{[0-9]+}} ? *reinterpret_cast<strata_vec<float, 4> *>(&a0[v{{[0-9]+}} * 20LL + v{{[0-9]+}}]) : strata_vec<float, 4>{};
+// CHECK: strata_vec<float, 4> v[[V:[0-9]+]] = v{{[0-9]+}} ? *reinterpret_cast<strata_vec<float, 4> *>(&a0[v{{[0-9]+}} * 20LL + v{{[0-9]+}}]) : strata_zero<strata_vec<float, 4>>();
 // CHECK-NEXT: float v[[E0:[0-9]+]] = v[[V]].v[0];
 // CHECK: float v[[E3:[0-9]+]] = v[[V]].v[3];
 // CHECK-NEXT: float v[[S:[0-9]+]] = v[[E0]] + v[[E3]];
@@ -183,3 +183,17 @@ kernelir.func @async_copies(%a: memref<100x64xf32>) attributes {block = array<i6
   kernelir.return
 }
 
+
+// A masked load of a type named in several words reads a value-initialized
+// zero through the prelude's helper (`long long{}` is no C++ expression).
+// CHECK-LABEL: masked_index_kernel(long long *a0, float *a1) {
+// CHECK: long long v[[N:[0-9]+]] = v{{[0-9]+}} ? a0[v{{[0-9]+}}] : strata_zero<long long>();
+kernelir.func @masked_index_kernel(%idx: memref<100xi64>, %out: memref<100xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c100 = arith.constant 100 : index
+  %t = kernelir.thread_id x
+  %ok = arith.cmpi ult, %t, %c100 : index
+  %n = kernelir.load %idx[%t] if %ok : memref<100xi64>
+  %f = arith.sitofp %n : i64 to f32
+  kernelir.store %f, %out[%t] if %ok : memref<100xf32>
+  kernelir.return
+}

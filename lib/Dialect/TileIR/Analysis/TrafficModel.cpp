@@ -133,6 +133,9 @@ private:
       size_t rank = programsAlong.size();
       if (isa<ForEachPointOp>(owner)) {
         out.insert({(int64_t)n, {}, 1});
+      } else if (auto map = dyn_cast<MapOp>(owner)) {
+        // An element of an input tile: what that tile's elements range over.
+        sources(map.getInputs()[n], out);
       } else if (auto contract = dyn_cast<ContractOp>(owner)) {
         // (dims without the dropped one..., k).
         bool lhs = arg.getParentRegion() == &contract.getLhs();
@@ -155,6 +158,8 @@ private:
       return;
     if (auto offset = dyn_cast<TileOffsetOp>(def))
       out.insert({(int64_t)offset.getDim(), {}, 1});
+    else if (auto coordinate = dyn_cast<CoordinateOp>(def))
+      out.insert({(int64_t)coordinate.getDim(), {}, 1});
     else if (auto point = dyn_cast<PointOp>(def))
       out.insert({(int64_t)point.getDim(), {}, 1});
     else if (auto id = dyn_cast<ProgramIdOp>(def))

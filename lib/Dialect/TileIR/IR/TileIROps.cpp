@@ -145,6 +145,17 @@ LogicalResult PointOp::verify() {
   return verifyDomainDim(*this, getDim());
 }
 
+LogicalResult CoordinateOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  TileType type = getResult().getType();
+  if (type.getShape() != kernel.getTile())
+    return emitOpError("tile shape does not match the kernel's tile");
+  if (!type.getElementType().isIndex())
+    return emitOpError("coordinates are indices, got a tile of ")
+           << type.getElementType();
+  return verifyDomainDim(*this, getDim());
+}
+
 //===----------------------------------------------------------------------===//
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//

@@ -172,6 +172,30 @@ def TileIR_PointOp : TileIR_Op<"point", [Pure, HasParent<"KernelOp">]> {
   let hasVerifier = 1;
 }
 
+def TileIR_CoordinateOp : TileIR_Op<"coordinate", [Pure,
+    HasParent<"KernelOp">]> {
+  let summary = "A tile of domain coordinates along one dimension.";
+  let description = [{
+    Element `e` of the tile is `offset + e[dim]`: with the tile's offset
+    along `dim` as `offset`, each element holds its own domain coordinate
+    there. An epilogue that computes with its point's indices (a causal
+    mask comparing a row with a column, an address computed from them)
+    takes them through this op into a `tileir.map`, so it stays a tile
+    program instead of going point by point. Elements outside the domain
+    hold coordinates past its end.
+
+    ```mlir
+    %o1 = tileir.tile_offset 1
+    %j = tileir.coordinate %o1 dim 1 : !tileir.tile<64x64xindex>
+    ```
+  }];
+  let arguments = (ins Index:$offset,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let results = (outs TileIR_TileType:$result);
+  let assemblyFormat = "$offset `dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def TileIR_LoadOp : TileIR_Op<"load", []> {
   let summary = "Loads a tile, masked by the kernel's domain.";
   let description = [{
