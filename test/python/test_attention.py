@@ -222,14 +222,6 @@ def test_long_query_attention_in_halves_keeps_its_rounded_weights(dtype):
     assert report.passed, report
 
 
-def causal(q, k, v):
-    # A causal mask computed from positions: triu of ones, then masked_fill.
-    s = q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5
-    n = s.shape[-1]
-    future = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
-    return F.softmax(s.masked_fill(future, float("-inf")), -1) @ v
-
-
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_causal_attention_in_halves_keeps_its_scores_a_contraction(dtype):
     # The mask compares a score's row with its column: index arithmetic in

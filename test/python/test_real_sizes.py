@@ -90,8 +90,11 @@ def test_real_size_traffic_report(gpt2_block):
     attention = 4 * 12 * 1024 ** 2 * 64
     rows = [k["flops"] for k in report.kernels if k["kind"] == "row"]
     assert max(rows) >= attention
-    # Its online softmax (exponentials, rescaling) is the rest.
-    assert max(rows) <= attention * 1.1
+    # The rest is its online softmax: the monoid's combine, which the row
+    # applies per key, rescales each weighted sum as it adds a value (3
+    # FLOPs where the product alone takes 2: 5/4 of the products), and the
+    # exponentials and statistics per key.
+    assert max(rows) <= attention * 1.3
 
 
 def test_real_size_attention_is_one_kernel_without_scores():

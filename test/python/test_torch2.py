@@ -13,6 +13,7 @@ import torch.nn.functional as F
 import strata
 from strata.api import RecompileLimit
 from strata.frontend import capture
+from conftest import tile_ir
 
 TORCH2 = hasattr(torch, "compile") and hasattr(torch, "export")
 needs_torch2 = pytest.mark.skipif(not TORCH2, reason="torch 2.x API")
@@ -203,3 +204,31 @@ def test_sdpa_matches_pytorch_with_fully_masked_rows(spelling):
     assert not torch.isnan(expected).any()
     assert torch.allclose(got, expected, atol=1e-5), \
         (got - expected).abs().max()
+
+
+@needs_torch2
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_sdpa_in_halves_keeps_both_products_contractions(dtype):
+    # In halves the softmax rounds its weights, so the scores are a tensor:
+    # Q . K^T and P . V are contractions (tensor cores). The mask's `any`
+    # (whether a query row sees a key) selects P . V's rows; it stays a row
+    # kernel of its own instead of making P . V two reductions (a generic
+    # kernel), and the softmax's max in halves folds in f32, shared by a
+    # row's threads. Ragged 70 queries x 75 keys, checked against PyTorch.
+    torch.manual_seed(5)
+    sdpa = F.scaled_dot_product_attention
+    q, k, v = (torch.randn(1, 2, n, 16).to(dtype) for n in (70, 75, 75))
+    mask = torch.rand(70, 75) > 0.3
+    mask[4] = False  # a fully masked row
+    fn = lambda q, k, v, m: sdpa(q, k, v, attn_mask=m)
+    text = tile_ir(fn, (q, k, v, mask))
+    kernels = text.split("tileir.kernel ")[1:]
+    assert sum("tileir.contract" in kernel for kernel in kernels) == 2, text
+    assert not any("tileir.for_each_point" in kernel and
+                   ("loopir.reduce" in kernel or "tileir.contract" in kernel)
+                   for kernel in kernels), text
+    with torch.no_grad():
+        expected = fn(q, k, v, mask)
+        got = strata.compile(fn, (q, k, v, mask))(q, k, v, mask)
+    assert torch.allclose(got.float(), expected.float(), atol=2e-2), \
+        (got.float() - expected.float()).abs().max()

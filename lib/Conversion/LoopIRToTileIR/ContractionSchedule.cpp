@@ -48,25 +48,10 @@ SmallVector<Operation *> findPrologue(const ContractionMatch &match,
 
 std::optional<ContractionMatch>
 strata::matchContraction(loopir::ParallelOp nest) {
-  ValueRange ivs = nest.getInductionVars();
-  if (ivs.size() < 2)
-    return std::nullopt;
   std::optional<loopir::ContractionBody> body =
-      loopir::matchContractionBody(nest);
+      loopir::matchMatrixContraction(nest);
   if (!body)
     return std::nullopt;
-  // Oriented: the lhs free of the columns, the rhs free of the rows.
-  Value row = ivs[ivs.size() - 2], column = ivs.back();
-  for (loopir::ContractionFactors &factors : body->products) {
-    // b[k, j] * a[i, k]: the column factor first.
-    if (loopir::usesIndex(factors.lhsOps, column) &&
-        !loopir::usesIndex(factors.lhsOps, row) &&
-        !loopir::usesIndex(factors.rhsOps, column))
-      factors.swap();
-    if (loopir::usesIndex(factors.lhsOps, column) ||
-        loopir::usesIndex(factors.rhsOps, row))
-      return std::nullopt;
-  }
   ContractionMatch match{body->reduce, std::move(body->products), {}};
   match.prologue = findPrologue(match, nest);
   return match;

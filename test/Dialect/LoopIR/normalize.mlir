@@ -424,3 +424,34 @@ func.func @row_test_beside_attention(%mask: tensor<2x5x9xi1>, %q: tensor<2x3x5x8
   }
   return %r : tensor<2x3x5x8xf32>
 }
+
+// -----
+
+// An extremum in halves folds in f32 and truncates once: the same value
+// (widening is exact), and one the row schedule's shuffles move. A sum in
+// halves keeps its type: widening it would change its rounding.
+// CHECK-LABEL: func.func @half_row_max
+// CHECK: %[[R:.*]]:2 = loopir.reduce max, add (%{{.*}}) in [70] : f32, bf16 {
+// CHECK-NEXT: %[[X:.*]] = loopir.load
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: loopir.yield %[[W]], %[[X]] : f32, bf16
+// CHECK: %[[T:.*]] = arith.truncf %[[R]]#0 : f32 to bf16
+// CHECK-NEXT: arith.addf %[[T]], %[[R]]#1 : bf16
+func.func @half_row_max(%x: tensor<33x70xbf16>) -> tensor<33xbf16> {
+  %r = loopir.kernel ins(%x : tensor<33x70xbf16>) -> tensor<33xbf16> {
+  ^bb0(%in: memref<33x70xbf16>, %out: memref<33xbf16>):
+    loopir.parallel (%i) in [33] {
+      %m = loopir.reduce max (%k) in [70] : bf16 {
+        %v = loopir.load %in[%i, %k] : memref<33x70xbf16>
+        loopir.yield %v : bf16
+      }
+      %s = loopir.reduce add (%k) in [70] : bf16 {
+        %v = loopir.load %in[%i, %k] : memref<33x70xbf16>
+        loopir.yield %v : bf16
+      }
+      %y = arith.addf %m, %s : bf16
+      loopir.store %y, %out[%i] : memref<33xbf16>
+    }
+  }
+  return %r : tensor<33xbf16>
+}

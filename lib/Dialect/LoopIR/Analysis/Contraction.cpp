@@ -103,3 +103,23 @@ strata::loopir::matchContractionBody(ParallelOp nest) {
   }
   return match;
 }
+
+std::optional<ContractionBody>
+strata::loopir::matchMatrixContraction(ParallelOp nest) {
+  ValueRange ivs = nest.getInductionVars();
+  if (ivs.size() < 2)
+    return std::nullopt;
+  std::optional<ContractionBody> body = matchContractionBody(nest);
+  if (!body)
+    return std::nullopt;
+  Value row = ivs[ivs.size() - 2], column = ivs.back();
+  for (ContractionFactors &factors : body->products) {
+    // b[k, j] * a[i, k]: the column factor first.
+    if (usesIndex(factors.lhsOps, column) && !usesIndex(factors.lhsOps, row) &&
+        !usesIndex(factors.rhsOps, column))
+      factors.swap();
+    if (usesIndex(factors.lhsOps, column) || usesIndex(factors.rhsOps, row))
+      return std::nullopt;
+  }
+  return body;
+}

@@ -638,6 +638,64 @@ bool recomputesInReduction(Value buffer, FusionMemo &memo) {
   return false;
 }
 
+/// The staged contraction directly in `nest` that multiplies two distinct
+/// factors, if there is one (a row's sum of squares, a variance, is none).
+/// Its factors may still be views not fused yet (broadcasts of every
+/// index), so the orientation of a matrix product is not asked.
+Operation *productOfTwoFactors(ParallelOp nest, FusionMemo &memo) {
+  for (Operation &op : nest.getBody().front()) {
+    if (!isStagedContraction(&op, nest, memo))
+      continue;
+    Operation *yield = cast<ReduceOp>(op).getBody().front().getTerminator();
+    auto product = yield->getOperand(0).getDefiningOp<arith::MulFOp>();
+    if (product && product.getLhs() != product.getRhs())
+      return &op;
+  }
+  return nullptr;
+}
+
+/// Whether a reduction directly in `nest` sums loads (a contraction whose
+/// product kernel has not fused into it yet).
+bool sumsLoads(ParallelOp nest) {
+  return llvm::any_of(nest.getBody().front().getOps<ReduceOp>(), [](ReduceOp r) {
+    return r.getBody().front().getTerminator()->getOperand(0).getDefiningOp<LoadOp>();
+  });
+}
+
+/// Whether a load of `buffer` feeds the epilogue of a contraction the
+/// contraction schedule would take (rows and columns both many): it sits
+/// in a nest with one, outside its reduction, and its value reaches an op
+/// outside the reduction (a prologue value loaded beside the reduction,
+/// RMSNorm's scale, is used only inside it).
+bool readsInContractionEpilogue(Value buffer, FusionMemo &memo) {
+  for (LoadOp load : loadsOf(buffer)) {
+    auto [unit, nest] = outerUnit(load);
+    if (!nest)
+      continue;
+    ArrayRef<int64_t> bounds = nest.getBounds();
+    if (bounds.size() < 2 ||
+        bounds[bounds.size() - 2] < kMinContractionRowsAndColumns ||
+        bounds.back() < kMinContractionRowsAndColumns)
+      continue;
+    Operation *contraction = productOfTwoFactors(nest, memo);
+    if (!contraction || contraction->isAncestor(load))
+      continue;
+    SmallVector<Operation *> work{load};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Operation *user : op->getUsers()) {
+        if (contraction->isAncestor(user) || !seen.insert(user).second)
+          continue;
+        if (user->getNumResults() == 0)
+          return true; // A store (or other effect) of the epilogue.
+        work.push_back(user);
+      }
+    }
+  }
+  return false;
+}
+
 /// Whether a top-level reduction of `kernel`'s nest is a row-vector fold.
 bool endsInRowVector(KernelOp kernel, FusionMemo &memo) {
   for (auto nest : kernel.getBody().front().getOps<ParallelOp>())
@@ -775,6 +833,24 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
           return fitsIn(use.first, use.second, p, m);
         }))
       return false;
+    // A statistic (a reduction) in a contraction's epilogue makes its nest
+    // two reductions, which no contraction schedule takes: the product
+    // would be computed point by point. (A sum of loads is no statistic
+    // but a contraction whose product has not joined it yet: a depthwise
+    // convolution's window.) A statistic of no contraction's
+    // results stays a kernel (the `any` of SDPA's mask over a row of keys,
+    // selecting the P . V rows that see no key); one of the product's own
+    // rows (softmax's max and sum) joins it, for the row or flash schedule.
+    SmallVector<ArrayRef<int64_t>> feeding;
+    llvm::SmallPtrSet<Operation *, 16> visited;
+    contractionsFeeding(p.kernel, feeding, m, visited);
+    if (p.reduces && feeding.empty() && !sumsLoads(p.nest) &&
+        !stagedContractionBox(p.nest, m, /*orSumOfLoads=*/true) &&
+        llvm::any_of(uses.consumers, [&](auto use) {
+          return readsInContractionEpilogue(
+              use.first.getInputBuffers()[use.second], m);
+        }))
+      return false;
     if (p.work == 0)
       return true; // Moving data is free to repeat.
     // A contraction in another contraction's epilogue makes a kernel of
@@ -812,9 +888,6 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     // Likewise, an epilogue of contractions (silu(gate) * up) stays where
     // they can join it: in another contraction's prologue it would leave
     // them to write their results (two tensors instead of one).
-    SmallVector<ArrayRef<int64_t>> feeding;
-    llvm::SmallPtrSet<Operation *, 16> visited;
-    contractionsFeeding(p.kernel, feeding, m, visited);
     if (llvm::any_of(feeding, intoOtherContraction))
       return false;
     double demand = uses.producerStays ? p.elements : 0;

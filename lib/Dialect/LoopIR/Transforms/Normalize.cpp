@@ -210,6 +210,55 @@ struct CollapseReductionBox : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// `reduce max/min : f16` as `truncf(reduce max/min : f32 { extf })`: the
+/// same value (widening is exact, the extremum of the widened elements is
+/// the widened extremum, and it truncates back exactly; NaN stays NaN),
+/// one form for extrema of every float width, and one the row schedule
+/// shares among a block's threads (its shuffles move 32 and 64 bits: a
+/// softmax's max in halves took the generic schedule, a thread per row).
+struct WidenHalfExtremum : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Combiner> combiners = reduce.getCombinerList();
+    // One result per combiner (an arg-reduction gives two).
+    if (combiners.size() != reduce.getNumResults())
+      return failure();
+    auto isHalf = [](Type t) { return t.isF16() || t.isBF16(); };
+    Type f32 = rewriter.getF32Type();
+    SmallVector<Type> wide;
+    for (auto [c, t] : llvm::zip(combiners, reduce.getResultTypes()))
+      wide.push_back(
+          (c == Combiner::max || c == Combiner::min) && isHalf(t) ? f32 : t);
+    if (TypeRange(wide) == reduce.getResultTypes())
+      return failure();
+    Location loc = reduce.getLoc();
+    rewriter.setInsertionPoint(reduce);
+    auto widened = ReduceOp::create(rewriter, loc, wide,
+                                    reduce.getCombiners().getValue(),
+                                    reduce.getBounds());
+    Block &body = widened.getBody().front();
+    rewriter.mergeBlocks(&reduce.getBody().front(), &body,
+                         body.getArguments());
+    Operation *yield = body.getTerminator();
+    rewriter.setInsertionPoint(yield);
+    for (auto [value, type] : llvm::zip(yield->getOpOperands(), wide))
+      if (value.get().getType() != type) {
+        Value extended = arith::ExtFOp::create(rewriter, loc, type, value.get());
+        rewriter.modifyOpInPlace(yield, [&] { value.set(extended); });
+      }
+    rewriter.setInsertionPointAfter(widened);
+    SmallVector<Value> results;
+    for (auto [old, now] : llvm::zip(reduce.getResults(), widened.getResults()))
+      results.push_back(old.getType() == now.getType()
+                            ? Value(now)
+                            : arith::TruncFOp::create(rewriter, loc,
+                                                      old.getType(), now));
+    rewriter.replaceOp(reduce, results);
+    return success();
+  }
+};
+
 /// The points a loop visits, its nested loops' included: how much work a
 /// reduction is (attention's max over keys of q . k: keys x (1 + head dim)).
 double loopWork(Operation *loop) {
@@ -646,8 +695,8 @@ void strata::loopir::populateSimplifyAccessPatterns(
 }
 
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
-  patterns.add<CollapseReductionBox, HoistOutOfReduce, SplitParallelNest,
-               MergeEqualValues,
+  patterns.add<CollapseReductionBox, WidenHalfExtremum, HoistOutOfReduce,
+               SplitParallelNest, MergeEqualValues,
                MergeEqualReductions,
                MergeSiblingReductions, DropDuplicateContributions,
                DivisionByInvariant>(patterns.getContext());

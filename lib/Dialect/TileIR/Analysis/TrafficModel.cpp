@@ -6,7 +6,8 @@
 // it and one tile's worth otherwise, repeated per program along it; per
 // inner index (a fold's or distribute's point, a contraction's k, a loop
 // nested in a generic program), its extent when the access depends on it.
-// FLOPs are counted per float op, times the points it runs at.
+// FLOPs are counted per float op (a primitive fold's combiner included),
+// times the points it runs at.
 
 #include "strata/Dialect/TileIR/Analysis/TrafficModel.h"
 
@@ -243,6 +244,15 @@ private:
                    store.getValue().getType(), true, result);
     if (auto contract = dyn_cast<ContractOp>(op)) {
       result.flops += 2 * domainPoints() * contract.getK();
+      return;
+    }
+    // A primitive monoid's combiner (an add, a max) is no op of the body:
+    // it runs once per point and float result (uncounted, a fold of
+    // products counted half the FLOPs of the same contraction).
+    if (isa<FoldOp, loopir::ReduceOp>(op)) {
+      for (Type type : op->getResultTypes())
+        if (isa<FloatType>(type))
+          result.flops += points(&op->getRegion(0).front());
       return;
     }
     if (op->getNumResults() != 1 || !isa<FloatType>(op->getResult(0).getType()))

@@ -35,6 +35,12 @@ struct ContractionBody {
 /// The contraction in `nest`'s body, if it has one.
 std::optional<ContractionBody> matchContractionBody(ParallelOp nest);
 
+/// The contraction in `nest`'s body as a matrix product over its last two
+/// indices (rows, columns), if it is one: each product oriented with the
+/// lhs free of the columns and the rhs free of the rows (what the
+/// contraction schedule stages). A row's sum of squares is none.
+std::optional<ContractionBody> matchMatrixContraction(ParallelOp nest);
+
 /// Whether any op of `ops` uses `index`.
 bool usesIndex(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value index);
 

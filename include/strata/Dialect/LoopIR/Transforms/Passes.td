@@ -54,7 +54,8 @@ def LoopIRNormalizePass : Pass<"loopir-normalize"> {
     `math.powf` by a constant exponent that PyTorch computes without pow
     becomes the same arithmetic: 0 -> 1, 1 -> x, 2 -> x*x, 3 -> x*x*x,
     0.5 -> sqrt, -0.5 -> rsqrt, -1 -> 1/x, -2 -> 1/(x*x); other exponents
-    stay pow.
+    stay pow. A max or min over f16 or bf16 folds in f32 and truncates
+    once (exact), the form the row schedule shares between threads.
   }];
   let dependentDialects = ["::strata::loopir::LoopIRDialect",
                            "::mlir::arith::ArithDialect",
