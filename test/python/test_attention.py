@@ -224,21 +224,22 @@ def test_long_query_attention_in_halves_keeps_its_rounded_weights(dtype):
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_causal_attention_in_halves_keeps_its_scores_a_contraction(dtype):
-    # The mask compares a score's row with its column: index arithmetic in
-    # the epilogue of Q . K^T, which takes both as tiles of coordinates, so
-    # the product stays a tiled contraction (not one score per thread) and
-    # no mask tensor is read. Checked in every thread order: the masked
-    # elements of a ragged edge tile compute past the domain too.
+    # The mask compares a score's row with its column: index arithmetic
+    # that no longer makes Q . K^T one score per thread. The product is a
+    # tiled contraction that writes its rounded scores (the rounding is its
+    # epilogue), the softmax's row kernel scales and masks them from its
+    # indices, and no mask tensor is read. Checked in every thread order:
+    # the masked elements of a ragged edge tile compute past the domain.
     torch.manual_seed(13)
     inputs = tuple(t.to(dtype) for t in (randn(2, 70, 16), randn(2, 70, 16),
                                           randn(2, 70, 24)))
     text = tile_ir(causal, inputs)
-    assert text.count("tileir.contract") == 2, text
-    masked = [kernel for kernel in text.split("tileir.kernel ")[1:]
-              if "tileir.coordinate" in kernel]
-    assert len(masked) == 1, text
-    assert "tileir.contract" in masked[0], text
-    assert "tileir.for_each_point" not in masked[0], text
+    kernels = text.split("tileir.kernel ")[1:]
+    assert len(kernels) == 3, text
+    assert "tileir.contract" in kernels[0], text
+    assert "tileir.contract" in kernels[2], text
+    assert "tileir.for_each_point" not in text, text
+    assert "xi1>" not in text, text
     check_every_order(causal, inputs)
 
 

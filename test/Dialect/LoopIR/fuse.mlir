@@ -317,3 +317,65 @@ func.func @contraction_into_contraction(%a: tensor<16x8xf32>, %b: tensor<8x16xf3
   }
   return %r : tensor<16x16xf32>
 }
+
+// -----
+
+// A matrix product in halves is an f32 contraction and a kernel that
+// rounds its result. The rounding fuses into no reader of the halves (two
+// here: the contraction would write f32 for both); the contraction takes
+// it as its epilogue and writes bf16, which both readers load.
+// CHECK-LABEL: func.func @rounded_product
+// CHECK: %[[P:.*]] = loopir.kernel ins({{.*}}) -> tensor<64x96xbf16>
+// CHECK: loopir.reduce add
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: loopir.kernel ins(%[[P]] : tensor<64x96xbf16>)
+// CHECK-NOT: arith.truncf
+// CHECK: math.exp
+// CHECK: loopir.kernel ins(%[[P]] : tensor<64x96xbf16>)
+// CHECK-NOT: arith.truncf
+// CHECK: loopir.reduce max
+func.func @rounded_product(%a: tensor<64x40xbf16>, %b: tensor<40x96xbf16>) -> (tensor<64x96xf32>, tensor<64xf32>) {
+  %p = loopir.kernel ins(%a, %b : tensor<64x40xbf16>, tensor<40x96xbf16>) -> tensor<64x96xf32> {
+  ^bb0(%x: memref<64x40xbf16>, %y: memref<40x96xbf16>, %out: memref<64x96xf32>):
+    loopir.parallel (%i, %j) in [64, 96] {
+      %s = loopir.reduce add (%k) in [40] : f32 {
+        %u = loopir.load %x[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d0, d2)> : memref<64x40xbf16>
+        %v = loopir.load %y[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d2, d1)> : memref<40x96xbf16>
+        %uw = arith.extf %u : bf16 to f32
+        %vw = arith.extf %v : bf16 to f32
+        %m = arith.mulf %uw, %vw : f32
+        loopir.yield %m : f32
+      }
+      loopir.store %s, %out[%i, %j] : memref<64x96xf32>
+    }
+  }
+  %r = loopir.kernel ins(%p : tensor<64x96xf32>) -> tensor<64x96xbf16> {
+  ^bb0(%in: memref<64x96xf32>, %out: memref<64x96xbf16>):
+    loopir.parallel (%i, %j) in [64, 96] {
+      %x = loopir.load %in[%i, %j] : memref<64x96xf32>
+      %y = arith.truncf %x : f32 to bf16
+      loopir.store %y, %out[%i, %j] : memref<64x96xbf16>
+    }
+  }
+  %e = loopir.kernel ins(%r : tensor<64x96xbf16>) -> tensor<64x96xf32> {
+  ^bb0(%in: memref<64x96xbf16>, %out: memref<64x96xf32>):
+    loopir.parallel (%i, %j) in [64, 96] {
+      %x = loopir.load %in[%i, %j] : memref<64x96xbf16>
+      %w = arith.extf %x : bf16 to f32
+      %y = math.exp %w : f32
+      loopir.store %y, %out[%i, %j] : memref<64x96xf32>
+    }
+  }
+  %m = loopir.kernel ins(%r : tensor<64x96xbf16>) -> tensor<64xf32> {
+  ^bb0(%in: memref<64x96xbf16>, %out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %s = loopir.reduce max (%j) in [96] : f32 {
+        %x = loopir.load %in[%i, %j] : memref<64x96xbf16>
+        %w = arith.extf %x : bf16 to f32
+        loopir.yield %w : f32
+      }
+      loopir.store %s, %out[%i] : memref<64xf32>
+    }
+  }
+  return %e, %m : tensor<64x96xf32>, tensor<64xf32>
+}
