@@ -32,7 +32,10 @@ std::optional<bool> argReduction(loopir::ReduceOp reduce) {
 /// The type a row fold carries a reduction's `type` in: integers narrower
 /// than 32 bits (`all`'s i8 minimum, an int8 tensor's maximum) widened to
 /// i32, which a warp shuffle moves. Sign-extended: signed order is kept,
-/// and sums and products wrap the same once truncated back.
+/// and sums and products wrap the same once truncated back. Extrema in f16
+/// or bf16 arrive widened to f32 already (loopir-normalize's
+/// WidenHalfExtremum: exact, and the same form for every schedule); a sum
+/// in halves stays one, as widening it would change its rounding.
 Type getFoldedType(Type type) {
   if (type.isInteger() && type.getIntOrFloatBitWidth() < 32)
     return IntegerType::get(type.getContext(), 32);

@@ -379,3 +379,84 @@ func.func @rounded_product(%a: tensor<64x40xbf16>, %b: tensor<40x96xbf16>) -> (t
   }
   return %e, %m : tensor<64x96xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A statistic (here a row's maximum of a mask) read in the epilogue of a
+// contraction, and fed by none, stays a kernel: fused, the nest would hold
+// two reductions, which no contraction schedule takes.
+// CHECK-LABEL: func.func @statistic_beside_product
+// CHECK: %[[S:.*]] = loopir.kernel
+// CHECK: loopir.reduce max
+// CHECK: loopir.kernel ins({{.*}}%[[S]]
+// CHECK-NOT: loopir.reduce max
+// CHECK: loopir.reduce add
+// CHECK-NOT: loopir.reduce
+// CHECK: return
+func.func @statistic_beside_product(%a: tensor<64x40xf32>, %b: tensor<40x96xf32>, %mask: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %any = loopir.kernel ins(%mask : tensor<64x96xf32>) -> tensor<64xf32> {
+  ^bb0(%in: memref<64x96xf32>, %out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %s = loopir.reduce max (%j) in [96] : f32 {
+        %v = loopir.load %in[%i, %j] : memref<64x96xf32>
+        loopir.yield %v : f32
+      }
+      loopir.store %s, %out[%i] : memref<64xf32>
+    }
+  }
+  %p = loopir.kernel ins(%a, %b, %any : tensor<64x40xf32>, tensor<40x96xf32>, tensor<64xf32>) -> tensor<64x96xf32> {
+  ^bb0(%x: memref<64x40xf32>, %y: memref<40x96xf32>, %st: memref<64xf32>, %out: memref<64x96xf32>):
+    loopir.parallel (%i, %j) in [64, 96] {
+      %s = loopir.reduce add (%k) in [40] : f32 {
+        %u = loopir.load %x[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d0, d2)> : memref<64x40xf32>
+        %v = loopir.load %y[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d2, d1)> : memref<40x96xf32>
+        %m = arith.mulf %u, %v : f32
+        loopir.yield %m : f32
+      }
+      %t = loopir.load %st[%i, %j] map affine_map<(d0, d1) -> (d0)> : memref<64xf32>
+      %z = arith.constant 0.0 : f32
+      %c = arith.cmpf ogt, %t, %z : f32
+      %r = arith.select %c, %s, %z : f32
+      loopir.store %r, %out[%i, %j] : memref<64x96xf32>
+    }
+  }
+  return %p : tensor<64x96xf32>
+}
+
+// -----
+
+// A sum of loads is no statistic but a contraction whose product has not
+// joined it yet (a depthwise convolution's window): it still fuses.
+// CHECK-LABEL: func.func @sum_of_loads_beside_product
+// CHECK: loopir.kernel
+// CHECK-NOT: loopir.kernel
+// CHECK: return
+func.func @sum_of_loads_beside_product(%a: tensor<64x40xf32>, %b: tensor<40x96xf32>, %mask: tensor<64x96xf32>) -> tensor<64x96xf32> {
+  %any = loopir.kernel ins(%mask : tensor<64x96xf32>) -> tensor<64xf32> {
+  ^bb0(%in: memref<64x96xf32>, %out: memref<64xf32>):
+    loopir.parallel (%i) in [64] {
+      %s = loopir.reduce add (%j) in [96] : f32 {
+        %v = loopir.load %in[%i, %j] : memref<64x96xf32>
+        loopir.yield %v : f32
+      }
+      loopir.store %s, %out[%i] : memref<64xf32>
+    }
+  }
+  %p = loopir.kernel ins(%a, %b, %any : tensor<64x40xf32>, tensor<40x96xf32>, tensor<64xf32>) -> tensor<64x96xf32> {
+  ^bb0(%x: memref<64x40xf32>, %y: memref<40x96xf32>, %st: memref<64xf32>, %out: memref<64x96xf32>):
+    loopir.parallel (%i, %j) in [64, 96] {
+      %s = loopir.reduce add (%k) in [40] : f32 {
+        %u = loopir.load %x[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d0, d2)> : memref<64x40xf32>
+        %v = loopir.load %y[%i, %j, %k] map affine_map<(d0, d1, d2) -> (d2, d1)> : memref<40x96xf32>
+        %m = arith.mulf %u, %v : f32
+        loopir.yield %m : f32
+      }
+      %t = loopir.load %st[%i, %j] map affine_map<(d0, d1) -> (d0)> : memref<64xf32>
+      %z = arith.constant 0.0 : f32
+      %c = arith.cmpf ogt, %t, %z : f32
+      %r = arith.select %c, %s, %z : f32
+      loopir.store %r, %out[%i, %j] : memref<64x96xf32>
+    }
+  }
+  return %p : tensor<64x96xf32>
+}

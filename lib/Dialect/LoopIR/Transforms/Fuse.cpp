@@ -655,11 +655,15 @@ Operation *productOfTwoFactors(ParallelOp nest, FusionMemo &memo) {
 }
 
 /// Whether a reduction directly in `nest` sums loads (a contraction whose
-/// product kernel has not fused into it yet).
+/// product kernel has not fused into it yet); a maximum of loads is none.
 bool sumsLoads(ParallelOp nest) {
-  return llvm::any_of(nest.getBody().front().getOps<ReduceOp>(), [](ReduceOp r) {
-    return r.getBody().front().getTerminator()->getOperand(0).getDefiningOp<LoadOp>();
-  });
+  for (ReduceOp r : nest.getBody().front().getOps<ReduceOp>()) {
+    Value yielded = r.getBody().front().getTerminator()->getOperand(0);
+    if (r.getCombinerList() == SmallVector<Combiner>{Combiner::add} &&
+        yielded.getDefiningOp<LoadOp>())
+      return true;
+  }
+  return false;
 }
 
 /// Whether a load of `buffer` feeds the epilogue of a contraction the
@@ -872,7 +876,7 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     llvm::SmallPtrSet<Operation *, 16> visited;
     contractionsFeeding(p.kernel, feeding, m, visited);
     if (p.reduces && feeding.empty() && !sumsLoads(p.nest) &&
-        !stagedContractionBox(p.nest, m, /*orSumOfLoads=*/true) &&
+        !stagedContractionBox(p.nest, m) &&
         llvm::any_of(uses.consumers, [&](auto use) {
           return readsInContractionEpilogue(
               use.first.getInputBuffers()[use.second], m);

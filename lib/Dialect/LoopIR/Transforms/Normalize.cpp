@@ -234,26 +234,26 @@ struct WidenHalfExtremum : OpRewritePattern<ReduceOp> {
       return failure();
     Location loc = reduce.getLoc();
     rewriter.setInsertionPoint(reduce);
-    auto widened = ReduceOp::create(rewriter, loc, wide,
-                                    reduce.getCombiners().getValue(),
-                                    reduce.getBounds());
+    auto widened =
+        ReduceOp::create(rewriter, loc, wide, reduce.getCombiners().getValue(),
+                         reduce.getBounds());
     Block &body = widened.getBody().front();
-    rewriter.mergeBlocks(&reduce.getBody().front(), &body,
-                         body.getArguments());
+    rewriter.mergeBlocks(&reduce.getBody().front(), &body, body.getArguments());
     Operation *yield = body.getTerminator();
     rewriter.setInsertionPoint(yield);
     for (auto [value, type] : llvm::zip(yield->getOpOperands(), wide))
       if (value.get().getType() != type) {
-        Value extended = arith::ExtFOp::create(rewriter, loc, type, value.get());
+        Value extended =
+            arith::ExtFOp::create(rewriter, loc, type, value.get());
         rewriter.modifyOpInPlace(yield, [&] { value.set(extended); });
       }
     rewriter.setInsertionPointAfter(widened);
     SmallVector<Value> results;
     for (auto [old, now] : llvm::zip(reduce.getResults(), widened.getResults()))
-      results.push_back(old.getType() == now.getType()
-                            ? Value(now)
-                            : arith::TruncFOp::create(rewriter, loc,
-                                                      old.getType(), now));
+      results.push_back(
+          old.getType() == now.getType()
+              ? Value(now)
+              : arith::TruncFOp::create(rewriter, loc, old.getType(), now));
     rewriter.replaceOp(reduce, results);
     return success();
   }
@@ -696,8 +696,7 @@ void strata::loopir::populateSimplifyAccessPatterns(
 
 void strata::loopir::populateNormalizePatterns(RewritePatternSet &patterns) {
   patterns.add<CollapseReductionBox, WidenHalfExtremum, HoistOutOfReduce,
-               SplitParallelNest, MergeEqualValues,
-               MergeEqualReductions,
+               SplitParallelNest, MergeEqualValues, MergeEqualReductions,
                MergeSiblingReductions, DropDuplicateContributions,
                DivisionByInvariant>(patterns.getContext());
   populateSimplifyAccessPatterns(patterns);
