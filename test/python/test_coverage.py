@@ -206,8 +206,9 @@ PROGRAMS = {
                             *torch.cummax(x, 1), *torch.cummin(x, 0),
                             torch.logcumsumexp(x, 1), torch.cumsum(i, 1)),
               lambda: (randn(5, 37), ints(5, 37))),
-    # Rows past 64 scan in two levels; their last block is partial (1000 =
-    # 31 blocks of 32 and 8 of padding).
+    # Rows of at least 32 scan cooperatively (one tileir.scan per row, its
+    # last chunk of threads partial: 1000 and 257 are no multiple of a
+    # block), along the row's contiguous dimension and across rows.
     "long_scans": (lambda x, i: (torch.cumsum(x, 1), torch.cumprod(1.0 + x * 0.01, 1),
                                  torch.cumsum(x, 0), torch.cumsum(i, 1)),
                    lambda: (randn(3, 1000), ints(3, 257))),

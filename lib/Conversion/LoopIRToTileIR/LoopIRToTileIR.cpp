@@ -111,6 +111,16 @@ struct KernelToTileProgram : OpConversionPattern<loopir::KernelOp> {
     if (nests.size() > 1 || forced == TileSchedule::Generic)
       return buildGeneric(op, adaptor, rewriter, preamble, nests);
     loopir::ParallelOp loop = nests.front();
+    // A prefix scan is a row program of its own (the row schedule's, or
+    // the default's).
+    if (forced == TileSchedule::Row || isAuto)
+      if (std::optional<loopir::PrefixScan> scan = matchScanSchedule(loop)) {
+        rewriter.replaceOp(op,
+                           buildScanProgram(rewriter, op, adaptor.getInputs(),
+                                            preamble, loop, *scan)
+                               ->getResults());
+        return success();
+      }
     std::optional<ContractionMatch> contraction = matchContraction(loop);
     if (forced == TileSchedule::Contraction && !contraction)
       return op.emitError("the contraction schedule needs a loop nest of "

@@ -29,98 +29,6 @@ std::optional<bool> argReduction(loopir::ReduceOp reduce) {
   return combiners[0] == loopir::Combiner::argmax;
 }
 
-/// The type a row fold carries a reduction's `type` in: integers narrower
-/// than 32 bits (`all`'s i8 minimum, an int8 tensor's maximum) widened to
-/// i32, which a warp shuffle moves. Sign-extended: signed order is kept,
-/// and sums and products wrap the same once truncated back. Extrema in f16
-/// or bf16 arrive widened to f32 already (loopir-normalize's
-/// WidenHalfExtremum: exact, and the same form for every schedule); a sum
-/// in halves stays one, as widening it would change its rounding.
-Type getFoldedType(Type type) {
-  if (type.isInteger() && type.getIntOrFloatBitWidth() < 32)
-    return IntegerType::get(type.getContext(), 32);
-  return type;
-}
-
-/// Whether the threads of a block can share `reduce`: every combiner has a
-/// fold monoid (or it is one arg-reduction) over a type a warp shuffle
-/// moves.
-bool isShareable(loopir::ReduceOp reduce) {
-  if (!argReduction(reduce))
-    for (loopir::Combiner c : reduce.getCombinerList())
-      if (!getFoldCombiner(c))
-        return false;
-  return llvm::all_of(reduce.getResultTypes(),
-                      [](Type t) { return isShuffledType(getFoldedType(t)); });
-}
-
-/// `values` in the types `types`, integers extended or truncated, at `b`.
-SmallVector<Value> castIntegers(OpBuilder &b, Location loc, ValueRange values,
-                                TypeRange types) {
-  SmallVector<Value> cast;
-  for (auto [v, type] : llvm::zip(values, types)) {
-    auto from = dyn_cast<IntegerType>(v.getType());
-    auto to = dyn_cast<IntegerType>(type);
-    if (from && to && from.getWidth() < to.getWidth())
-      v = arith::ExtSIOp::create(b, loc, type, v);
-    else if (from && to && from.getWidth() > to.getWidth())
-      v = arith::TruncIOp::create(b, loc, type, v);
-    cast.push_back(v);
-  }
-  return cast;
-}
-
-/// The row program's fold of `reduce` (shareable) at `b`, its body cloned
-/// from the reduction's with `mapping`: a tileir.fold, or for an
-/// arg-reduction a composite fold of (value, row-major position). Returns
-/// the reduction's results (narrow integers folded as i32, truncated
-/// back).
-SmallVector<Value> buildFold(OpBuilder &b, loopir::ReduceOp reduce,
-                             const IRMapping &mapping) {
-  Block &source = reduce.getBody().front();
-  Location loc = reduce.getLoc();
-  SmallVector<Type> folded;
-  for (Type type : reduce.getResultTypes())
-    folded.push_back(getFoldedType(type));
-  auto contributions = [&](OpBuilder &b, ValueRange ivs) {
-    IRMapping point = cloneLoopBody(b, source, ivs, mapping);
-    SmallVector<Value> values;
-    for (Value v : source.getTerminator()->getOperands())
-      values.push_back(point.lookupOrDefault(v));
-    return castIntegers(b, loc, values, folded);
-  };
-  auto results = [&](Operation *fold) {
-    return castIntegers(b, loc,
-                        fold->getResults().take_front(folded.size()),
-                        reduce.getResultTypes());
-  };
-  if (std::optional<bool> max = argReduction(reduce)) {
-    Type valueType = folded[0];
-    ArrayRef<int64_t> bounds = reduce.getBounds();
-    return results(tileir::buildCompositeFold(
-        b, loc, tileir::argExtremeIdentity(b, valueType, *max), bounds,
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          SmallVector<Value> values = contributions(b, ivs);
-          values.push_back(buildBoxPosition(b, loc, ivs, bounds));
-          return values;
-        },
-        [&](OpBuilder &b, Location loc, ValueRange x, ValueRange y) {
-          return tileir::combineArgExtreme(b, loc, *max, x, y);
-        }));
-  }
-  SmallVector<tileir::Combiner> combiners;
-  for (loopir::Combiner c : reduce.getCombinerList())
-    combiners.push_back(*getFoldCombiner(c));
-  auto fold =
-      tileir::FoldOp::create(b, loc, combiners, folded, reduce.getBounds());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&fold.getBody().front());
-    tileir::YieldOp::create(b, loc, contributions(b, fold.getInductionVars()));
-  }
-  return results(fold);
-}
-
 /// The indices of the loops inside `reduce`'s body.
 llvm::SmallDenseSet<Value> innerLoopIndices(loopir::ReduceOp reduce) {
   llvm::SmallDenseSet<Value> indices;
@@ -232,6 +140,97 @@ int64_t rowLength(loopir::ParallelOp nest) {
 
 } // namespace
 
+/// The type a row fold carries a reduction's `type` in: integers narrower
+/// than 32 bits (`all`'s i8 minimum, an int8 tensor's maximum) widened to
+/// i32, which a warp shuffle moves. Sign-extended: signed order is kept,
+/// and sums and products wrap the same once truncated back. Extrema in f16
+/// or bf16 arrive widened to f32 already (loopir-normalize's
+/// WidenHalfExtremum: exact, and the same form for every schedule); a sum
+/// in halves stays one, as widening it would change its rounding.
+Type strata::getFoldedType(Type type) {
+  if (type.isInteger() && type.getIntOrFloatBitWidth() < 32)
+    return IntegerType::get(type.getContext(), 32);
+  return type;
+}
+
+/// Whether the threads of a block can share `reduce`: every combiner has a
+/// fold monoid (or it is one arg-reduction) over a type a warp shuffle
+/// moves.
+bool strata::isShareable(loopir::ReduceOp reduce) {
+  if (!argReduction(reduce))
+    for (loopir::Combiner c : reduce.getCombinerList())
+      if (!getFoldCombiner(c))
+        return false;
+  return llvm::all_of(reduce.getResultTypes(),
+                      [](Type t) { return isShuffledType(getFoldedType(t)); });
+}
+
+/// `values` in the types `types`, integers extended or truncated, at `b`.
+SmallVector<Value> strata::castIntegers(OpBuilder &b, Location loc,
+                                        ValueRange values, TypeRange types) {
+  SmallVector<Value> cast;
+  for (auto [v, type] : llvm::zip(values, types)) {
+    auto from = dyn_cast<IntegerType>(v.getType());
+    auto to = dyn_cast<IntegerType>(type);
+    if (from && to && from.getWidth() < to.getWidth())
+      v = arith::ExtSIOp::create(b, loc, type, v);
+    else if (from && to && from.getWidth() > to.getWidth())
+      v = arith::TruncIOp::create(b, loc, type, v);
+    cast.push_back(v);
+  }
+  return cast;
+}
+
+/// The row program's fold of `reduce` (shareable) at `b`, its body cloned
+/// from the reduction's with `mapping`: a tileir.fold, or for an
+/// arg-reduction a composite fold of (value, row-major position). Returns
+/// the reduction's results (narrow integers folded as i32, truncated
+/// back).
+SmallVector<Value> strata::buildFold(OpBuilder &b, loopir::ReduceOp reduce,
+                                     const IRMapping &mapping) {
+  Block &source = reduce.getBody().front();
+  Location loc = reduce.getLoc();
+  SmallVector<Type> folded;
+  for (Type type : reduce.getResultTypes())
+    folded.push_back(getFoldedType(type));
+  auto contributions = [&](OpBuilder &b, ValueRange ivs) {
+    IRMapping point = cloneLoopBody(b, source, ivs, mapping);
+    SmallVector<Value> values;
+    for (Value v : source.getTerminator()->getOperands())
+      values.push_back(point.lookupOrDefault(v));
+    return castIntegers(b, loc, values, folded);
+  };
+  auto results = [&](Operation *fold) {
+    return castIntegers(b, loc, fold->getResults().take_front(folded.size()),
+                        reduce.getResultTypes());
+  };
+  if (std::optional<bool> max = argReduction(reduce)) {
+    Type valueType = folded[0];
+    ArrayRef<int64_t> bounds = reduce.getBounds();
+    return results(tileir::buildCompositeFold(
+        b, loc, tileir::argExtremeIdentity(b, valueType, *max), bounds,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          SmallVector<Value> values = contributions(b, ivs);
+          values.push_back(buildBoxPosition(b, loc, ivs, bounds));
+          return values;
+        },
+        [&](OpBuilder &b, Location loc, ValueRange x, ValueRange y) {
+          return tileir::combineArgExtreme(b, loc, *max, x, y);
+        }));
+  }
+  SmallVector<tileir::Combiner> combiners;
+  for (loopir::Combiner c : reduce.getCombinerList())
+    combiners.push_back(*getFoldCombiner(c));
+  auto fold =
+      tileir::FoldOp::create(b, loc, combiners, folded, reduce.getBounds());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&fold.getBody().front());
+    tileir::YieldOp::create(b, loc, contributions(b, fold.getInductionVars()));
+  }
+  return results(fold);
+}
+
 std::optional<tileir::Combiner> strata::getFoldCombiner(loopir::Combiner c) {
   switch (c) {
   case loopir::Combiner::add:
@@ -313,6 +312,11 @@ strata::buildRowProgram(OpBuilder &b, loopir::KernelOp op, ValueRange inputs,
     if (auto loop = dyn_cast<loopir::ParallelOp>(inner)) {
       if (std::optional<loopir::ReduceOp> reduce = rowVectorReduction(loop)) {
         buildRowVectorFold(b, loop, *reduce, mapping);
+        continue;
+      }
+      // A write-back of prefixes (a softmax's cumsum): one scan of the row.
+      if (std::optional<loopir::PrefixScan> scan = matchScanSchedule(loop)) {
+        buildScan(b, loop, *scan, mapping);
         continue;
       }
       auto distribute =

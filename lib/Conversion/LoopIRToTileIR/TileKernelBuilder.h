@@ -5,6 +5,7 @@
 
 #include "strata/Conversion/LoopIRToTileIR/LoopIRToTileIR.h"
 #include "strata/Dialect/LoopIR/Analysis/Contraction.h"
+#include "strata/Dialect/LoopIR/Analysis/PrefixScan.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
@@ -51,6 +52,50 @@ std::optional<tileir::Combiner> getFoldCombiner(loopir::Combiner c);
 /// Whether a fold's threads can combine values of `type` (what a warp
 /// shuffle moves: 32- and 64-bit integers and floats).
 bool isShuffledType(mlir::Type type);
+
+/// The type a row fold or scan carries a reduction's `type` in (narrow
+/// integers as i32, which a warp shuffle moves).
+mlir::Type getFoldedType(mlir::Type type);
+
+/// Whether the threads of a block can share `reduce`: every combiner has a
+/// fold monoid (or it is one arg-reduction) over a type a warp shuffle
+/// moves once folded (getFoldedType).
+bool isShareable(loopir::ReduceOp reduce);
+
+/// `values` in the types `types`, integers extended (signed) or truncated.
+llvm::SmallVector<mlir::Value> castIntegers(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            mlir::ValueRange values,
+                                            mlir::TypeRange types);
+
+/// The row program's fold of `reduce` (shareable) at `b`, its body cloned
+/// with `mapping`: a tileir.fold, or for an arg-reduction a composite fold
+/// of (value, row-major position). Returns the reduction's results.
+llvm::SmallVector<mlir::Value> buildFold(mlir::OpBuilder &b,
+                                         loopir::ReduceOp reduce,
+                                         const mlir::IRMapping &mapping);
+
+/// The prefix scan of `nest` (loopir::matchPrefixScan) that the scan
+/// schedule takes: shareable reductions over at least kMinRowLength points.
+std::optional<loopir::PrefixScan> matchScanSchedule(loopir::ParallelOp nest);
+
+/// Writes the kernel `op`, made of `preamble` and `nest` (a prefix scan,
+/// `match`), as a cooperative row program: one program instance per row
+/// (the nest's other dimensions), its other reductions as folds, one
+/// tileir.scan of the scanned reductions' contributions whose each region
+/// is the rest of the nest's body at each point of the row.
+tileir::KernelOp buildScanProgram(mlir::OpBuilder &b, loopir::KernelOp op,
+                                  mlir::ValueRange inputs,
+                                  llvm::ArrayRef<mlir::Operation *> preamble,
+                                  loopir::ParallelOp nest,
+                                  const loopir::PrefixScan &match);
+
+/// Writes the prefix scan `nest` (`match`) at the builder, in a row
+/// program whose values `mapping` maps (the nest's other indices
+/// included): its uniform code (reductions as folds), then one tileir.scan
+/// whose each region is the rest of its body.
+void buildScan(mlir::OpBuilder &b, loopir::ParallelOp nest,
+               const loopir::PrefixScan &match, mlir::IRMapping &mapping);
 
 /// Whether the default schedule gives `nest` the row schedule: it folds
 /// long, contiguous rows with monoids the threads can share.

@@ -6,6 +6,7 @@
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -44,6 +45,24 @@ static void butterfly(OpBuilder &b, Location loc, int64_t width,
   }
 }
 
+/// One shared buffer of `slots` elements per value, declared at the start
+/// of `kernelEntry`: where the warps post their results.
+static SmallVector<Value> declarePosts(OpBuilder &b, Location loc,
+                                       Block &kernelEntry, ValueRange values,
+                                       int64_t slots) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&kernelEntry);
+  SmallVector<Value> posts;
+  for (Value v : values)
+    posts.push_back(kernelir::SharedOp::create(
+        b, loc,
+        MemRefType::get({slots}, v.getType(), MemRefLayoutAttrInterface(),
+                        workgroup)));
+  return posts;
+}
+
 SmallVector<Value> strata::combineAcrossBlock(
     OpBuilder &b, Location loc, Block &kernelEntry, Value thread,
     int64_t threads, const KernelMonoid &monoid, ValueRange partials) {
@@ -56,18 +75,7 @@ SmallVector<Value> strata::combineAcrossBlock(
   if (warps <= 1)
     return values;
 
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  SmallVector<Value> posts;
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&kernelEntry);
-    for (Value v : values)
-      posts.push_back(kernelir::SharedOp::create(
-          b, loc,
-          MemRefType::get({warps}, v.getType(), MemRefLayoutAttrInterface(),
-                          workgroup)));
-  }
+  SmallVector<Value> posts = declarePosts(b, loc, kernelEntry, values, warps);
   Value warpSize = arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize);
   Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
@@ -101,4 +109,83 @@ SmallVector<Value> strata::combineAcrossBlock(
   }
   butterfly(b, loc, kernelir::kWarpSize, monoid, values);
   return values;
+}
+
+BlockScan strata::scanAcrossBlock(OpBuilder &b, Location loc,
+                                  Block &kernelEntry, Value blockThread,
+                                  Value thread, int64_t threads,
+                                  const KernelMonoid &monoid,
+                                  ValueRange values) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t width = std::min<int64_t>(threads, kernelir::kWarpSize);
+  // The lane within the warp, and within its aligned group of `width`.
+  Value lane =
+      arith::RemUIOp::create(b, loc, blockThread, index(kernelir::kWarpSize));
+  Value member = arith::RemUIOp::create(b, loc, thread, index(width));
+  BlockScan scan;
+  scan.prefix.assign(values.begin(), values.end());
+  for (int64_t offset = 1; offset < width; offset *= 2) {
+    Value distance = arith::ConstantIntOp::create(b, loc, offset, 32);
+    SmallVector<Value> earlier;
+    for (Value v : scan.prefix)
+      earlier.push_back(kernelir::ShuffleOp::create(b, loc, v, distance,
+                                                    kernelir::ShuffleMode::UP));
+    // Lanes fewer than `offset` into their group have no such lane.
+    Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, member,
+                                      index(offset));
+    SmallVector<Value> combined = monoid.combine(b, loc, earlier, scan.prefix);
+    for (auto [p, c] : llvm::zip(scan.prefix, combined))
+      p = arith::SelectOp::create(b, loc, has, c, p);
+  }
+  int64_t warps = threads / kernelir::kWarpSize;
+  if (warps <= 1) {
+    // The group's last lane holds its fold.
+    Value last = arith::IndexCastOp::create(
+        b, loc, b.getI32Type(),
+        arith::OrIOp::create(b, loc, lane, index(width - 1)));
+    for (Value p : scan.prefix)
+      scan.total.push_back(kernelir::ShuffleOp::create(
+          b, loc, p, last, kernelir::ShuffleMode::IDX));
+    return scan;
+  }
+  SmallVector<Value> posts =
+      declarePosts(b, loc, kernelEntry, scan.prefix, warps);
+  Value warp =
+      arith::DivUIOp::create(b, loc, thread, index(kernelir::kWarpSize));
+  Value poster = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                       index(kernelir::kWarpSize - 1));
+  for (auto [p, post] : llvm::zip(scan.prefix, posts))
+    kernelir::StoreOp::create(b, loc, p, post, ValueRange{warp}, poster);
+  kernelir::BarrierOp::create(b, loc);
+  // Fold the posts in warp order: those before this thread's warp into its
+  // prefix, all into the total.
+  SmallVector<Value> init;
+  for (TypedAttr identity : monoid.identity)
+    init.push_back(arith::ConstantOp::create(b, loc, identity));
+  init.append(init);
+  size_t n = posts.size();
+  auto loop = scf::ForOp::create(
+      b, loc, index(0), index(warps), index(1), init,
+      [&](OpBuilder &nested, Location loc, Value w, ValueRange carried) {
+        SmallVector<Value> post;
+        for (Value buffer : posts)
+          post.push_back(
+              kernelir::LoadOp::create(nested, loc, buffer, ValueRange{w}));
+        ValueRange before = carried.take_front(n), all = carried.drop_front(n);
+        Value earlier = arith::CmpIOp::create(
+            nested, loc, arith::CmpIPredicate::ult, w, warp);
+        SmallVector<Value> next;
+        for (auto [x, c] :
+             llvm::zip(before, monoid.combine(nested, loc, before, post)))
+          next.push_back(arith::SelectOp::create(nested, loc, earlier, c, x));
+        llvm::append_range(next, monoid.combine(nested, loc, all, post));
+        scf::YieldOp::create(nested, loc, next);
+      });
+  ValueRange results = loop.getResults();
+  scan.prefix = monoid.combine(b, loc, results.take_front(n), scan.prefix);
+  scan.total.assign(results.begin() + n, results.end());
+  kernelir::BarrierOp::create(b, loc);
+  return scan;
 }

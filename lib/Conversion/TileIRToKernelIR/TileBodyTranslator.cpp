@@ -285,6 +285,7 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
         .Case([&](tileir::DistributeOp loop) {
           return translateDistribute(loop);
         })
+        .Case([&](tileir::ScanOp scan) { return translateScan(scan); })
         .Case([&](tileir::ContractOp contract) {
           return translateContract(contract);
         })
@@ -393,19 +394,8 @@ LogicalResult TileBodyTranslator::translateCooperativeFold(
     Operation *fold, const KernelMonoid &monoid, Block &body,
     ArrayRef<int64_t> bounds) {
   Location loc = fold->getLoc();
-  bool subWarp = groupThreads < kernelir::kWarpSize &&
-                 llvm::isPowerOf2_64(groupThreads);
-  if (groupThreads % kernelir::kWarpSize != 0 && !subWarp)
-    return fold->emitError("a cooperative fold needs a power of two below "
-                           "32 or a whole number of warps per row, but the "
-                           "kernel has ")
-           << groupThreads << " threads per row";
-  if (groupThreads > kernelir::kWarpSize &&
-      groupThreads != (int64_t)kernel.getThreads())
-    return fold->emitError("with several rows per program instance each "
-                           "row takes at most one warp, but the kernel "
-                           "gives each ")
-           << groupThreads << " threads";
+  if (failed(verifyCooperativeGroup(fold, "fold")))
+    return failure();
   auto chunks = sharedChunks.find(fold);
   if (chunks != sharedChunks.end())
     return translateChunkedFold(fold, monoid, body, bounds, chunks->second);
@@ -429,6 +419,25 @@ LogicalResult TileBodyTranslator::translateCooperativeFold(
   mapping.map(fold->getResults(),
               combineAcrossBlock(b, loc, *entry, groupThread, groupThreads,
                                  monoid, loop.getResults()));
+  return success();
+}
+
+LogicalResult TileBodyTranslator::verifyCooperativeGroup(Operation *op,
+                                                         StringRef what) {
+  bool subWarp =
+      groupThreads < kernelir::kWarpSize && llvm::isPowerOf2_64(groupThreads);
+  if (groupThreads % kernelir::kWarpSize != 0 && !subWarp)
+    return op->emitError("a cooperative ")
+           << what
+           << " needs a power of two below 32 or a whole number of warps "
+              "per row, but the kernel has "
+           << groupThreads << " threads per row";
+  if (groupThreads > kernelir::kWarpSize &&
+      groupThreads != (int64_t)kernel.getThreads())
+    return op->emitError("with several rows per program instance each "
+                         "row takes at most one warp, but the kernel "
+                         "gives each ")
+           << groupThreads << " threads";
   return success();
 }
 

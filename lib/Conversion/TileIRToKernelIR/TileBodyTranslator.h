@@ -297,6 +297,16 @@ private:
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
+  /// A cooperative scan: the row in chunks of one point per thread of the
+  /// group; each chunk scanned across the threads (scanAcrossBlock) and
+  /// offset by the fold of the chunks before it, carried in registers.
+  LogicalResult translateScan(tileir::ScanOp scan);
+
+  /// Checks that the group's threads can share a fold or scan `op`: a
+  /// power of two below the warp size, or whole warps for a block of one
+  /// row.
+  LogicalResult verifyCooperativeGroup(Operation *op, StringRef what);
+
   /// The shared-chunk loads each fold stages, where the kernel has several
   /// rows per program instance and they fit in kMaxSharedChunkBytes with
   /// chunks of at least kMinChunkPoints points (sharedChunks, chunkPoints).

@@ -86,7 +86,8 @@ void TileBodyTranslator::planRowCaches() {
   SmallVector<Reads> reads;
   for (Operation &op : kernel.getBody().front()) {
     auto loop = tileir::getCooperativeLoop(&op);
-    if (!loop || sharedChunks.contains(&op)) // Chunked folds read no runs.
+    // Chunked folds read no runs; a scan reads its row point by point.
+    if (!loop || sharedChunks.contains(&op) || isa<tileir::ScanOp>(op))
       continue;
     auto [body, bounds] = *loop;
     int64_t width = chooseRunWidth(*body, bounds);

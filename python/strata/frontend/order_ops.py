@@ -9,10 +9,11 @@ deterministic, and PyTorch's orders hold (NaN sorts as the largest; ties
 keep their order; a cumulative maximum takes the last position of its
 maximum). The price is the row's length squared per row, where a scan
 or a bitonic network would take the row's length (times its log). Two
-cases cost less: cumsum and cumprod of rows longer than 64 scan in two
-levels (blocks of about sqrt(n), n sqrt(n) work), and a top-k of at most
-16 from such a row takes k folds of the row (k n work: sampling from a
-vocabulary). A mixin of `Importer` (importer.py).
+cases cost less: the pulls of cumsum and cumprod (a sum or product
+masked to the prefix) become one cooperative scan per row in
+convert-loopir-to-tileir, which recognizes the mask (n work); and a top-k
+of at most 16 from a long row takes k folds of the row (k n work:
+sampling from a vocabulary). A mixin of `Importer` (importer.py).
 """
 import math
 
@@ -20,13 +21,11 @@ from .elementwise_ops import _is_float, _norm_dim
 
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
 
-# Scans of longer rows go in two levels (_prefix_blocked): at 64, one
-# level's n^2 = 4096 is about the two levels' n sqrt(n) + n = 576 plus
-# their extra kernels.
-_BLOCKED_SCAN_ABOVE = 64
-# A top-k of at most this many from a row longer than the above takes one
-# fold of the row per element (k n) rather than ranking the row (n^2).
+# A top-k of at most this many from a row longer than the next takes one
+# fold of the row per element (k n) rather than ranking the row (n^2); at
+# 64, ranking's n^2 = 4096 is about 16 rounds' work plus their kernels.
 _TOPK_BY_ROUNDS_UP_TO = 16
+_TOPK_BY_ROUNDS_ABOVE = 64
 
 
 class OrderOps:
@@ -64,54 +63,23 @@ class OrderOps:
         """max or min over `axis`, NaN-propagating."""
         return values.reduce(kind, [axis])
 
-    def _prefix_pull(self, v, dim, kind, inclusive=True):
-        """The sums (products) of each element's prefix along `dim`, each
-        reduced on its own: the row's length squared per row."""
+    def _prefix_pull(self, v, dim, kind):
+        """The sums (products) of each element's prefix along `dim`: each
+        element reduces the row masked to k <= i (the identity past it).
+        Written so, the row's length squared per row; the loop-to-tile
+        conversion recognizes the mask and scans instead (ScanSchedule)."""
         element, other, i, k = self._pair(v, dim)
         identity = 0.0 if kind == SUM else 1.0
-        prefix = k <= i if inclusive else k < i
-        return other.where(prefix, identity).reduce(kind, [dim + 1])
-
-    def _prefix_blocked(self, v, dim, kind):
-        """The inclusive scan of a long row in two levels: the row as b
-        blocks of s ~ sqrt(n) elements, each block scanned by the pull,
-        each block offset by the exclusive scan of the blocks' totals
-        before it. n s + b^2 work per row instead of n^2 (4096: 262 k
-        instead of 16.8 M). The row is padded with the identity to b s."""
-        shape, dtype = self.shape(v), self.dtype(v)
-        n = shape[dim]
-        s = math.isqrt(n - 1) + 1
-        b = -(-n // s)
-        identity = 0.0 if kind == SUM else 1.0
-        if b * s != n:
-            high = [0] * len(shape)
-            high[dim] = b * s - n
-            v = self.b.pad(v, [0] * len(shape), high, identity)
-        blocks = shape[:dim] + [b, s] + shape[dim + 1:]
-        v = self.op("tensorir.reshape", [v], blocks, dtype)
-        local = self._prefix_pull(v, dim + 1, kind)
-        totals = self.expr_of(v).reduce(kind, [dim + 1])
-        carry = self._prefix_pull(totals.value, dim, kind, inclusive=False)
-        carry = self.expr_of(self.broadcast_dims(
-            carry.value, blocks, [d for d in range(len(blocks)) if d != dim + 1]))
-        scanned = local + carry if kind == SUM else local * carry
-        flat = shape[:dim] + [b * s] + shape[dim + 1:]
-        out = self.op("tensorir.reshape", [scanned.value], flat, dtype)
-        if b * s != n:
-            out = self.op("tensorir.slice", [out], shape, dtype,
-                          offsets=[0] * len(shape), strides=[1] * len(shape))
-        return self.expr_of(out)
+        return other.where(k <= i, identity).reduce(kind, [dim + 1])
 
     def cumulative(self, kind):
         """cumsum / cumprod: each element the sum (product) of the row's
-        prefix up to it; rows longer than _BLOCKED_SCAN_ABOVE in two
-        levels."""
+        prefix up to it, as the pull that convert-loopir-to-tileir
+        recognizes and schedules as one cooperative scan per row."""
         def convert(x, dim, dtype=None):
             shape, out_dtype = self.out()
             v, dim = self._row(x, dim)
             v = self.cast(v, out_dtype)
-            if self.shape(v)[dim] > _BLOCKED_SCAN_ABOVE:
-                return self._shaped(self._prefix_blocked(v, dim, kind), shape)
             return self._shaped(self._prefix_pull(v, dim, kind), shape)
         return convert
 
@@ -245,7 +213,7 @@ class OrderOps:
     def topk(self, x, k, dim=-1, largest=True, sorted=True):
         shape, dtype = self.out(0)
         v, dim = self._row(x, dim)
-        if k <= _TOPK_BY_ROUNDS_UP_TO and self.shape(v)[dim] > _BLOCKED_SCAN_ABOVE:
+        if k <= _TOPK_BY_ROUNDS_UP_TO and self.shape(v)[dim] > _TOPK_BY_ROUNDS_ABOVE:
             values, indices = self._topk_by_rounds(v, dim, k, largest)
         else:
             ranks = self._ranks(v, dim, largest)

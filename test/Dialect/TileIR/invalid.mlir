@@ -445,3 +445,58 @@ func.func @composite_contribution(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @scan_each_arguments(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{the each region takes the point's index and one prefix per monoid (1)}}
+    tileir.scan add(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    } each {
+    ^bb0(%i: index, %p: f32, %q: f32):
+      tileir.yield
+    }
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_rank(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{scans one dimension, got 2 bounds}}
+    tileir.scan add(0.0 : f32) (%k, %l) in [2, 4] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    } each {
+    ^bb0(%i: index, %p: f32):
+      tileir.yield
+    }
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_identity(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    %row = tileir.point 0
+    // expected-error @+1 {{identity #0 of mul must be 1.000000e+00 : f32, got 0.000000e+00 : f32}}
+    tileir.scan mul(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    } each {
+    ^bb0(%i: index, %p: f32):
+      loopir.store %p, %out[%row, %i] : memref<4x8xf32>
+      tileir.yield
+    }
+  }
+  return %r : tensor<4x8xf32>
+}

@@ -179,3 +179,30 @@ func.func @composite_monoids(%a: tensor<33x70xf32>) -> (tensor<33xf32>, tensor<3
   }
   return %r#0, %r#1 : tensor<33xf32>, tensor<33xi64>
 }
+
+// A scan: the body yields each point's contributions, the each region gets
+// each point's index and inclusive prefixes (cumsum and running maximum in
+// one pass).
+// CHECK-LABEL: func.func @scan
+// CHECK: tileir.scan add(0.000000e+00 : f32), max(0xFF800000 : f32) (%[[K:.*]]) in [70] {
+// CHECK: tileir.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK-NEXT: } each {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[S:.*]]: f32, %[[M:.*]]: f32):
+// CHECK: loopir.store %[[S]], %{{.*}}[%{{.*}}, %[[I]]]
+// CHECK: tileir.yield
+func.func @scan(%a: tensor<33x70xf32>) -> (tensor<33x70xf32>, tensor<33x70xf32>) {
+  %r:2 = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32>, tensor<33x70xf32> domain [33] tile [1] threads 32 {
+  ^bb0(%in: memref<33x70xf32>, %sums: memref<33x70xf32>, %maxima: memref<33x70xf32>):
+    %row = tileir.point 0
+    tileir.scan add(0.0 : f32), max(0xFF800000 : f32) (%k) in [70] {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x, %x : f32, f32
+    } each {
+    ^bb0(%i: index, %s: f32, %m: f32):
+      loopir.store %s, %sums[%row, %i] : memref<33x70xf32>
+      loopir.store %m, %maxima[%row, %i] : memref<33x70xf32>
+      tileir.yield
+    }
+  }
+  return %r#0, %r#1 : tensor<33x70xf32>, tensor<33x70xf32>
+}

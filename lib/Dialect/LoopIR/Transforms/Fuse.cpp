@@ -3,6 +3,7 @@
 
 #include "FusionMemo.h"
 #include "strata/Dialect/LoopIR/Analysis/AffineRange.h"
+#include "strata/Dialect/LoopIR/Analysis/PrefixScan.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
@@ -420,6 +421,21 @@ std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
 /// element of scalar code (`scalar`: no reduction, so the contraction
 /// schedule can stage it) is computed once per block tile, not once per
 /// row (or column) of the output that reads it.
+/// The dimension of `nest` along which `unit` (a top-level op of its body)
+/// folds prefixes, if it is a reduction of a prefix scan (PrefixScan.h:
+/// the schedule reads each element of the row once).
+std::optional<unsigned> scannedDim(Operation *unit, ParallelOp nest) {
+  auto reduce = dyn_cast<ReduceOp>(unit);
+  if (!reduce || reduce.getBounds().size() != 1 ||
+      !llvm::all_of(reduce.getBody().front().getTerminator()->getOperands(),
+                    [](Value v) { return v.getDefiningOp<arith::SelectOp>(); }))
+    return std::nullopt;
+  std::optional<PrefixScan> scan = matchPrefixScan(nest);
+  if (!scan || !llvm::is_contained(scan->reductions, reduce))
+    return std::nullopt;
+  return scan->dim;
+}
+
 double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
                 FusionMemo &memo) {
   auto [outer, nest] = outerUnit(load);
@@ -444,10 +460,12 @@ double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
   // index is computed once for the whole vector.
   bool sharedByVector = isRowVectorFold(outer, nest, memo) &&
                         !loadNestDeps.contains(nestIvs.back());
+  // In a prefix scan, so is an element for the whole row it scans.
+  std::optional<unsigned> scanned = scannedDim(outer, nest);
   double work = 1;
   for (auto [d, iv, bound] : llvm::enumerate(nestIvs, nest.getBounds())) {
-    if (!unitDeps.contains(iv) ||
-        (sharedByVector && d + 1 == nestIvs.size()))
+    if (!unitDeps.contains(iv) || (sharedByVector && d + 1 == nestIvs.size()) ||
+        (scanned == d && !loadNestDeps.contains(iv)))
       continue;
     bool rowOrColumn = d + 2 >= nestIvs.size();
     if (staged && rowOrColumn && !loadNestDeps.contains(iv))

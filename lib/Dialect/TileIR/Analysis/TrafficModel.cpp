@@ -145,6 +145,10 @@ private:
           out.insert({-1, index, (int64_t)contract.getK()});
         else
           out.insert({(int64_t)(n < (unsigned)dropped ? n : n + 1), {}, 1});
+      } else if (auto scan = dyn_cast<ScanOp>(owner)) {
+        // The point's index, or a prefix (an integer cumsum used as an
+        // index): either ranges over the row.
+        out.insert({-1, index, scan.getBounds()[0]});
       } else if (auto loop = getCooperativeLoop(owner)) {
         out.insert({-1, index, loop->second[n]});
       } else if (auto reduce = dyn_cast<loopir::ReduceOp>(owner)) {
@@ -253,6 +257,12 @@ private:
       for (Type type : op->getResultTypes())
         if (isa<FloatType>(type))
           result.flops += points(&op->getRegion(0).front());
+      return;
+    }
+    if (auto scan = dyn_cast<ScanOp>(op)) {
+      for (Type type : scan.getPrefixTypes())
+        if (isa<FloatType>(type))
+          result.flops += points(&scan.getBody().front());
       return;
     }
     if (op->getNumResults() != 1 || !isa<FloatType>(op->getResult(0).getType()))

@@ -85,6 +85,8 @@ strata::tileir::getCooperativeLoop(Operation *op) {
     return std::make_pair(&fold.getBody().front(), fold.getBounds());
   if (auto fold = dyn_cast<CompositeFoldOp>(op))
     return std::make_pair(&fold.getBody().front(), fold.getBounds());
+  if (auto scan = dyn_cast<ScanOp>(op))
+    return std::make_pair(&scan.getBody().front(), scan.getBounds());
   if (auto loop = dyn_cast<DistributeOp>(op))
     return std::make_pair(&loop.getBody().front(), loop.getBounds());
   return std::nullopt;
@@ -311,34 +313,36 @@ TypedAttr FoldOp::getIdentity(Combiner combiner, Type type) {
   return getMonoidIdentity(getMonoidKind(combiner), type);
 }
 
-void FoldOp::build(OpBuilder &b, OperationState &state,
-                   ArrayRef<Combiner> combiners, TypeRange types,
-                   ArrayRef<int64_t> bounds) {
+/// Adds the attributes of a fold or scan over `bounds` with one monoid of
+/// each combiner and type (the combiner's identity) to `state`.
+static void addMonoidLoopAttributes(OpBuilder &b, OperationState &state,
+                                    ArrayRef<Combiner> combiners,
+                                    TypeRange types, ArrayRef<int64_t> bounds) {
   SmallVector<Attribute> combinerAttrs, identities;
   for (auto [c, t] : llvm::zip(combiners, types)) {
     combinerAttrs.push_back(CombinerAttr::get(b.getContext(), c));
-    identities.push_back(getIdentity(c, t));
+    identities.push_back(FoldOp::getIdentity(c, t));
   }
-  state.addAttribute(getCombinersAttrName(state.name),
-                     b.getArrayAttr(combinerAttrs));
-  state.addAttribute(getIdentitiesAttrName(state.name),
-                     b.getArrayAttr(identities));
-  state.addAttribute(getBoundsAttrName(state.name),
-                     b.getDenseI64ArrayAttr(bounds));
+  state.addAttribute("combiners", b.getArrayAttr(combinerAttrs));
+  state.addAttribute("identities", b.getArrayAttr(identities));
+  state.addAttribute("bounds", b.getDenseI64ArrayAttr(bounds));
+}
+
+void FoldOp::build(OpBuilder &b, OperationState &state,
+                   ArrayRef<Combiner> combiners, TypeRange types,
+                   ArrayRef<int64_t> bounds) {
+  addMonoidLoopAttributes(b, state, combiners, types, bounds);
   state.addTypes(types);
   addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
 }
 
-SmallVector<Combiner> FoldOp::getCombinerList() {
-  SmallVector<Combiner> list;
-  for (Attribute a : getCombiners())
-    list.push_back(cast<CombinerAttr>(a).getValue());
-  return list;
-}
-
-// tileir.fold add(0.0 : f32), max(0xFF800000 : f32) (%k) in [70] { ... }
-ParseResult FoldOp::parse(OpAsmParser &parser, OperationState &result) {
-  SmallVector<Attribute> combiners, identities;
+/// Parses `add(0.0 : f32), max(0xFF800000 : f32)`: the monoids of a fold
+/// or scan, each a combiner and its identity (typed: the identity's type is
+/// what the monoid folds).
+static ParseResult parseMonoids(OpAsmParser &parser,
+                                SmallVectorImpl<Attribute> &combiners,
+                                SmallVectorImpl<Attribute> &identities,
+                                SmallVectorImpl<Type> &types) {
   do {
     StringRef keyword;
     SMLoc loc = parser.getCurrentLocation();
@@ -357,8 +361,67 @@ ParseResult FoldOp::parse(OpAsmParser &parser, OperationState &result) {
       return parser.emitError(loc, "the identity must be a typed scalar");
     combiners.push_back(CombinerAttr::get(parser.getContext(), *combiner));
     identities.push_back(identity);
-    result.addTypes(typed.getType());
+    types.push_back(typed.getType());
   } while (succeeded(parser.parseOptionalComma()));
+  return success();
+}
+
+static void printMonoids(OpAsmPrinter &p, ArrayRef<Combiner> combiners,
+                         ArrayAttr identities) {
+  p << " ";
+  llvm::interleaveComma(llvm::zip(combiners, identities), p, [&](auto monoid) {
+    p << stringifyCombiner(std::get<0>(monoid)) << "(";
+    // Printed with its type: the type is what the monoid folds.
+    p.printAttribute(std::get<1>(monoid));
+    p << ")";
+  });
+}
+
+static SmallVector<Combiner> combinerList(ArrayAttr attrs) {
+  SmallVector<Combiner> list;
+  for (Attribute a : attrs)
+    list.push_back(cast<CombinerAttr>(a).getValue());
+  return list;
+}
+
+/// Checks the monoids of a fold or scan that folds `types` and whose body
+/// ends in `terminator`: one identity per combiner, the combiner's own,
+/// and one contribution of each type.
+static LogicalResult verifyMonoids(Operation *op, ArrayAttr combinerAttrs,
+                                   ArrayAttr identities, TypeRange types,
+                                   Operation *terminator) {
+  SmallVector<Combiner> combiners = combinerList(combinerAttrs);
+  if (combiners.empty())
+    return op->emitOpError("expects at least one monoid");
+  if (identities.size() != combiners.size() || types.size() != combiners.size())
+    return op->emitOpError("expects one identity and one result per combiner");
+  auto yield = dyn_cast<YieldOp>(terminator);
+  if (!yield || yield.getValues().size() != combiners.size())
+    return op->emitOpError("body must yield one contribution per monoid");
+  for (auto [i, c] : llvm::enumerate(combiners)) {
+    Type type = types[i];
+    if (yield.getValues()[i].getType() != type)
+      return op->emitOpError("contribution #")
+             << i << " has type " << yield.getValues()[i].getType()
+             << " but its monoid folds " << type;
+    auto identity = dyn_cast<TypedAttr>(identities[i]);
+    if (!identity || identity.getType() != type)
+      return op->emitOpError("identity #") << i << " must have type " << type;
+    if (identity != FoldOp::getIdentity(c, type))
+      return op->emitOpError("identity #")
+             << i << " of " << stringifyCombiner(c) << " must be "
+             << FoldOp::getIdentity(c, type) << ", got " << identity;
+  }
+  return success();
+}
+
+// tileir.fold add(0.0 : f32), max(0xFF800000 : f32) (%k) in [70] { ... }
+ParseResult FoldOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<Attribute> combiners, identities;
+  SmallVector<Type> types;
+  if (parseMonoids(parser, combiners, identities, types))
+    return failure();
+  result.addTypes(types);
   Builder &b = parser.getBuilder();
   result.addAttribute("combiners", b.getArrayAttr(combiners));
   result.addAttribute("identities", b.getArrayAttr(identities));
@@ -369,49 +432,101 @@ ParseResult FoldOp::parse(OpAsmParser &parser, OperationState &result) {
   return parser.parseRegion(*result.addRegion(), ivs);
 }
 
-void FoldOp::print(OpAsmPrinter &p) {
-  p << " ";
-  llvm::interleaveComma(llvm::zip(getCombinerList(), getIdentities()), p,
-                        [&](auto monoid) {
-                          p << stringifyCombiner(std::get<0>(monoid)) << "(";
-                          // Printed with its type: the type is the fold's
-                          // result type.
-                          p.printAttribute(std::get<1>(monoid));
-                          p << ")";
-                        });
-  printLoopBox(p, getInductionVars(), getBounds());
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+SmallVector<Combiner> FoldOp::getCombinerList() {
+  return combinerList(getCombiners());
+}
+
+/// Prints a fold or scan up to its body: ` add(0.0 : f32) (%k) in [70]
+/// attr-dict { ... }`.
+template <typename OpTy> static void printMonoidLoop(OpAsmPrinter &p, OpTy op) {
+  printMonoids(p, op.getCombinerList(), op.getIdentities());
+  printLoopBox(p, op.getInductionVars(), op.getBounds());
+  p.printOptionalAttrDictWithKeyword(op->getAttrs(),
                                      {"bounds", "combiners", "identities"});
   p << " ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+  p.printRegion(op.getBody(), /*printEntryBlockArgs=*/false);
 }
+
+void FoldOp::print(OpAsmPrinter &p) { printMonoidLoop(p, *this); }
 
 LogicalResult FoldOp::verify() {
   if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
     return failure();
-  SmallVector<Combiner> combiners = getCombinerList();
-  if (combiners.empty())
-    return emitOpError("expects at least one monoid");
-  if (getIdentities().size() != combiners.size() ||
-      getNumResults() != combiners.size())
-    return emitOpError("expects one identity and one result per combiner");
-  auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
-  if (!yield || yield.getValues().size() != combiners.size())
-    return emitOpError("body must yield one contribution per monoid");
-  for (auto [i, c] : llvm::enumerate(combiners)) {
-    Type type = getResult(i).getType();
-    if (yield.getValues()[i].getType() != type)
-      return emitOpError("contribution #")
-             << i << " has type " << yield.getValues()[i].getType()
-             << " but its monoid folds " << type;
-    auto identity = dyn_cast<TypedAttr>(getIdentities()[i]);
-    if (!identity || identity.getType() != type)
-      return emitOpError("identity #") << i << " must have type " << type;
-    if (identity != getIdentity(c, type))
-      return emitOpError("identity #")
-             << i << " of " << stringifyCombiner(c) << " must be "
-             << getIdentity(c, type) << ", got " << identity;
-  }
+  return verifyMonoids(*this, getCombiners(), getIdentities(), getResultTypes(),
+                       getBody().front().getTerminator());
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+void ScanOp::build(OpBuilder &b, OperationState &state,
+                   ArrayRef<Combiner> combiners, TypeRange types,
+                   int64_t bound) {
+  addMonoidLoopAttributes(b, state, combiners, types, {bound});
+  addLoopBoxBlock(b, *state.addRegion(), 1, state.location);
+  auto *each = new Block();
+  state.addRegion()->push_back(each);
+  each->addArgument(b.getIndexType(), state.location);
+  for (Type t : types)
+    each->addArgument(t, state.location);
+}
+
+SmallVector<Combiner> ScanOp::getCombinerList() {
+  return combinerList(getCombiners());
+}
+
+SmallVector<Type> ScanOp::getPrefixTypes() {
+  SmallVector<Type> types;
+  for (Attribute a : getIdentities())
+    types.push_back(cast<TypedAttr>(a).getType());
+  return types;
+}
+
+// tileir.scan add(0.0 : f32) (%j) in [70] { ... } each { ^bb0(...): ... }
+ParseResult ScanOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<Attribute> combiners, identities;
+  SmallVector<Type> types;
+  if (parseMonoids(parser, combiners, identities, types))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute("combiners", b.getArrayAttr(combiners));
+  result.addAttribute("identities", b.getArrayAttr(identities));
+  SmallVector<OpAsmParser::Argument> ivs;
+  return failure(parseLoopBox(parser, result, ivs) ||
+                 parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+                 parser.parseRegion(*result.addRegion(), ivs) ||
+                 parser.parseKeyword("each") ||
+                 parser.parseRegion(*result.addRegion()));
+}
+
+void ScanOp::print(OpAsmPrinter &p) {
+  printMonoidLoop(p, *this);
+  p << " each ";
+  p.printRegion(getEach());
+}
+
+LogicalResult ScanOp::verify() {
+  if (getBounds().size() != 1)
+    return emitOpError("scans one dimension, got ")
+           << getBounds().size() << " bounds";
+  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
+    return failure();
+  SmallVector<Type> types = getPrefixTypes();
+  if (failed(verifyMonoids(*this, getCombiners(), getIdentities(), types,
+                           getBody().front().getTerminator())))
+    return failure();
+  Block &each = getEach().front();
+  if (each.getNumArguments() != types.size() + 1 ||
+      !each.getArgument(0).getType().isIndex() ||
+      TypeRange(getPrefixes()) != TypeRange(types))
+    return emitOpError("the each region takes the point's index and one "
+                       "prefix per monoid (")
+           << types.size() << ")";
+  auto yield = dyn_cast<YieldOp>(each.getTerminator());
+  if (!yield || !yield.getValues().empty())
+    return emitOpError("the each region must end in a tileir.yield of no "
+                       "values");
   return success();
 }
 

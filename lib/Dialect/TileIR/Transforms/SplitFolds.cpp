@@ -430,6 +430,14 @@ FailureOr<int64_t> strata::tileir::chooseFoldSplits(KernelOp kernel,
   SmallVector<Operation *> folds = getFolds(kernel);
   if (folds.empty())
     return 1;
+  // A scan's prefixes need every point before them: its row stays whole.
+  if (llvm::any_of(kernel.getBody().front(), llvm::IsaPred<ScanOp>)) {
+    if (forced > 1)
+      return kernel.emitError("a kernel with a tileir.scan keeps its rows "
+                              "whole: it does not split into ")
+             << forced << " slices";
+    return 1;
+  }
   int64_t longest = 0, bytes = 0;
   for (Operation *fold : folds) {
     int64_t points = computeProduct(getFoldBounds(fold));

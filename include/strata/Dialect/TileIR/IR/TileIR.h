@@ -37,7 +37,8 @@ namespace strata::tileir {
 std::string getKernelBaseName(KernelOp kernel);
 
 /// The body and bounds of a cooperative loop (tileir.fold,
-/// tileir.composite_fold, tileir.distribute); nothing for other ops.
+/// tileir.composite_fold, tileir.scan, tileir.distribute); nothing for
+/// other ops. (A scan's each region runs over the same points.)
 std::optional<std::pair<mlir::Block *, llvm::ArrayRef<int64_t>>>
 getCooperativeLoop(mlir::Operation *op);
 } // namespace strata::tileir

@@ -414,6 +414,64 @@ def TileIR_CompositeFoldOp : TileIR_Op<"composite_fold", [
   }];
 }
 
+def TileIR_ScanOp : TileIR_Op<"scan", [HasParent<"KernelOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "A fold along a row that yields each of its prefixes.";
+  let description = [{
+    An inclusive scan: the body runs for every point j of `[0, bound)` and
+    yields one contribution per monoid (as in `tileir.fold`: add, mul, max
+    or min with its identity); then the `each` region runs once for every
+    point i, with i and the fold of the contributions of the points
+    `0..i` (one scalar per monoid), and writes it back. Associativity lets
+    the schedule fold the row in chunks of the block's threads: a scan of
+    each chunk across the threads (warp shuffles, then shared memory),
+    offset by the fold of the chunks before it. Like a fold it is
+    cooperative: every thread of the program instance takes part, so it
+    sits at the top level of a kernel whose tile is one point per row.
+
+    `cumsum` of a row, doubled:
+
+    ```mlir
+    tileir.scan add(0.0 : f32) (%j) in [4096] {
+      %x = loopir.load %in[%row, %j] : memref<64x4096xf32>
+      tileir.yield %x : f32
+    } each {
+    ^bb0(%i: index, %prefix: f32):
+      %y = arith.mulf %prefix, %two : f32
+      loopir.store %y, %out[%row, %i] : memref<64x4096xf32>
+      tileir.yield
+    }
+    ```
+  }];
+  let arguments = (ins TypedArrayAttrBase<TileIR_Combiner,
+                                          "combiners">:$combiners,
+                       ArrayAttr:$identities,
+                       DenseI64ArrayAttr:$bounds);
+  let regions = (region SizedRegion<1>:$body, SizedRegion<1>:$each);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    // One monoid per type, with the combiner's identity; the body gets the
+    // point's index, the each region the point's index and one prefix per
+    // monoid, and neither a terminator.
+    OpBuilder<(ins "::llvm::ArrayRef<Combiner>":$combiners,
+                   "::mlir::TypeRange":$types, "int64_t":$bound)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+    ::llvm::SmallVector<Combiner> getCombinerList();
+    /// The types of the prefixes (of the identities).
+    ::llvm::SmallVector<::mlir::Type> getPrefixTypes();
+    /// The each region's point index and prefixes.
+    ::mlir::BlockArgument getEachIndex() { return getEach().getArgument(0); }
+    ::mlir::Block::BlockArgListType getPrefixes() {
+      return getEach().getArguments().drop_front();
+    }
+  }];
+}
+
 def TileIR_DistributeOp : TileIR_Op<"distribute", [HasParent<"KernelOp">,
     RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Parallel iterations shared among the block's threads.";
@@ -501,12 +559,12 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
 
 def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp", "FoldOp", "CompositeFoldOp",
-                 "DistributeOp", "ContractOp"]>]> {
+                 "ScanOp", "DistributeOp", "ContractOp"]>]> {
   let summary = "Ends a kernel, map, fold or loop body.";
   let description = [{
     In a `tileir.map` it yields the scalars of one element, in a
-    `tileir.fold` the contributions of one point, in a `tileir.contract`
-    an operand's element; elsewhere it takes no
+    `tileir.fold` or a `tileir.scan`'s body the contributions of one
+    point, in a `tileir.contract` an operand's element; elsewhere it takes no
     values and is implicit in the printed form.
   }];
   let arguments = (ins Variadic<AnyType>:$values);
