@@ -429,7 +429,8 @@ def test_large_block_tiles_on_tensor_cores(dtype, options):
 def test_half_matmul_without_tensor_cores_stages_halves(shape, dtype):
     # With tensor-cores=false the threads multiply with fused multiply-adds,
     # but the chunks are still staged as halves (copied as they are, half the
-    # shared memory), widened to f32 as they are read.
+    # shared memory), widened to f32 as they are read. (So small a grid
+    # takes 32 x 32 tiles on FMAs: 32-row chunks of 16 k.)
     from strata.runner import host_view, poisoned, via_pipeline
     torch.manual_seed(sum(shape))
     m, k, n = shape
@@ -439,7 +440,7 @@ def test_half_matmul_without_tensor_cores_stages_halves(shape, dtype):
     text = str(module)
     assert "kernelir.mma" not in text, text
     half = "bf16" if dtype == torch.bfloat16 else "f16"
-    assert "memref<2x64x16x%s, #gpu.address_space<workgroup>>" % half in text, text
+    assert "memref<2x32x16x%s, #gpu.address_space<workgroup>>" % half in text, text
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(torch.matmul, (a, b)))
         out = poisoned((m, n), dtype)

@@ -20,17 +20,18 @@ def randn(*shape):
 
 
 SPLITS = {
-    # 37 x 45 is one 64 x 64 tile; k = 3000 splits into 10 slices of 300
-    # (at most 16, at least 256 k each, dividing k), and the epilogue
-    # (bias, gelu) runs once on the sum, in an elementwise kernel with an
-    # elementwise tile.
+    # 37 x 45 is one 64 x 64 tile, four of 32 x 32 (on FMAs a small grid
+    # takes smaller tiles first, tileir-tile); k = 3000 splits into 10
+    # slices of 300 (at most 16, at least 256 k each, dividing k), and the
+    # epilogue (bias, gelu) runs once on the sum, in an elementwise kernel
+    # with an elementwise tile.
     "epilogue": (lambda x, w, c: F.gelu(x @ w + c),
                  lambda: (randn(37, 3000), randn(3000, 45), randn(45)),
-                 [("10, 37, 45", "1, 64, 64"), ("37, 45", "8, 64")]),
+                 [("10, 37, 45", "1, 32, 32"), ("37, 45", "8, 64")]),
     # A prologue indexed by k (b[k]) is sliced with it.
     "prologue": (lambda x, b, w: (x + b) @ w,
                  lambda: (randn(33, 1024), randn(1024), randn(1024, 20)),
-                 [("4, 33, 20", "1, 64, 32"), ("33, 20", "16, 32")]),
+                 [("4, 33, 20", "1, 32, 32"), ("33, 20", "16, 32")]),
     # Batch dimensions stay after the slice: 2 batches of one tile, k =
     # 2048 in 8 slices.
     "bmm": (torch.bmm, lambda: (randn(2, 20, 2048), randn(2, 2048, 24)),
@@ -68,15 +69,15 @@ def test_forced_splits():
     # kernel while it keeps half the slices). Forced: 5 (shorter slices are
     # allowed), 1 (none), 3 (3 slices of 256 and a kernel for the 2 k
     # left), and more slices than k is an error.
-    assert kernel_domains(tile_ir(torch.matmul, (x, w)))[0] == ("2, 45, 29", "1, 64, 32")
+    assert kernel_domains(tile_ir(torch.matmul, (x, w)))[0] == ("2, 45, 29", "1, 32, 32")
     text = tile_ir(torch.matmul, (x, w), "split-k=5")
-    assert kernel_domains(text)[0] == ("5, 45, 29", "1, 64, 32"), text
+    assert kernel_domains(text)[0] == ("5, 45, 29", "1, 32, 32"), text
     report = check(torch.matmul, (x, w), via="kernel-shuffled", options="split-k=5")
     assert report.passed, report
     assert len(kernel_domains(tile_ir(torch.matmul, (x, w), "split-k=1"))) == 1
     text = tile_ir(torch.matmul, (x, w), "split-k=3")
-    assert kernel_domains(text)[:2] == [("3, 45, 29", "1, 64, 32"),
-                                        ("1, 45, 29", "1, 64, 32")], text
+    assert kernel_domains(text)[:2] == [("3, 45, 29", "1, 32, 32"),
+                                        ("1, 45, 29", "1, 32, 32")], text
     report = check(torch.matmul, (x, w), via="kernel-shuffled", options="split-k=3")
     assert report.passed, report
     with pytest.raises(Exception, match="k = 770 does not split into 771 slices"):
@@ -84,16 +85,16 @@ def test_forced_splits():
 
 
 def test_prime_k_splits_with_a_remainder():
-    # k = 3001 is prime: no slice count divides it. One 64 x 64 tile wants
-    # 128 slices, at most 16 and 3001 / 256 = 11: 11 slices of 272, the 9
+    # k = 3001 is prime: no slice count divides it. Four 32 x 32 tiles want
+    # 32 slices, at most 16 and 3001 / 256 = 11: 11 slices of 272, the 9
     # k left (2992 on) in a one-slice partial kernel, and the sum of all 12
     # partials with the epilogue.
     torch.manual_seed(3001)
     fn = lambda x, w, c: F.gelu(x @ w + c)
     inputs = (randn(37, 3001), randn(3001, 45), randn(45))
     text = tile_ir(fn, inputs)
-    assert kernel_domains(text) == [("11, 37, 45", "1, 64, 64"),
-                                    ("1, 37, 45", "1, 64, 64"),
+    assert kernel_domains(text) == [("11, 37, 45", "1, 32, 32"),
+                                    ("1, 37, 45", "1, 32, 32"),
                                     ("37, 45", "8, 64")], text
     assert "k 272 " in text and "k 9 " in text, text
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:

@@ -45,10 +45,11 @@ func.func @relu_matmul(%x: tensor<17x65xf32>, %b: tensor<65xf32>, %w: tensor<65x
 // -----
 
 // A batched product with the factors written the other way round (w * x):
-// the factor free of the rows is the rhs. Batch dimensions get tile 1.
+// the factor free of the rows is the rhs. Batch dimensions get tile 1
+// (and the rows 32: a small grid on FMAs, tileir-tile).
 // CHECK-LABEL: func.func @bmm
-// CHECK: domain [3, 40, 9] tile [1, 64, 16] threads 256 {
-// CHECK: tileir.contract [%{{.*}}, %{{.*}}, %{{.*}}] k 20 step 16 stages 2 : <1x64x16xf32> lhs {
+// CHECK: domain [3, 40, 9] tile [1, 32, 16] threads 128 {
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}, %{{.*}}] k 20 step 16 stages 2 : <1x32x16xf32> lhs {
 // CHECK-NEXT: ^bb0(%[[BT:.*]]: index, %[[I:.*]]: index, %[[K:.*]]: index):
 // CHECK-NEXT: loopir.load %{{.*}}[%[[BT]], %[[I]], %[[K]]] : memref<3x40x20xf32>
 // CHECK: } rhs {
@@ -121,8 +122,8 @@ func.func @not_separable(%x: tensor<16x16x8xf32>, %w: tensor<16x8xf32>) -> tenso
 // reduction) moves into the lhs region: the nest is still a contraction,
 // not a fold per output element. An op the epilogue also uses stays there.
 // CHECK-LABEL: func.func @row_scaled_prologue
-// CHECK: domain [70, 150] tile [64, 64] threads 256 {
-// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <64x64xf32> lhs {
+// CHECK: domain [70, 150] tile [32, 32] threads 256 {
+// CHECK: tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <32x32xf32> lhs {
 // CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[K:.*]]: index):
 // CHECK-NEXT: %[[S:.*]] = loopir.load %{{.*}}[%[[I]]] : memref<70xf32>
 // CHECK-NEXT: %[[R:.*]] = math.rsqrt %[[S]] : f32
@@ -162,13 +163,13 @@ func.func @row_scaled_prologue(%x: tensor<70x96xf32>, %s: tensor<70xf32>, %w: te
 // merged by loopir-normalize) are one tileir.contract each, in one program
 // whose epilogue combines them (silu(g) * u).
 // CHECK-LABEL: func.func @sibling_products
-// CHECK: domain [70, 77] tile [64, 64] threads 256 {
-// CHECK: %[[G:.*]] = tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <64x64xf32> lhs {
+// CHECK: domain [70, 77] tile [32, 32] threads 256 {
+// CHECK: %[[G:.*]] = tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <32x32xf32> lhs {
 // CHECK: loopir.load %{{.*}} : memref<70x96xf32>
 // CHECK: } rhs {
 // CHECK: loopir.load %{{.*}} : memref<77x96xf32>
-// CHECK: %[[U:.*]] = tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <64x64xf32> lhs {
-// CHECK: tileir.map ins(%[[G]], %[[U]] : !tileir.tile<64x64xf32>, !tileir.tile<64x64xf32>)
+// CHECK: %[[U:.*]] = tileir.contract [%{{.*}}, %{{.*}}] k 96 step 16 stages 2 : <32x32xf32> lhs {
+// CHECK: tileir.map ins(%[[G]], %[[U]] : !tileir.tile<32x32xf32>, !tileir.tile<32x32xf32>)
 // CHECK: math.exp
 // CHECK-NOT: tileir.fold
 func.func @sibling_products(%x: tensor<70x96xf32>, %g: tensor<77x96xf32>, %u: tensor<77x96xf32>) -> tensor<70x77xf32> {

@@ -57,13 +57,13 @@ func.func @gather(%t: tensor<50x37xf32>, %idx: tensor<20xi64>) -> tensor<20x37xf
 // epilogue of the contraction: q . k^T is still a tiled tileir.contract,
 // with the comparison of two coordinate tiles in its map.
 // CHECK-LABEL: func.func @causal_scores
-// CHECK: domain [100, 100] tile [64, 64]
+// CHECK: domain [100, 100] tile [32, 32]
 // CHECK-DAG: %[[O0:.*]] = tileir.tile_offset 0
 // CHECK-DAG: %[[O1:.*]] = tileir.tile_offset 1
 // CHECK: %[[S:.*]] = tileir.contract [%[[O0]], %[[O1]]] k 48
 // CHECK: %[[J:.*]] = tileir.coordinate %[[O1]] dim 1
 // CHECK: %[[I:.*]] = tileir.coordinate %[[O0]] dim 0
-// CHECK: tileir.map ins(%[[S]], %[[J]], %[[I]] : !tileir.tile<64x64xf32>, !tileir.tile<64x64xindex>, !tileir.tile<64x64xindex>)
+// CHECK: tileir.map ins(%[[S]], %[[J]], %[[I]] : !tileir.tile<32x32xf32>, !tileir.tile<32x32xindex>, !tileir.tile<32x32xindex>)
 // CHECK-NEXT: ^bb0(%[[SS:.*]]: f32, %[[JS:.*]]: index, %[[IS:.*]]: index):
 // CHECK-NEXT: %[[FUTURE:.*]] = arith.cmpi ugt, %[[JS]], %[[IS]] : index
 // CHECK-NEXT: arith.select %[[FUTURE]]

@@ -34,11 +34,13 @@ func.func @elementwise(%a: tensor<1000x37xf32>) -> tensor<1000x37xf32> {
 
 // -----
 
-// Contraction: up to 64 x 64 rows and columns, batch dimensions 1.
+// Contraction: up to 64 x 64 rows and columns, batch dimensions 1; on
+// FMAs the longer side halves toward 32 while the grid is small (3
+// programs of 64 x 16 here, 6 of 32 x 16).
 // CHECK-LABEL: func.func @bmm
-// CHECK: domain [3, 40, 9] tile [1, 64, 16] threads 1 {
-// CHECK: tileir.contract {{.*}} k 20 step 1 : <1x64x16xf32>
-// CHECK: tileir.store %{{.*}} : <1x64x16xf32>, memref<3x40x9xf32>
+// CHECK: domain [3, 40, 9] tile [1, 32, 16] threads 1 {
+// CHECK: tileir.contract {{.*}} k 20 step 1 : <1x32x16xf32>
+// CHECK: tileir.store %{{.*}} : <1x32x16xf32>, memref<3x40x9xf32>
 func.func @bmm(%a: tensor<3x40x20xf32>, %b: tensor<3x20x9xf32>) -> tensor<3x40x9xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<3x40x20xf32>, tensor<3x20x9xf32>) -> tensor<3x40x9xf32> domain [3, 40, 9] tile [1, 1, 1] threads 1 {
   ^bb0(%ab: memref<3x40x20xf32>, %bb: memref<3x20x9xf32>, %out: memref<3x40x9xf32>):

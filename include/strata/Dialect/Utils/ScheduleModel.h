@@ -28,6 +28,18 @@ constexpr int64_t kContractionBlockTile = 64;
 constexpr int64_t kLargeContractionBlockTile = 128;
 constexpr int64_t kMinLargeTilePrograms = 128;
 
+/// A contraction on FMAs whose block tiles of kContractionBlockTile would
+/// make fewer than kMinContractionPrograms program instances (a batch-1
+/// CNN's 1 x 1 convolutions at 14 x 14 or 7 x 7 pixels: 8 blocks on a GPU
+/// of 132 SMs) halves its tile's longer side while that side stays at
+/// least kMinContractionBlockTile: more blocks, each reading its operands'
+/// chunks again (from L2: such operands are small). Tensor-core tiles stay
+/// whole (their warp and warpgroup layouts are built on them). The fusion
+/// model's operand recompute (kContractionBlockTile) is then low by up to
+/// 2x per halved side, only in such small grids.
+constexpr int64_t kMinContractionPrograms = 128;
+constexpr int64_t kMinContractionBlockTile = 32;
+
 /// The k a contraction stages per step (tileir-k-tile) and its pipeline
 /// depth (tileir-pipeline, unless forced): kContractionStep and
 /// kContractionStages; on tensor cores in block tiles of

@@ -78,6 +78,35 @@ bool usesLargeBlockTiles(KernelOp kernel, bool tensorCores, bool tf32) {
   return programs >= kMinLargeTilePrograms;
 }
 
+/// Whether the contraction kernel `kernel` may take smaller tiles to fill
+/// the GPU: it multiplies on FMAs (a tensor-core layout wants its tiles
+/// whole: warpgroups take 64-row slabs, warps 16 x 8 tiles in pairs).
+bool shrinksToFillGrid(KernelOp kernel, bool tensorCores, bool tf32) {
+  return llvm::none_of(
+      kernel.getBody().getOps<ContractOp>(), [&](ContractOp contract) {
+        return tensorCores && contract.getTensorCoreOperandType(tf32);
+      });
+}
+
+/// Halves the longer of a contraction tile's rows and columns while the
+/// kernel makes fewer than kMinContractionPrograms program instances and
+/// that side stays at least kMinContractionBlockTile (ScheduleModel.h).
+void shrinkToFillGrid(ArrayRef<int64_t> domain, MutableArrayRef<int64_t> tile) {
+  auto programs = [&] {
+    int64_t n = 1;
+    for (auto [size, t] : llvm::zip(domain, tile))
+      n *= llvm::divideCeil(size, t);
+    return n;
+  };
+  size_t rows = domain.size() - 2, columns = domain.size() - 1;
+  while (programs() < kMinContractionPrograms) {
+    size_t longer = tile[rows] >= tile[columns] ? rows : columns;
+    if (tile[longer] / 2 < kMinContractionBlockTile)
+      return;
+    tile[longer] /= 2;
+  }
+}
+
 /// Checks a forced tile against the kernel's kind.
 LogicalResult checkForcedTile(KernelOp kernel, ArrayRef<int64_t> tile) {
   size_t rank = kernel.getDomain().size();
@@ -123,6 +152,8 @@ strata::tileir::chooseTile(KernelOp kernel, ArrayRef<int64_t> forced,
     SmallVector<int64_t> tile(domain.size(), 1);
     for (size_t d = domain.size() - 2; d < domain.size(); ++d)
       tile[d] = std::min<int64_t>(llvm::PowerOf2Ceil(domain[d]), block);
+    if (shrinksToFillGrid(kernel, tensorCores, tf32))
+      shrinkToFillGrid(domain, tile);
     return tile;
   }
   case ProgramKind::Generic:
