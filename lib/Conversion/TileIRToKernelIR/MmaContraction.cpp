@@ -21,14 +21,13 @@ using kernelir::MmaOperand;
 std::optional<TileBodyTranslator::MmaLayout>
 TileBodyTranslator::chooseMmaLayout() {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
-  if (!tensorCores || contracts.empty())
+  if (!multiply.tensorCores || contracts.empty())
     return std::nullopt;
   // Sibling contractions (one per accumulator) share the warps' layout:
   // they take the same instruction.
-  Type operand = (*contracts.begin()).getTensorCoreOperandType(tf32);
-  if (!operand ||
-      llvm::any_of(contracts, [&](tileir::ContractOp contract) {
-        return contract.getTensorCoreOperandType(tf32) != operand ||
+  Type operand = (*contracts.begin()).getTensorCoreOperandType(multiply.tf32);
+  if (!operand || llvm::any_of(contracts, [&](tileir::ContractOp contract) {
+        return contract.getTensorCoreOperandType(multiply.tf32) != operand ||
                contract.getStep() % kernelir::getMmaK(operand) != 0;
       }))
     return std::nullopt;
@@ -83,7 +82,7 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
     for (int64_t v = 0; v < size; ++v) {
       SmallVector<Value> rc =
           *affine::expandAffineMap(b, loc, map, ValueRange{lane, index(v)});
-      mmaCoords[(int)operand].push_back({rc[0], rc[1]});
+      mmaCoords.of(operand).push_back({rc[0], rc[1]});
     }
   }
   // The result elements, tile by tile, in the accumulator's order.
@@ -91,7 +90,7 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
   Value zero = index(0);
   for (int64_t m = 0; m < layout.tilesM; ++m)
     for (int64_t n = 0; n < layout.tilesN; ++n)
-      for (auto [row, col] : mmaCoords[(int)MmaOperand::Acc]) {
+      for (auto [row, col] : mmaCoords.accumulator) {
         SmallVector<Value> coords(rank - 2, zero);
         coords.push_back(arith::AddIOp::create(
             b, loc, warpRow0,
@@ -156,7 +155,7 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
                                           /*transpose=*/true);
     Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
-      auto [k, column] = mmaCoords[(int)which][r];
+      auto [k, column] = mmaCoords.tf32Rhs[r];
       Value x = kernelir::LoadOp::create(
           b, loc, chunk, chunkIndices(slot, add(k0, k), add(base, column)));
       result =

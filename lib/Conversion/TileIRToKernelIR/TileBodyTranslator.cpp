@@ -334,7 +334,7 @@ scf::ForOp TileBodyTranslator::buildLoop(
       });
 }
 
-scf::ForOp TileBodyTranslator::sharedLoop(
+scf::ForOp TileBodyTranslator::groupStridedLoop(
     Location loc, ArrayRef<int64_t> bounds, ValueRange init,
     function_ref<SmallVector<Value>(ValueRange, ValueRange)> body,
     int64_t width) {
@@ -403,7 +403,7 @@ LogicalResult TileBodyTranslator::translateCooperativeFold(
   for (TypedAttr identity : monoid.identity)
     init.push_back(arith::ConstantOp::create(b, loc, identity));
   int64_t width = chooseRunWidth(body, bounds);
-  auto loop = sharedLoop(
+  auto loop = groupStridedLoop(
       loc, bounds, init,
       [&](ValueRange first, ValueRange acc) {
         SmallVector<Value> next(acc);
@@ -452,7 +452,7 @@ TileBodyTranslator::translateDistribute(tileir::DistributeOp loop) {
                                     /*withElseRegion=*/false);
     b.setInsertionPoint(inside.thenBlock()->getTerminator());
   }
-  sharedLoop(
+  groupStridedLoop(
       loop.getLoc(), loop.getBounds(), {},
       [&](ValueRange first, ValueRange) {
         clonePoints(body, first, width);

@@ -50,8 +50,7 @@ class TileBodyTranslator {
 public:
   TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel,
                      MultiplyOptions multiply)
-      : b(b), kernel(kernel), tensorCores(multiply.tensorCores),
-        tf32(multiply.tf32), wgmmaAllowed(multiply.wgmma),
+      : b(b), kernel(kernel), multiply(multiply),
         elementsPerThread(kernel.getTileType(b.getF32Type()).getNumElements() /
                           kernel.getThreads()) {}
 
@@ -87,18 +86,20 @@ private:
                        ValueRange init,
                        function_ref<SmallVector<Value>(Value, ValueRange)> body);
 
-  /// Threads take the points thread, thread + threads, ... of `bounds`
-  /// (row-major, so neighbouring threads touch neighbouring addresses), or
+  /// A loop over `bounds` that the group's threads share (in registers, no
+  /// shared memory): the group's threads take the points thread,
+  /// thread + threads, ... (row-major, so neighbouring threads touch
+  /// neighbouring addresses), or
   /// with `width` > 1 the runs of `width` points starting at width * thread,
   /// width * (thread + threads), ...; `body` gets each point's (each run's
   /// first point's) coordinates and the loop's carried values.
-  scf::ForOp
-  sharedLoop(Location loc, ArrayRef<int64_t> bounds, ValueRange init,
-             function_ref<SmallVector<Value>(ValueRange, ValueRange)> body,
-             int64_t width = 1);
+  scf::ForOp groupStridedLoop(
+      Location loc, ArrayRef<int64_t> bounds, ValueRange init,
+      function_ref<SmallVector<Value>(ValueRange, ValueRange)> body,
+      int64_t width = 1);
 
   /// The widest run (up to kMaxVectorBits) of neighbouring points of a
-  /// shared loop over `bounds` with `body` for which some top-level
+  /// group-strided loop over `bounds` with `body` for which some top-level
   /// loopir access of the body reads or writes a run of a buffer row as one
   /// aligned vector; 1 where none can.
   int64_t chooseRunWidth(Block &body, ArrayRef<int64_t> bounds);
@@ -111,8 +112,8 @@ private:
                                      int64_t width);
   SmallVector<IRMapping> cloneRun(Block &body, ValueRange first, int64_t width);
 
-  /// A row a kernel's shared loops read more than once (softmax reads x in
-  /// its max, its sum and its write-back): the first loop that reads a run
+  /// A row a kernel's group-strided loops read more than once (softmax reads x
+  /// in its max, its sum and its write-back): the first loop that reads a run
   /// also stores it into `buffer` (shaped like the loops' bounds), later
   /// loops read it there. Each thread reads back only what it stored (the
   /// loops have the same bounds and runs, so the same owners): no barrier.
@@ -369,9 +370,7 @@ private:
 
   OpBuilder &b;
   tileir::KernelOp kernel;
-  bool tensorCores; // Whether f16 contractions may use kernelir.mma.
-  bool tf32;        // Whether f32 contractions may too, as tf32.
-  bool wgmmaAllowed; // Whether f16 ones may use kernelir.wgmma.
+  MultiplyOptions multiply; // The instructions contractions may use.
   int64_t elementsPerThread;
   int64_t vectorWidth = 1; // Neighbouring elements a thread owns in a run.
   IRMapping mapping; // Non-tile values of the tile program -> kernel values.
@@ -393,10 +392,16 @@ private:
   int64_t coreMatrixWidth() const {
     return wgmma ? kernelir::getLdMatrixRowElements(wgmma->operand) : 0;
   }
-  /// This lane's fragment coordinates (row, column) per value, by operand
-  /// (the accumulator's, and tf32 B's, which loads element by element),
-  /// and the origin (row, column) of its warp's tiles in the block tile.
-  SmallVector<std::pair<Value, Value>> mmaCoords[3];
+  /// This lane's fragment coordinates, per value of the fragment: of the
+  /// accumulator (row, column), and of a tf32 B (k, column), which loads
+  /// element by element (the other fragments load with ldmatrix).
+  struct MmaLaneCoords {
+    SmallVector<std::pair<Value, Value>> accumulator, tf32Rhs;
+    SmallVector<std::pair<Value, Value>> &of(kernelir::MmaOperand operand) {
+      return operand == kernelir::MmaOperand::Acc ? accumulator : tf32Rhs;
+    }
+  } mmaCoords;
+  /// The origin (row, column) of this warp's tiles in the block tile.
   Value warpRow0, warpCol0;
   /// Where some groups of the last program instance lie past the domain
   /// (a row tile that does not divide it): whether this group's row is in

@@ -1,8 +1,9 @@
-// The shared loops of cooperative kernels (tileir.fold, tileir.distribute)
-// over runs of neighbouring points: where the body reads or writes a row of
-// a buffer along the loop's innermost index, each thread takes runs of up to
-// 128 bits and accesses a run as one vector (ld.global.v4 for f32 rows); a
-// row that several loops read comes from global memory once (RowCache).
+// The group-strided loops of cooperative kernels (tileir.fold,
+// tileir.distribute) over runs of neighbouring points: where the body reads or
+// writes a row of a buffer along the loop's innermost index, each thread takes
+// runs of up to 128 bits and accesses a run as one vector (ld.global.v4 for f32
+// rows); a row that several loops read comes from global memory once
+// (RowCache).
 
 #include "TileBodyTranslator.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"

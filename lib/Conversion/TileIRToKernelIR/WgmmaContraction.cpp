@@ -17,7 +17,8 @@ using kernelir::kWgmmaM;
 std::optional<TileBodyTranslator::WgmmaLayout>
 TileBodyTranslator::chooseWgmmaLayout() {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
-  if (!wgmmaAllowed || !tensorCores || !llvm::hasSingleElement(contracts))
+  if (!multiply.wgmma || !multiply.tensorCores ||
+      !llvm::hasSingleElement(contracts))
     return std::nullopt;
   tileir::ContractOp contract = *contracts.begin();
   Type operand = contract.getWidenedHalfType();
