@@ -37,7 +37,7 @@ def prefix_by_hand(x):
 # past the 37 rows); a scan down the columns; integer and boolean inputs
 # (i64 prefixes, i8 carried as i32); a fused producer and epilogue; a
 # softmax's statistics folded before its cumsum in the same program; a
-# hand-written mask.
+# hand-written mask; halves.
 SCANS = {
     "cumsum_rows": (lambda x: torch.cumsum(x, 1) * 2,
                     lambda: (randn(3, 1000),), ""),
@@ -58,7 +58,12 @@ SCANS = {
                        lambda: (randn(3, 2000),), ""),
     "prefix_by_hand": (lambda x: prefix_by_hand(x).exp(),
                        lambda: (randn(6, 100) * 0.05,), ""),
+    # Halves accumulate in f32 and round each prefix once (PyTorch's
+    # accumulate type): an f32 scan.
+    "cumsum_halves": (lambda h, b: (torch.cumsum(h, -1), torch.cumsum(b, 0)),
+                      lambda: (randn(3, 500).half(), randn(300, 5).bfloat16()), ""),
 }
+TWO_SCANS = ("cumsum_integers", "cumsum_halves")
 
 
 def _prepared(name):
@@ -79,7 +84,7 @@ def test_scan_matches_pytorch(name, via):
 def test_every_prefix_is_one_scan_of_its_row(name):
     fn, inputs, options = _prepared(name)
     text = tile_ir(fn, inputs, options)
-    outputs = 2 if name == "cumsum_integers" else 1
+    outputs = 2 if name in TWO_SCANS else 1
     assert text.count("tileir.scan") == outputs, text
     # The masks are gone: no contribution is selected against its index.
     for body in re.findall(r"tileir\.scan .*?\} each", text, re.S):

@@ -79,8 +79,14 @@ class OrderOps:
         def convert(x, dim, dtype=None):
             shape, out_dtype = self.out()
             v, dim = self._row(x, dim)
-            v = self.cast(v, out_dtype)
-            return self._shaped(self._prefix_pull(v, dim, kind), shape)
+            # Halves accumulate in f32 and round each prefix once, as
+            # PyTorch's kernels do (its accumulate type; an f32 scan is
+            # also what the threads can shuffle).
+            acc = "f32" if out_dtype in ("f16", "bf16") else out_dtype
+            v = self.cast(v, acc)
+            e = self._prefix_pull(v, dim, kind)
+            return self._shaped(e if acc == out_dtype else e.cast(out_dtype),
+                                shape)
         return convert
 
     def cumulative_extreme(self, kind):
