@@ -113,3 +113,17 @@ def test_exclusive_prefix_stays_a_fold_per_point():
     x = randn(4, 40)
     assert "tileir.scan" not in tile_ir(exclusive, (x,))
     assert check(exclusive, (x,), via="kernel").passed
+
+
+@pytest.mark.parametrize("fn", [lambda x: torch.cumsum(x, -1),
+                                lambda x: F.softmax(x, -1)],
+                         ids=["scan", "fold"])
+def test_rows_of_a_partial_warp_are_a_clear_error(fn):
+    """A row's threads combine with warp shuffles, which need whole warps:
+    16 threads for one row is refused when the threads are chosen (the GPU
+    pipelines verify no kernelir op), one thread is not."""
+    x = randn(4, 300)
+    with pytest.raises(Exception, match="a row program needs one thread or "
+                                        "a whole number of warps"):
+        tile_ir(fn, (x,), "threads=16")
+    assert check(fn, (x,), via="kernel", options="threads=1").passed

@@ -140,6 +140,10 @@ BlockScan strata::scanAcrossBlock(OpBuilder &b, Location loc,
       p = arith::SelectOp::create(b, loc, has, c, p);
   }
   int64_t warps = threads / kernelir::kWarpSize;
+  if (width == 1) { // A thread alone is its group.
+    scan.total = scan.prefix;
+    return scan;
+  }
   if (warps <= 1) {
     // The group's last lane holds its fold.
     Value last = arith::IndexCastOp::create(

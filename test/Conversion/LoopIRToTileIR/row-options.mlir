@@ -8,7 +8,7 @@
 
 // THREADS: domain [33] tile [1] threads 64
 // MAX: domain [33] tile [1] threads 1024
-// WARPS: error: a row program needs a power of two below 32 or a whole number of warps (a multiple of 32 up to 1024 threads), got 48
+// WARPS: error: a row program needs one thread or a whole number of warps (a multiple of 32 up to 1024 threads), got 48
 // A tile that does not divide the rows: the last instance's groups past
 // them idle (the kernel lowering clamps their row and drops their stores).
 // TILES: domain [33] tile [4] threads 128

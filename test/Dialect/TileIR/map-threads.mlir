@@ -18,7 +18,7 @@
 // FORCED: error: a tile of 512 elements cannot be split evenly among 48 threads
 // FORCED: error: a tile of 1024 elements cannot be split evenly among 48 threads
 // FORCED: error: a tile of 128 elements cannot be split evenly among 48 threads
-// FORCED: error: a row program needs a power of two below 32 or a whole number of warps (a multiple of 32 up to 1024 threads), got 48
+// FORCED: error: a row program needs one thread or a whole number of warps (a multiple of 32 up to 1024 threads), got 48
 func.func @f32(%a: tensor<1000x37xf32>) -> tensor<1000x37xf32> {
   %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32> domain [1000, 37] tile [8, 64] threads 1 {
   ^bb0(%in: memref<1000x37xf32>, %out: memref<1000x37xf32>):

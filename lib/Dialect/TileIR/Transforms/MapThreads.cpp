@@ -100,12 +100,19 @@ FailureOr<int64_t> strata::tileir::chooseThreads(KernelOp kernel,
              << elements << " rows per program instance gives each row a "
              << "power of two of at most 32 threads: it needs " << elements
              << " times 1, 2, 4, 8, 16 or 32 threads, got " << threads;
-    if (elements == 1 && threads % kWarpSize != 0 &&
-        !llvm::isPowerOf2_64(threads))
-      return kernel.emitError("a row program needs a power of two below 32 "
-                              "or a whole number of warps (a multiple of 32 "
-                              "up to 1024 threads), got ")
+    // Rows of several threads combine them with warp shuffles, which need
+    // every lane of the warp: the block must be whole warps (the GPU
+    // pipelines do not verify kernelir.shuffle's own check).
+    if (elements == 1 && threads != 1 && threads % kWarpSize != 0)
+      return kernel.emitError("a row program needs one thread or a whole "
+                              "number of warps (a multiple of 32 up to 1024 "
+                              "threads), got ")
              << threads;
+    if (group > 1 && threads % kWarpSize != 0)
+      return kernel.emitError("the threads of a row program shuffle across "
+                              "whole warps: ")
+             << threads << " threads for " << elements
+             << " rows leave a warp partial (a multiple of 32 is needed)";
     return threads;
   }
   if (elements % threads != 0)
