@@ -92,6 +92,10 @@ static void buildKernelStages(OpPassManager &pm, const Options &options) {
   // over the module, in about half the time over eight decoder blocks, and
   // in parallel where there are cores.
   addCleanup(pm.nestAny());
+  // kernelir's invariants, checked before the GPU and CPU lowerings take
+  // them for granted (the pass manager verifies after each pass only when
+  // asked).
+  pm.addPass(kernelir::createKernelIRVerifyPass());
 }
 
 void buildLowerToTilePipeline(OpPassManager &pm,

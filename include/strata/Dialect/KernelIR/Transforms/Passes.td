@@ -29,4 +29,18 @@ def KernelIRCheckTargetPass
   ];
 }
 
+def KernelIRVerifyPass : Pass<"kernelir-verify", "::mlir::ModuleOp"> {
+  let summary = "Run the verifiers of the kernel stage's ops once.";
+  let description = [{
+    Fails, with the ops' own diagnostics, where an op of the module does
+    not verify. Strata compiles without verifying after every pass (the
+    module is verified once, at the end of the pipeline), so a pipeline that
+    continues past kernelir to GPU or CPU code would never check kernelir's
+    own invariants (a `kernelir.shuffle` in a block of whole warps, a
+    `kernelir.mma` fragment's shape, ...): the kernel stages end with this
+    pass, and a kernel that breaks one is a diagnostic, not PTX that
+    computes something else.
+  }];
+}
+
 #endif // STRATA_KERNELIR_PASSES
