@@ -23,12 +23,6 @@ constexpr int64_t kUnscheduledThreads = 1;
 constexpr int64_t kUnscheduledRowThreads = kWarpSize;
 constexpr int64_t kUnscheduledStep = 1;
 
-/// Rows shorter than this keep a thread each (the generic schedule): a
-/// block per row would leave most of a warp idle. Likewise a row vector's
-/// reduction: folded by a block, it would give each thread less than a
-/// point, so its loop is distributed instead.
-constexpr int64_t kMinRowLength = 32;
-
 /// Builds the tile kernel's skeleton in place of `op`, over `domain` with
 /// one point per program instance and `threads` threads: its entry block
 /// with the loop kernel's buffers (mapped in `mapping`), the `preamble`

@@ -72,6 +72,14 @@ constexpr int64_t kMinContractionRowsAndColumns = 8;
 /// 255 registers with 1224 bytes of spills at 128 (docs/tile-schedules.md).
 constexpr int64_t kMaxRowVectorLength = 64;
 
+/// Rows shorter than this keep a thread each (the generic schedule): a
+/// block per row would leave most of a warp idle. Likewise a row vector's
+/// reduction: folded by a block, it would give each thread less than a
+/// point, so its loop is distributed instead; and a prefix scan, which
+/// keeps its fold per point (loopir-fuse counts its producers' elements
+/// once per row only where the scan schedule takes it).
+constexpr int64_t kMinRowLength = 32;
+
 /// Threads per block: CUDA's limit on every NVIDIA GPU since sm_20.
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 

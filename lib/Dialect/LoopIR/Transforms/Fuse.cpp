@@ -422,8 +422,10 @@ std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
 /// schedule can stage it) is computed once per block tile, not once per
 /// row (or column) of the output that reads it.
 /// The dimension of `nest` along which `unit` (a top-level op of its body)
-/// folds prefixes, if it is a reduction of a prefix scan (PrefixScan.h:
-/// the schedule reads each element of the row once).
+/// folds prefixes, if it is a reduction of a prefix scan (PrefixScan.h)
+/// that the scan schedule takes, reading each element of the row once: a
+/// row of at least kMinRowLength points, folded in a type a warp shuffles
+/// (no sum in halves; integers narrower than 32 bits are widened).
 std::optional<unsigned> scannedDim(Operation *unit, ParallelOp nest) {
   auto reduce = dyn_cast<ReduceOp>(unit);
   if (!reduce || reduce.getBounds().size() != 1 ||
@@ -431,8 +433,13 @@ std::optional<unsigned> scannedDim(Operation *unit, ParallelOp nest) {
                     [](Value v) { return v.getDefiningOp<arith::SelectOp>(); }))
     return std::nullopt;
   std::optional<PrefixScan> scan = matchPrefixScan(nest);
-  if (!scan || !llvm::is_contained(scan->reductions, reduce))
+  if (!scan || !llvm::is_contained(scan->reductions, reduce) ||
+      nest.getBounds()[scan->dim] < kMinRowLength)
     return std::nullopt;
+  for (ReduceOp scanned : scan->reductions)
+    for (Type type : scanned.getResultTypes())
+      if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() < 32)
+        return std::nullopt;
   return scan->dim;
 }
 
