@@ -133,6 +133,18 @@ static TypedAttr scalarAttr(OpBuilder &b, Type type, double value) {
   return b.getIntegerAttr(type, (int64_t)value);
 }
 
+int ProgramBuilder::splat(int64_t value, const std::vector<int64_t> &shape,
+                          const std::string &dtype) {
+  RankedTensorType t = impl->tensorType(shape, dtype);
+  Type element = t.getElementType();
+  if (isa<FloatType>(element))
+    return splat(static_cast<double>(value), shape, dtype);
+  Attribute scalar = impl->b.getIntegerAttr(element, value);
+  return impl->add(tensorir::ConstantOp::create(
+                       impl->b, impl->loc, DenseElementsAttr::get(t, scalar))
+                       .getResult());
+}
+
 int ProgramBuilder::splat(double value, const std::vector<int64_t> &shape,
                           const std::string &dtype) {
   RankedTensorType t = impl->tensorType(shape, dtype);

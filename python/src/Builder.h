@@ -44,7 +44,10 @@ public:
   /// A constant from row-major raw bytes of the element type.
   int constant(const std::string &bytes, const std::vector<int64_t> &shape,
                const std::string &dtype);
-  /// A splat constant.
+  /// A splat constant. An integer value of an integer type is exact (a
+  /// double holds integers only up to 2^53: i64's extremes need this).
+  int splat(int64_t value, const std::vector<int64_t> &shape,
+            const std::string &dtype);
   int splat(double value, const std::vector<int64_t> &shape,
             const std::string &dtype);
   /// `input` padded by `low`/`high` elements of `value` (tensorir.pad, its

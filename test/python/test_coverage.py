@@ -206,6 +206,11 @@ PROGRAMS = {
                             *torch.cummax(x, 1), *torch.cummin(x, 0),
                             torch.logcumsumexp(x, 1), torch.cumsum(i, 1)),
               lambda: (randn(5, 37), ints(5, 37))),
+    # Integer constants past 2^53 stay exact (no round trip through a
+    # double): i64's extremes are the identities of its scans' extremes.
+    "wide_integer_constants": (lambda i: (i + (2 ** 62 + 1), torch.full_like(i, 2 ** 53 + 1),
+                                          torch.clamp(i, max=-2 ** 63 + 3)),
+                               lambda: (ints(3, 5),)),
     # Rows of at least 32 scan cooperatively (one tileir.scan per row, its
     # last chunk of threads partial: 1000 and 257 are no multiple of a
     # block), along the row's contiguous dimension and across rows.

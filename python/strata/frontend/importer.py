@@ -141,8 +141,15 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         if isinstance(arg, torch.fx.Node) or getattr(arg, "op", None) == "known":
             return self.broadcast(self.cast(self.value(arg), dtype), shape)
         if isinstance(arg, (bool, int, float)):
-            return self.b.splat(float(arg), list(shape), dtype)
+            return self.splat(arg, shape, dtype)
         self.error("unsupported operand %r of %s" % (arg, self.node.target))
+
+    def splat(self, value, shape, dtype):
+        """A constant tensor of `shape`; a Python integer stays exact (a
+        float holds integers only up to 2^53)."""
+        if not isinstance(value, int):
+            value = float(value)
+        return self.b.splat(value, list(shape), dtype)
 
     def promoted(self, x, y):
         """The dtype PyTorch computes a binary op of `x` and `y` in."""
@@ -230,6 +237,11 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
 
     def clamp(self, x, min=None, max=None):
         shape, dtype = self.out()
+        # tensorir.clamp's bounds are doubles: an integer bound a double
+        # does not hold exactly is a constant operand instead.
+        if any(isinstance(bound, int) and float(bound) != bound
+               for bound in (min, max)):
+            return self.clamp_tensors(x, min, max)
         attrs = {}
         if min is not None:
             attrs["min"] = float(min)
@@ -541,7 +553,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
     # Generators
     def full(self, size, fill_value, *rest, **kw):
         shape, dtype = self.out()
-        return self.b.splat(float(fill_value), shape, dtype)
+        return self.splat(fill_value, shape, dtype)
 
     def full_like(self, x, fill_value, *rest, **kw):
         return self.full(None, fill_value)

@@ -9,9 +9,10 @@ deterministic, and PyTorch's orders hold (NaN sorts as the largest; ties
 keep their order; a cumulative maximum takes the last position of its
 maximum). The price is the row's length squared per row, where a scan
 or a bitonic network would take the row's length (times its log). Two
-cases cost less: the pulls of cumsum and cumprod (a sum or product
-masked to the prefix) become one cooperative scan per row in
-convert-loopir-to-tileir, which recognizes the mask (n work); and a top-k
+cases cost less: the pulls of cumsum, cumprod, cummax and cummin (a sum,
+product or extreme masked to the prefix; cummax's positions a second
+such extreme) become cooperative scans in convert-loopir-to-tileir, which
+recognizes the mask (n work); and a top-k
 of at most 16 from a long row takes k folds of the row (k n work:
 sampling from a vocabulary). A mixin of `Importer` (importer.py).
 """
@@ -64,12 +65,16 @@ class OrderOps:
         return values.reduce(kind, [axis])
 
     def _prefix_pull(self, v, dim, kind):
-        """The sums (products) of each element's prefix along `dim`: each
-        element reduces the row masked to k <= i (the identity past it).
+        """The sums (products, extremes) of each element's prefix along
+        `dim`: each element reduces the row masked to k <= i (the monoid's
+        identity past it: an extreme's is the infinity, or i64's extreme).
         Written so, the row's length squared per row; the loop-to-tile
         conversion recognizes the mask and scans instead (ScanSchedule)."""
         element, other, i, k = self._pair(v, dim)
-        identity = 0.0 if kind == SUM else 1.0
+        floats = _is_float(self.dtype(v))
+        assert floats or kind in (SUM, PROD) or self.dtype(v) == "i64"
+        low, high = (-math.inf, math.inf) if floats else (-2 ** 63, 2 ** 63 - 1)
+        identity = {SUM: 0, PROD: 1, MAX: low, MIN: high}[kind]
         return other.where(k <= i, identity).reduce(kind, [dim + 1])
 
     def cumulative(self, kind):
@@ -91,25 +96,30 @@ class OrderOps:
 
     def cumulative_extreme(self, kind):
         """cummax / cummin: the prefix's extreme (NaN once a NaN was seen)
-        and the last position holding it (of the last NaN)."""
+        and the last position holding it (of the last NaN). Both are
+        prefix scans: the extremes one of the values, the positions one of
+        each record's position. A record is a point that holds its own
+        prefix's extreme (a NaN, once the prefix has one); the last point
+        of a prefix holding its extreme is the prefix's last record, as no
+        later point of it holds the extreme without being a record."""
         def convert(x, dim):
             shape, dtype = self.out(0)
             v, dim = self._row(x, dim)
-            element, other, i, k = self._pair(v, dim)
             floats = _is_float(dtype)
-            low, high = ((-math.inf, math.inf) if floats
-                         else (-(2 ** 62), 2 ** 62))
-            prefix = k <= i
-            best = other.where(prefix, low if kind == MAX else high).reduce(
-                kind, [dim + 1])
-            pull = element.shape
-            best_b = self.expr_of(self.broadcast_dims(
-                best.value, pull, [d for d in range(len(pull)) if d != dim + 1]))
-            holds = other.eq(best_b)
+            # Integers and booleans scan as i64 (exact; a boolean's i1
+            # has no ordered extreme), halves as f32 (exact; what the
+            # threads shuffle), each with its monoid's own identity.
+            v = self.cast(v, "f32" if dtype in ("f16", "bf16") else
+                          dtype if floats else "i64")
+            e = self.expr_of(v)
+            best = self._prefix_pull(v, dim, kind)
+            holds = e.eq(best)
             if floats:
-                holds = holds.where(~best_b.isnan(), other.isnan())
-            last = k.where(prefix & holds, -1).reduce(MAX, [dim + 1])
-            return [self._shaped(best, shape), self._shaped(last, shape)]
+                holds = holds.where(~best.isnan(), e.isnan())
+            records = self.iota(e.shape, dim).where(holds, -1)
+            last = self._prefix_pull(records.value, dim, MAX)
+            return [self._shaped(best.cast(dtype), shape),
+                    self._shaped(last, shape)]
         return convert
 
     def logcumsumexp(self, x, dim):

@@ -46,7 +46,7 @@ class TensorExpr:
         dtype = dtype or self.dtype
         if isinstance(other, TensorExpr):
             return self.i.cast(other.value, dtype)
-        return self.i.b.splat(float(other), self.shape, dtype)
+        return self.i.splat(other, self.shape, dtype)
 
     def constant(self, number):
         return self._wrap(self.lift(number))
