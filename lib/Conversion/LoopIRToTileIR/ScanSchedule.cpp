@@ -7,9 +7,13 @@
 // contributions are so masked, the front end's or a hand-written
 // triangular mask's), the nest becomes one program instance per row with
 // one tileir.scan: the row is read once, and the rest of the nest's body
-// (the write-back, fused epilogues) runs at each point with its prefix.
+// (the write-back, fused epilogues) runs at each point with its prefix. A
+// sum relative to a scanned maximum's prefix (logcumsumexp) makes it a
+// tileir.composite_scan of online softmax's (max, sum) monoid.
 
 #include "TileKernelBuilder.h"
+#include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
+#include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
 
 using namespace mlir;
 using namespace strata;
@@ -50,6 +54,54 @@ tileir::KernelOp strata::buildScanProgram(OpBuilder &b, loopir::KernelOp op,
   return kernel;
 }
 
+/// The identities of a composite scan's components (`types`): each
+/// scanned reduction's, and a sum's 0 after its maximum's.
+static SmallVector<TypedAttr>
+compositeIdentities(OpBuilder &b, ArrayRef<loopir::ReduceOp> scanned,
+                    const DenseMap<Operation *, Operation *> &sumOf,
+                    TypeRange types) {
+  SmallVector<TypedAttr> identities;
+  for (loopir::ReduceOp reduce : scanned) {
+    for (loopir::Combiner c : reduce.getCombinerList())
+      identities.push_back(tileir::FoldOp::getIdentity(
+          *getFoldCombiner(c), types[identities.size()]));
+    if (sumOf.contains(reduce))
+      identities.push_back(b.getF32FloatAttr(0.0f));
+  }
+  return identities;
+}
+
+/// The combine region of a composite scan: each scanned reduction's
+/// components by their combiners, a maximum and the sum relative to it as
+/// online softmax's pair (rescaling the sums to the larger maximum).
+static void
+buildCompositeCombine(OpBuilder &b, tileir::CompositeScanOp scan,
+                      ArrayRef<loopir::ReduceOp> scanned,
+                      const DenseMap<Operation *, Operation *> &sumOf) {
+  Location loc = scan.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  Block &combine = scan.getCombine().front();
+  b.setInsertionPointToStart(&combine);
+  size_t n = scan.getIdentities().size();
+  ValueRange x = combine.getArguments().take_front(n),
+             y = combine.getArguments().drop_front(n);
+  SmallVector<Value> combined;
+  for (loopir::ReduceOp reduce : scanned) {
+    size_t first = combined.size();
+    if (sumOf.contains(reduce)) {
+      llvm::append_range(combined,
+                         tileir::combineOnlineSoftmax(b, loc, x.slice(first, 2),
+                                                      y.slice(first, 2)));
+      continue;
+    }
+    for (auto [i, c] : llvm::enumerate(reduce.getCombinerList()))
+      combined.push_back(combineScalars(
+          b, loc, tileir::FoldOp::getMonoidKind(*getFoldCombiner(c)),
+          x[first + i], y[first + i]));
+  }
+  tileir::YieldOp::create(b, loc, combined);
+}
+
 void strata::buildScan(OpBuilder &b, loopir::ParallelOp nest,
                        const loopir::PrefixScan &match, IRMapping &mapping) {
   Location loc = nest.getLoc();
@@ -67,24 +119,48 @@ void strata::buildScan(OpBuilder &b, loopir::ParallelOp nest,
       b.clone(inner, mapping);
   }
 
+  // The monoid: each scanned reduction's components, a maximum that a sum
+  // is relative to as online softmax's (max, sum) pair, the sum then in
+  // its maximum's place.
+  DenseMap<Operation *, Operation *> sumOf;
+  for (auto [sum, max] : match.rescaledSums)
+    sumOf[max] = sum;
+  SmallVector<loopir::ReduceOp> scanned;
+  for (loopir::ReduceOp reduce : match.reductions)
+    if (!match.rescaledSums.contains(reduce))
+      scanned.push_back(reduce);
   SmallVector<tileir::Combiner> combiners;
   SmallVector<Type> types;
-  for (loopir::ReduceOp reduce : match.reductions)
+  for (loopir::ReduceOp reduce : scanned) {
     for (auto [c, type] :
          llvm::zip(reduce.getCombinerList(), reduce.getResultTypes())) {
       combiners.push_back(*getFoldCombiner(c));
       types.push_back(getFoldedType(type));
     }
-  auto scan = tileir::ScanOp::create(b, loc, combiners, types,
-                                     nest.getBounds()[match.dim]);
+    if (sumOf.contains(reduce))
+      types.push_back(b.getF32Type());
+  }
+  int64_t length = nest.getBounds()[match.dim];
+  Operation *scan;
+  if (sumOf.empty()) {
+    scan = tileir::ScanOp::create(b, loc, combiners, types, length);
+  } else {
+    auto composite = tileir::CompositeScanOp::create(
+        b, loc, compositeIdentities(b, scanned, sumOf, types), length);
+    buildCompositeCombine(b, composite, scanned, sumOf);
+    scan = composite;
+  }
+  Block &contribution = scan->getRegion(0).front();
+  Block &each = scan->getRegions().back().front();
   {
-    // The contributions: the reductions' bodies without their masks.
+    // The contributions: the reductions' bodies without their masks; a
+    // maximum with a sum relative to it contributes (x, 1).
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&scan.getBody().front());
+    b.setInsertionPointToStart(&contribution);
     SmallVector<Value> contributions;
-    for (loopir::ReduceOp reduce : match.reductions) {
+    for (loopir::ReduceOp reduce : scanned) {
       IRMapping point = mapping;
-      point.map(reduce.getInductionVars()[0], scan.getInductionVars()[0]);
+      point.map(reduce.getInductionVars()[0], contribution.getArgument(0));
       Block &source = reduce.getBody().front();
       for (Operation &inner : source.without_terminator())
         if (!match.varying.contains(&inner) && !match.masks.contains(&inner))
@@ -92,22 +168,33 @@ void strata::buildScan(OpBuilder &b, loopir::ParallelOp nest,
       for (Value v : source.getTerminator()->getOperands())
         contributions.push_back(
             point.lookupOrDefault(match.masks.lookup(v.getDefiningOp())));
+      if (sumOf.contains(reduce))
+        contributions.push_back(
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)));
     }
     tileir::YieldOp::create(b, loc, castIntegers(b, loc, contributions, types));
   }
   {
-    // Each point: the rest of the nest's body, with its prefixes.
+    // Each point: the rest of the nest's body, with its prefixes; a sum
+    // relative to its maximum as the two passes compute it.
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&scan.getEach().front());
+    b.setInsertionPointToStart(&each);
     IRMapping point = mapping;
-    point.map(ivs[match.dim], scan.getEachIndex());
-    ValueRange prefixes = scan.getPrefixes();
-    for (loopir::ReduceOp reduce : match.reductions) {
+    point.map(ivs[match.dim], each.getArgument(0));
+    ValueRange prefixes = each.getArguments().drop_front();
+    for (loopir::ReduceOp reduce : scanned) {
       size_t n = reduce.getNumResults();
       point.map(reduce.getResults(),
                 castIntegers(b, loc, prefixes.take_front(n),
                              reduce.getResultTypes()));
       prefixes = prefixes.drop_front(n);
+      if (Operation *sum = sumOf.lookup(reduce)) {
+        point.map(sum->getResult(0),
+                  tileir::buildTwoPassSum(b, loc,
+                                          point.lookup(reduce.getResult(0)),
+                                          prefixes.front()));
+        prefixes = prefixes.drop_front();
+      }
     }
     for (Operation &inner : body.without_terminator())
       if (match.varying.contains(&inner) && !isa<loopir::ReduceOp>(inner))

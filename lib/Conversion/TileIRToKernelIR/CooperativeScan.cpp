@@ -12,29 +12,41 @@ using namespace strata;
 using namespace strata::detail;
 
 LogicalResult TileBodyTranslator::translateScan(tileir::ScanOp scan) {
-  Location loc = scan.getLoc();
-  if (failed(verifyCooperativeGroup(scan, "scan")))
-    return failure();
-  SmallVector<Type> types = scan.getPrefixTypes();
-  for (Type type : types)
-    if (!(type.isF32() || type.isF64() || type.isInteger(32) ||
-          type.isInteger(64)))
-      return scan.emitError("a cooperative scan shuffles i32, i64, f32 or "
-                            "f64 prefixes, not ")
-             << type;
   SmallVector<MonoidKind> kinds;
   for (tileir::Combiner c : scan.getCombinerList())
     kinds.push_back(tileir::FoldOp::getMonoidKind(c));
-  KernelMonoid monoid = KernelMonoid::primitive(kinds, types);
-  int64_t length = scan.getBounds()[0];
+  return translateCooperativeScan(
+      scan, KernelMonoid::primitive(kinds, scan.getPrefixTypes()),
+      scan.getBody().front(), scan.getEach().front(), scan.getBounds()[0]);
+}
+
+LogicalResult
+TileBodyTranslator::translateCompositeScan(tileir::CompositeScanOp scan) {
+  return translateCooperativeScan(
+      scan, regionMonoid(scan.getIdentities(), &scan.getCombine().front()),
+      scan.getBody().front(), scan.getEach().front(), scan.getBounds()[0]);
+}
+
+LogicalResult TileBodyTranslator::translateCooperativeScan(
+    Operation *scan, const KernelMonoid &monoid, Block &body, Block &each,
+    int64_t length) {
+  Location loc = scan->getLoc();
+  if (failed(verifyCooperativeGroup(scan, "scan")))
+    return failure();
+  for (TypedAttr identity : monoid.identity) {
+    Type type = identity.getType();
+    if (!(type.isF32() || type.isF64() || type.isInteger(32) ||
+          type.isInteger(64)))
+      return scan->emitError("a cooperative scan shuffles i32, i64, f32 or "
+                             "f64 prefixes, not ")
+             << type;
+  }
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   SmallVector<Value> identities;
   for (TypedAttr identity : monoid.identity)
     identities.push_back(arith::ConstantOp::create(b, loc, identity));
-  Block &body = scan.getBody().front();
-  Block &each = scan.getEach().front();
   // Every thread of the group runs every chunk (the scan's barriers need
   // them all); points past the row contribute the identity.
   buildLoop(loc, index(0), index(length), index(groupThreads), identities,

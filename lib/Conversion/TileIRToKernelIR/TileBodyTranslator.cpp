@@ -286,6 +286,9 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
           return translateDistribute(loop);
         })
         .Case([&](tileir::ScanOp scan) { return translateScan(scan); })
+        .Case([&](tileir::CompositeScanOp scan) {
+          return translateCompositeScan(scan);
+        })
         .Case([&](tileir::ContractOp contract) {
           return translateContract(contract);
         })
@@ -367,12 +370,11 @@ LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
       fold.getBody().front(), fold.getBounds());
 }
 
-LogicalResult
-TileBodyTranslator::translateCompositeFold(tileir::CompositeFoldOp fold) {
+KernelMonoid TileBodyTranslator::regionMonoid(ArrayAttr identities,
+                                              Block *combine) {
   KernelMonoid monoid;
-  for (Attribute identity : fold.getIdentities())
+  for (Attribute identity : identities)
     monoid.identity.push_back(cast<TypedAttr>(identity));
-  Block *combine = &fold.getCombine().front();
   // The region may use kernel-level values (constants hoisted out of it).
   monoid.combine = [this, combine](OpBuilder &b, Location loc, ValueRange x,
                                    ValueRange y) {
@@ -386,8 +388,14 @@ TileBodyTranslator::translateCompositeFold(tileir::CompositeFoldOp fold) {
       result.push_back(args.lookupOrDefault(v));
     return result;
   };
-  return translateCooperativeFold(fold, monoid, fold.getBody().front(),
-                                  fold.getBounds());
+  return monoid;
+}
+
+LogicalResult
+TileBodyTranslator::translateCompositeFold(tileir::CompositeFoldOp fold) {
+  return translateCooperativeFold(
+      fold, regionMonoid(fold.getIdentities(), &fold.getCombine().front()),
+      fold.getBody().front(), fold.getBounds());
 }
 
 LogicalResult TileBodyTranslator::translateCooperativeFold(

@@ -302,6 +302,15 @@ private:
   /// group; each chunk scanned across the threads (scanAcrossBlock) and
   /// offset by the fold of the chunks before it, carried in registers.
   LogicalResult translateScan(tileir::ScanOp scan);
+  LogicalResult translateCompositeScan(tileir::CompositeScanOp scan);
+  LogicalResult translateCooperativeScan(Operation *scan,
+                                         const KernelMonoid &monoid,
+                                         Block &body, Block &each,
+                                         int64_t length);
+
+  /// The monoid of a composite fold or scan: `identities`, combined by
+  /// cloning the `combine` region (which may use kernel-level values).
+  KernelMonoid regionMonoid(ArrayAttr identities, Block *combine);
 
   /// Checks that the group's threads can share a fold or scan `op`: a
   /// power of two below the warp size, or whole warps for a block of one

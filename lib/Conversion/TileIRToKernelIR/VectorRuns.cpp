@@ -88,7 +88,8 @@ void TileBodyTranslator::planRowCaches() {
   for (Operation &op : kernel.getBody().front()) {
     auto loop = tileir::getCooperativeLoop(&op);
     // Chunked folds read no runs; a scan reads its row point by point.
-    if (!loop || sharedChunks.contains(&op) || isa<tileir::ScanOp>(op))
+    if (!loop || sharedChunks.contains(&op) ||
+        isa<tileir::ScanOp, tileir::CompositeScanOp>(op))
       continue;
     auto [body, bounds] = *loop;
     int64_t width = chooseRunWidth(*body, bounds);

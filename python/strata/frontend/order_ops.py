@@ -11,8 +11,9 @@ maximum). The price is the row's length squared per row, where a scan
 or a bitonic network would take the row's length (times its log). Two
 cases cost less: the pulls of cumsum, cumprod, cummax and cummin (a sum,
 product or extreme masked to the prefix; cummax's positions a second
-such extreme) become cooperative scans in convert-loopir-to-tileir, which
-recognizes the mask (n work); and a top-k
+such extreme; logcumsumexp's sum relative to its prefix's maximum a
+composite scan) become cooperative scans in convert-loopir-to-tileir,
+which recognizes the mask (n work); and a top-k
 of at most 16 from a long row takes k folds of the row (k n work:
 sampling from a vocabulary). A mixin of `Importer` (importer.py).
 """
@@ -123,21 +124,24 @@ class OrderOps:
         return convert
 
     def logcumsumexp(self, x, dim):
-        """log of the prefix's sum of exp: its maximum m plus log of the
-        sum of exp(x - m) (m itself where it is infinite)."""
+        """log of the prefix's sum of exp: its maximum m (a scan) plus log
+        of the sum of exp(x - m) over the prefix, m itself where it is
+        infinite. The sum is relative to each prefix's own maximum: the
+        loop-to-tile conversion folds the two as one scan of online
+        softmax's (max, sum) monoid, which rescales a sum when its
+        maximum grows (ScanSchedule). Halves accumulate in f32."""
         shape, dtype = self.out()
         v, dim = self._row(x, dim)
+        acc = "f32" if dtype in ("f16", "bf16") else dtype
+        v = self.cast(v, acc)
+        m = self._prefix_pull(v, dim, MAX)
         element, other, i, k = self._pair(v, dim)
-        prefix = k <= i
-        m = other.where(prefix, -math.inf).reduce(MAX, [dim + 1])
         pull = element.shape
         m_b = self.expr_of(self.broadcast_dims(
             m.value, pull, [d for d in range(len(pull)) if d != dim + 1]))
-        finite = m_b.abs() < math.inf
-        shifted = (other - m_b.where(finite, 0.0)).exp().where(prefix, 0.0)
-        total = shifted.reduce(SUM, [dim + 1])
-        result = total.log() + m.where(m.abs() < math.inf, 0.0)
-        return self._shaped(result.where(m.abs() < math.inf, m), shape)
+        total = (other - m_b).exp().where(k <= i, 0).reduce(SUM, [dim + 1])
+        result = (total.log() + m).where(m.abs() < math.inf, m)
+        return self._shaped(result.cast(dtype), shape)
 
     def masked_scatter(self, x, mask, source):
         """Where the mask holds, the source's elements in order: element j

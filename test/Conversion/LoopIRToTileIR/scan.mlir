@@ -118,3 +118,101 @@ func.func @contribution_varies(%a: tensor<5x50xf32>) -> tensor<5x50xf32> {
   }
   return %r : tensor<5x50xf32>
 }
+
+// -----
+
+// logcumsumexp as the front end writes it: a maximum masked to the prefix,
+// and a sum of exp(x - m) masked alike, m that maximum at the point (so
+// the sum varies along the row). The sum is relative to its own prefix's
+// maximum: one tileir.composite_scan of online softmax's (max, sum)
+// monoid, each point's sum as the two passes compute it (NaN where the
+// maximum is infinite, which the select after it replaces).
+// CHECK-LABEL: func.func @logcumsumexp
+// CHECK: domain [5] tile [1] threads 32 {
+// CHECK: %[[ROW:.*]] = tileir.point 0
+// CHECK: tileir.composite_scan (%[[K:.*]]) in [50] identity(0xFF800000 : f32, 0.000000e+00 : f32) {
+// CHECK-NOT: arith.select
+// CHECK: %[[X:.*]] = loopir.load %{{.*}}[%[[ROW]], %[[K]]] : memref<5x50xf32>
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: tileir.yield %[[X]], %[[ONE]] : f32, f32
+// CHECK-NEXT: } combine {
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: } each {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[M:.*]]: f32, %[[S:.*]]: f32):
+// CHECK: %[[SUM:.*]] = arith.select %{{.*}}, %{{.*}}, %[[S]] : f32
+// CHECK: math.log %[[SUM]] : f32
+// CHECK: loopir.store %{{.*}}, %{{.*}}[%[[ROW]], %[[I]]] : memref<5x50xf32>
+func.func @logcumsumexp(%a: tensor<5x50xf32>) -> tensor<5x50xf32> {
+  %r = loopir.kernel ins(%a : tensor<5x50xf32>) -> tensor<5x50xf32> {
+  ^bb0(%in: memref<5x50xf32>, %out: memref<5x50xf32>):
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %inf = arith.constant 0x7F800000 : f32
+    loopir.parallel (%r, %i) in [5, 50] {
+      %i64 = arith.index_cast %i : index to i64
+      %m = loopir.reduce max (%k) in [50] : f32 {
+        %k64 = arith.index_cast %k : index to i64
+        %before = arith.cmpi sle, %k64, %i64 : i64
+        %x = loopir.load %in[%r, %k] : memref<5x50xf32>
+        %c = arith.select %before, %x, %ninf : f32
+        loopir.yield %c : f32
+      }
+      %abs = math.absf %m : f32
+      %finite = arith.cmpf olt, %abs, %inf : f32
+      %s = loopir.reduce add (%k) in [50] : f32 {
+        %k64 = arith.index_cast %k : index to i64
+        %before = arith.cmpi sle, %k64, %i64 : i64
+        %x = loopir.load %in[%r, %k] : memref<5x50xf32>
+        %d = arith.subf %x, %m : f32
+        %e = math.exp %d : f32
+        %c = arith.select %before, %e, %zero : f32
+        loopir.yield %c : f32
+      }
+      %log = math.log %s : f32
+      %lse = arith.addf %log, %m : f32
+      %y = arith.select %finite, %lse, %m : f32
+      loopir.store %y, %out[%r, %i] : memref<5x50xf32>
+    }
+  }
+  return %r : tensor<5x50xf32>
+}
+
+// -----
+
+// Not a rescaled scan: the sum's exponent is 2x - m, not the maximum's own
+// contribution x less its prefix, so no (max, sum) monoid folds it; the
+// sum keeps a fold per point.
+// CHECK-LABEL: func.func @sum_of_another_exponent
+// CHECK-NOT: tileir.composite_scan
+// CHECK-NOT: tileir.scan
+// CHECK: tileir.fold
+func.func @sum_of_another_exponent(%a: tensor<5x50xf32>) -> tensor<5x50xf32> {
+  %r = loopir.kernel ins(%a : tensor<5x50xf32>) -> tensor<5x50xf32> {
+  ^bb0(%in: memref<5x50xf32>, %out: memref<5x50xf32>):
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    loopir.parallel (%r, %i) in [5, 50] {
+      %i64 = arith.index_cast %i : index to i64
+      %m = loopir.reduce max (%k) in [50] : f32 {
+        %k64 = arith.index_cast %k : index to i64
+        %before = arith.cmpi sle, %k64, %i64 : i64
+        %x = loopir.load %in[%r, %k] : memref<5x50xf32>
+        %c = arith.select %before, %x, %ninf : f32
+        loopir.yield %c : f32
+      }
+      %s = loopir.reduce add (%k) in [50] : f32 {
+        %k64 = arith.index_cast %k : index to i64
+        %before = arith.cmpi sle, %k64, %i64 : i64
+        %x = loopir.load %in[%r, %k] : memref<5x50xf32>
+        %x2 = arith.addf %x, %x : f32
+        %d = arith.subf %x2, %m : f32
+        %e = math.exp %d : f32
+        %c = arith.select %before, %e, %zero : f32
+        loopir.yield %c : f32
+      }
+      loopir.store %s, %out[%r, %i] : memref<5x50xf32>
+    }
+  }
+  return %r : tensor<5x50xf32>
+}

@@ -42,3 +42,51 @@ func.func @host(%a: tensor<33x100xf32>) -> tensor<33x100xf32> {
   }
   return %r : tensor<33x100xf32>
 }
+
+// -----
+
+// A composite scan on one warp: each step of the ladder shuffles both
+// components of the (max, sum) pair up and combines them with the region
+// (the earlier lanes' part first), and the warp's fold, which the next
+// chunk starts from, is the last lane's (an indexed shuffle of each).
+// CHECK-LABEL: kernelir.func @host_kernel
+// CHECK-SAME: block = array<i64: 32, 1, 1>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32) {
+// CHECK: %[[M:.*]] = kernelir.shuffle up %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[S:.*]] = kernelir.shuffle up %{{.*}}, %{{.*}} : f32
+// CHECK: arith.maximumf %[[M]], %{{.*}} : f32
+// CHECK: math.exp
+// CHECK-COUNT-8: kernelir.shuffle up
+// CHECK: kernelir.shuffle idx
+// CHECK-NEXT: kernelir.shuffle idx
+// CHECK: math.log
+// CHECK: kernelir.store
+func.func @host(%a: tensor<33x100xf32>) -> tensor<33x100xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x100xf32>) -> tensor<33x100xf32> domain [33] tile [1] threads 32 {
+  ^bb0(%in: memref<33x100xf32>, %out: memref<33x100xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    tileir.composite_scan (%k) in [100] identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<33x100xf32>
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %d1 = arith.subf %m1, %m : f32
+      %d2 = arith.subf %m2, %m : f32
+      %e1 = math.exp %d1 : f32
+      %e2 = math.exp %d2 : f32
+      %t1 = arith.mulf %s1, %e1 : f32
+      %t2 = arith.mulf %s2, %e2 : f32
+      %s = arith.addf %t1, %t2 : f32
+      tileir.yield %m, %s : f32, f32
+    } each {
+    ^bb0(%i: index, %m: f32, %s: f32):
+      %log = math.log %s : f32
+      %y = arith.addf %m, %log : f32
+      loopir.store %y, %out[%row, %i] : memref<33x100xf32>
+      tileir.yield
+    }
+  }
+  return %r : tensor<33x100xf32>
+}

@@ -431,7 +431,7 @@ func.func @composite_contribution(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
   ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
     %row = tileir.point 0
-    // expected-error @+1 {{body must yield one contribution of the result types 'f32', 'f32'}}
+    // expected-error @+1 {{body must yield one contribution of the monoid's types 'f32', 'f32'}}
     %m, %s = tileir.composite_fold (%k) in [8] identity(0xFF800000 : f32, 0.0 : f32) {
       %x = loopir.load %in[%row, %k] : memref<4x8xf32>
       tileir.yield %x : f32
@@ -452,7 +452,7 @@ func.func @scan_each_arguments(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
   ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
     %row = tileir.point 0
-    // expected-error @+1 {{the each region takes the point's index and one prefix per monoid (1)}}
+    // expected-error @+1 {{the each region takes the point's index and one prefix per monoid component (1)}}
     tileir.scan add(0.0 : f32) (%k) in [8] {
       %x = loopir.load %in[%row, %k] : memref<4x8xf32>
       tileir.yield %x : f32
@@ -495,6 +495,77 @@ func.func @scan_identity(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
     } each {
     ^bb0(%i: index, %p: f32):
       loopir.store %p, %out[%row, %i] : memref<4x8xf32>
+      tileir.yield
+    }
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @composite_scan_each_arguments(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    // expected-error @+1 {{the each region takes the point's index and one prefix per monoid component (2)}}
+    tileir.composite_scan (%k) in [8] identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %s1, %s2 : f32
+      tileir.yield %m, %s : f32, f32
+    } each {
+    ^bb0(%i: index, %m: f32):
+      tileir.yield
+    }
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @composite_scan_identity(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    // expected-error @+1 {{identity is not neutral: combining it before an element changes it}}
+    tileir.composite_scan (%k) in [8] identity(0.0 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %s = arith.addf %s1, %s2 : f32
+      tileir.yield %m, %s : f32, f32
+    } each {
+    ^bb0(%i: index, %m: f32, %s: f32):
+      tileir.yield
+    }
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @composite_scan_combine(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4x8xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4x8xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    // expected-error @+1 {{combine region must yield one element of the monoid, 'f32', 'f32'}}
+    tileir.composite_scan (%k) in [8] identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      tileir.yield %m : f32
+    } each {
+    ^bb0(%i: index, %m: f32, %s: f32):
       tileir.yield
     }
   }

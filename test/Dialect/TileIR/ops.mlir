@@ -206,3 +206,48 @@ func.func @scan(%a: tensor<33x70xf32>) -> (tensor<33x70xf32>, tensor<33x70xf32>)
   }
   return %r#0, %r#1 : tensor<33x70xf32>, tensor<33x70xf32>
 }
+
+// A composite scan: logcumsumexp's (max, sum of exp(x - max)) in one pass,
+// the combine region online softmax's (rescaling each sum to the larger
+// maximum), each point's log-sum-exp m + log(s) in the each region.
+// CHECK-LABEL: func.func @composite_scan
+// CHECK: tileir.composite_scan (%[[K:.*]]) in [70] identity(0xFF800000 : f32, 0.000000e+00 : f32) {
+// CHECK: tileir.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK-NEXT: } combine {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK: } each {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[M:.*]]: f32, %[[S:.*]]: f32):
+// CHECK: loopir.store %{{.*}}, %{{.*}}[%{{.*}}, %[[I]]]
+func.func @composite_scan(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
+  %r = tileir.kernel ins(%a : tensor<33x70xf32>) -> tensor<33x70xf32> domain [33] tile [1] threads 32 {
+  ^bb0(%in: memref<33x70xf32>, %out: memref<33x70xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    tileir.composite_scan (%k) in [70] identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %k] : memref<33x70xf32>
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      %m = arith.maximumf %m1, %m2 : f32
+      %d1 = arith.subf %m1, %m : f32
+      %d2 = arith.subf %m2, %m : f32
+      %e1 = math.exp %d1 : f32
+      %e2 = math.exp %d2 : f32
+      %same1 = arith.cmpf oeq, %m1, %m : f32
+      %same2 = arith.cmpf oeq, %m2, %m : f32
+      %f1 = arith.select %same1, %one, %e1 : f32
+      %f2 = arith.select %same2, %one, %e2 : f32
+      %t1 = arith.mulf %s1, %f1 : f32
+      %t2 = arith.mulf %s2, %f2 : f32
+      %s = arith.addf %t1, %t2 : f32
+      tileir.yield %m, %s : f32, f32
+    } each {
+    ^bb0(%i: index, %m: f32, %s: f32):
+      %log = math.log %s : f32
+      %y = arith.addf %m, %log : f32
+      loopir.store %y, %out[%row, %i] : memref<33x70xf32>
+      tileir.yield
+    }
+  }
+  return %r : tensor<33x70xf32>
+}

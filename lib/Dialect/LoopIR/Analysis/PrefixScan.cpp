@@ -4,7 +4,9 @@
 #include "strata/Dialect/Utils/Monoid.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace strata;
@@ -82,6 +84,50 @@ bool readsAny(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &varying,
       inner = true;
   });
   return inner;
+}
+/// Whether `a`, computed in a reduction of index `ka`, is the same
+/// computation as `b` in one of index `kb`: the same value from outside,
+/// the indices, or equal pure ops (loads included) of equal operands.
+bool sameComputation(Value a, Value b, Value ka, Value kb) {
+  if (a == ka || b == kb)
+    return a == ka && b == kb;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (a == b)
+    return true;
+  if (!x || !y || x->getName() != y->getName() ||
+      x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getResultTypes() != y->getResultTypes() ||
+      x->getNumOperands() != y->getNumOperands() || x->getNumRegions() != 0 ||
+      !(isPure(x) || isa<LoadOp>(x)))
+    return false;
+  for (auto [p, q] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameComputation(p, q, ka, kb))
+      return false;
+  return true;
+}
+
+/// The scanned f32 maximum among `scanned` that `contribution` (of the
+/// sum `sum`) rescales to, if it is `exp(x - m)`: m that maximum's prefix,
+/// x the maximum's own contribution.
+ReduceOp rescalingMaximum(Value contribution, ReduceOp sum,
+                          ArrayRef<ReduceOp> scanned,
+                          const DenseMap<Operation *, Value> &masks) {
+  auto exp = contribution.getDefiningOp<math::ExpOp>();
+  auto sub = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+  if (!sub || sum.getNumResults() != 1 ||
+      sum.getCombinerList()[0] != Combiner::add ||
+      !contribution.getType().isF32())
+    return {};
+  auto max = sub.getRhs().getDefiningOp<ReduceOp>();
+  if (!max || !llvm::is_contained(scanned, max) || max.getNumResults() != 1 ||
+      max.getCombinerList()[0] != Combiner::max)
+    return {};
+  Value x = masks.lookup(
+      max.getBody().front().getTerminator()->getOperand(0).getDefiningOp());
+  if (!sameComputation(sub.getLhs(), x, sum.getInductionVars()[0],
+                       max.getInductionVars()[0]))
+    return {};
+  return max;
 }
 } // namespace
 
@@ -170,8 +216,19 @@ std::optional<PrefixScan> loopir::matchPrefixScan(ParallelOp nest) {
       auto mask = match.masks.find(&inner);
       if (mask != match.masks.end()) {
         Operation *def = mask->second.getDefiningOp();
-        if (mask->second == index || (def && match.varying.contains(def)))
+        if (mask->second == index)
           return std::nullopt;
+        if (!def || !match.varying.contains(def))
+          continue;
+        // Varying along the row: only a sum relative to a maximum's
+        // prefix, whose other varying ops are its exp and subtraction.
+        ReduceOp max = rescalingMaximum(mask->second, reduce, match.reductions,
+                                        match.masks);
+        if (!max || llvm::any_of(match.rescaledSums, [&](auto &pair) {
+              return pair.second == max;
+            }))
+          return std::nullopt;
+        match.rescaledSums[reduce] = max;
         continue;
       }
       if (readsAny(&inner, match.varying, index))

@@ -145,10 +145,10 @@ private:
           out.insert({-1, index, (int64_t)contract.getK()});
         else
           out.insert({(int64_t)(n < (unsigned)dropped ? n : n + 1), {}, 1});
-      } else if (auto scan = dyn_cast<ScanOp>(owner)) {
+      } else if (isa<ScanOp, CompositeScanOp>(owner)) {
         // The point's index, or a prefix (an integer cumsum used as an
         // index): either ranges over the row.
-        out.insert({-1, index, scan.getBounds()[0]});
+        out.insert({-1, index, getCooperativeLoop(owner)->second[0]});
       } else if (auto loop = getCooperativeLoop(owner)) {
         out.insert({-1, index, loop->second[n]});
       } else if (auto reduce = dyn_cast<loopir::ReduceOp>(owner)) {

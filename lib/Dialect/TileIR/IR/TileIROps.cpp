@@ -87,6 +87,8 @@ strata::tileir::getCooperativeLoop(Operation *op) {
     return std::make_pair(&fold.getBody().front(), fold.getBounds());
   if (auto scan = dyn_cast<ScanOp>(op))
     return std::make_pair(&scan.getBody().front(), scan.getBounds());
+  if (auto scan = dyn_cast<CompositeScanOp>(op))
+    return std::make_pair(&scan.getBody().front(), scan.getBounds());
   if (auto loop = dyn_cast<DistributeOp>(op))
     return std::make_pair(&loop.getBody().front(), loop.getBounds());
   return std::nullopt;
@@ -460,11 +462,9 @@ LogicalResult FoldOp::verify() {
 // ScanOp
 //===----------------------------------------------------------------------===//
 
-void ScanOp::build(OpBuilder &b, OperationState &state,
-                   ArrayRef<Combiner> combiners, TypeRange types,
-                   int64_t bound) {
-  addMonoidLoopAttributes(b, state, combiners, types, {bound});
-  addLoopBoxBlock(b, *state.addRegion(), 1, state.location);
+/// A scan's each region: the point's index, then one prefix of each type.
+static void addEachRegion(OpBuilder &b, OperationState &state,
+                          TypeRange types) {
   auto *each = new Block();
   state.addRegion()->push_back(each);
   each->addArgument(b.getIndexType(), state.location);
@@ -472,15 +472,45 @@ void ScanOp::build(OpBuilder &b, OperationState &state,
     each->addArgument(t, state.location);
 }
 
+/// The types of a monoid's components: its identities'.
+static SmallVector<Type> identityTypes(ArrayAttr identities) {
+  SmallVector<Type> types;
+  for (Attribute a : identities)
+    types.push_back(cast<TypedAttr>(a).getType());
+  return types;
+}
+
+/// A scan's each region takes the point's index and one prefix of each of
+/// `types`, and ends in a tileir.yield of nothing.
+static LogicalResult verifyEachRegion(Operation *op, Block &each,
+                                      TypeRange types) {
+  if (each.getNumArguments() != types.size() + 1 ||
+      !each.getArgument(0).getType().isIndex() ||
+      TypeRange(each.getArguments().drop_front()) != types)
+    return op->emitOpError("the each region takes the point's index and one "
+                           "prefix per monoid component (")
+           << types.size() << ")";
+  auto yield = dyn_cast<YieldOp>(each.getTerminator());
+  if (!yield || !yield.getValues().empty())
+    return op->emitOpError("the each region must end in a tileir.yield of no "
+                           "values");
+  return success();
+}
+
+void ScanOp::build(OpBuilder &b, OperationState &state,
+                   ArrayRef<Combiner> combiners, TypeRange types,
+                   int64_t bound) {
+  addMonoidLoopAttributes(b, state, combiners, types, {bound});
+  addLoopBoxBlock(b, *state.addRegion(), 1, state.location);
+  addEachRegion(b, state, types);
+}
+
 SmallVector<Combiner> ScanOp::getCombinerList() {
   return combinerList(getCombiners());
 }
 
 SmallVector<Type> ScanOp::getPrefixTypes() {
-  SmallVector<Type> types;
-  for (Attribute a : getIdentities())
-    types.push_back(cast<TypedAttr>(a).getType());
-  return types;
+  return identityTypes(getIdentities());
 }
 
 // tileir.scan add(0.0 : f32) (%j) in [70] { ... } each { ^bb0(...): ... }
@@ -506,28 +536,23 @@ void ScanOp::print(OpAsmPrinter &p) {
   p.printRegion(getEach());
 }
 
+/// A scan's one dimension and its body's point index.
+static LogicalResult verifyScanBox(Operation *op, Block &body,
+                                   ArrayRef<int64_t> bounds) {
+  if (bounds.size() != 1)
+    return op->emitOpError("scans one dimension, got ")
+           << bounds.size() << " bounds";
+  return verifyLoopBox(op, body, bounds);
+}
+
 LogicalResult ScanOp::verify() {
-  if (getBounds().size() != 1)
-    return emitOpError("scans one dimension, got ")
-           << getBounds().size() << " bounds";
-  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
+  if (failed(verifyScanBox(*this, getBody().front(), getBounds())))
     return failure();
   SmallVector<Type> types = getPrefixTypes();
   if (failed(verifyMonoids(*this, getCombiners(), getIdentities(), types,
                            getBody().front().getTerminator())))
     return failure();
-  Block &each = getEach().front();
-  if (each.getNumArguments() != types.size() + 1 ||
-      !each.getArgument(0).getType().isIndex() ||
-      TypeRange(getPrefixes()) != TypeRange(types))
-    return emitOpError("the each region takes the point's index and one "
-                       "prefix per monoid (")
-           << types.size() << ")";
-  auto yield = dyn_cast<YieldOp>(each.getTerminator());
-  if (!yield || !yield.getValues().empty())
-    return emitOpError("the each region must end in a tileir.yield of no "
-                       "values");
-  return success();
+  return verifyEachRegion(*this, getEach().front(), types);
 }
 
 //===----------------------------------------------------------------------===//
@@ -536,8 +561,12 @@ LogicalResult ScanOp::verify() {
 
 // tileir.composite_fold (%k) in [70] identity(-inf : f32, 0.0 : f32)
 //     { body } combine { ^bb0(...): ... }
-ParseResult CompositeFoldOp::parse(OpAsmParser &parser,
-                                   OperationState &result) {
+/// Parses `(%k) in [70] identity(-inf : f32, 0.0 : f32) {attrs} { body }
+/// combine { ... }`, the common part of a composite fold and scan; the
+/// identities' types are the monoid's.
+static ParseResult parseCompositeMonoidLoop(OpAsmParser &parser,
+                                            OperationState &result,
+                                            SmallVectorImpl<Type> &types) {
   SmallVector<OpAsmParser::Argument> ivs;
   SmallVector<Attribute> identities;
   if (parseLoopBox(parser, result, ivs) || parser.parseKeyword("identity") ||
@@ -552,39 +581,49 @@ ParseResult CompositeFoldOp::parse(OpAsmParser &parser,
     if (!typed)
       return parser.emitError(loc, "the identity must be typed scalars");
     identities.push_back(identity);
-    result.addTypes(typed.getType());
+    types.push_back(typed.getType());
   } while (succeeded(parser.parseOptionalComma()));
   result.addAttribute("identities",
                       parser.getBuilder().getArrayAttr(identities));
-  if (parser.parseRParen() ||
-      parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
-      parser.parseRegion(*result.addRegion(), ivs) ||
-      parser.parseKeyword("combine") ||
-      parser.parseRegion(*result.addRegion()))
+  return failure(parser.parseRParen() ||
+                 parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+                 parser.parseRegion(*result.addRegion(), ivs) ||
+                 parser.parseKeyword("combine") ||
+                 parser.parseRegion(*result.addRegion()));
+}
+
+template <typename OpTy>
+static void printCompositeMonoidLoop(OpAsmPrinter &p, OpTy op) {
+  printLoopBox(p, op.getInductionVars(), op.getBounds());
+  p << " identity(";
+  llvm::interleaveComma(op.getIdentities(), p,
+                        [&](Attribute a) { p.printAttribute(a); });
+  p << ")";
+  p.printOptionalAttrDictWithKeyword(op->getAttrs(), {"bounds", "identities"});
+  p << " ";
+  p.printRegion(op.getBody(), /*printEntryBlockArgs=*/false);
+  p << " combine ";
+  p.printRegion(op.getCombine());
+}
+
+ParseResult CompositeFoldOp::parse(OpAsmParser &parser,
+                                   OperationState &result) {
+  SmallVector<Type> types;
+  if (parseCompositeMonoidLoop(parser, result, types))
     return failure();
+  result.addTypes(types);
   return success();
 }
 
 void CompositeFoldOp::print(OpAsmPrinter &p) {
-  printLoopBox(p, getInductionVars(), getBounds());
-  p << " identity(";
-  llvm::interleaveComma(getIdentities(), p,
-                        [&](Attribute a) { p.printAttribute(a); });
-  p << ")";
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                     {"bounds", "identities"});
-  p << " ";
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
-  p << " combine ";
-  p.printRegion(getCombine());
+  printCompositeMonoidLoop(p, *this);
 }
 
 namespace {
-/// The combine region of `op` evaluated on constants by folding its ops,
+/// The combine region `block` evaluated on constants by folding its ops,
 /// or nothing where an op does not fold.
 std::optional<SmallVector<Attribute>>
-foldCombine(CompositeFoldOp op, ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
-  Block &block = op.getCombine().front();
+foldCombine(Block &block, ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
   DenseMap<Value, Attribute> known;
   for (auto [arg, value] :
        llvm::zip(block.getArguments(), llvm::concat<const Attribute>(a, b)))
@@ -636,55 +675,59 @@ SmallVector<SmallVector<Attribute>> sampleElements(TypeRange types) {
 }
 } // namespace
 
-void CompositeFoldOp::build(OpBuilder &b, OperationState &state,
-                            ArrayRef<TypedAttr> identities,
-                            ArrayRef<int64_t> bounds) {
+/// The attributes and the body and combine regions of a composite fold or
+/// scan over `bounds` with `identities`; returns the monoid's types.
+static SmallVector<Type> addCompositeMonoidLoop(OpBuilder &b,
+                                                OperationState &state,
+                                                ArrayRef<TypedAttr> identities,
+                                                ArrayRef<int64_t> bounds) {
   SmallVector<Attribute> attrs(identities.begin(), identities.end());
   SmallVector<Type> types;
   for (TypedAttr identity : identities)
     types.push_back(identity.getType());
-  state.addAttribute(getIdentitiesAttrName(state.name), b.getArrayAttr(attrs));
-  state.addAttribute(getBoundsAttrName(state.name),
-                     b.getDenseI64ArrayAttr(bounds));
-  state.addTypes(types);
+  state.addAttribute("identities", b.getArrayAttr(attrs));
+  state.addAttribute("bounds", b.getDenseI64ArrayAttr(bounds));
   addLoopBoxBlock(b, *state.addRegion(), bounds.size(), state.location);
   SmallVector<Type> pair(types);
   llvm::append_range(pair, types);
   OpBuilder::InsertionGuard guard(b);
   b.createBlock(state.addRegion(), {}, pair,
                 SmallVector<Location>(pair.size(), state.location));
+  return types;
 }
 
-LogicalResult CompositeFoldOp::verify() {
-  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
-    return failure();
-  TypeRange types = getResultTypes();
+/// The identities, body and combine region of a composite monoid of
+/// `types`: one identity of each type, a body yielding one contribution, a
+/// combine region of pure scalar code from two elements to one, and an
+/// identity neutral on both sides wherever the region folds to constants.
+static LogicalResult verifyCompositeMonoid(Operation *op, ArrayAttr identities,
+                                           TypeRange types, Block &body,
+                                           Block &combine) {
   if (types.empty())
-    return emitOpError("expects a monoid of at least one component");
-  if (getIdentities().size() != types.size())
-    return emitOpError("expects one identity per result");
-  SmallVector<Attribute> identity(getIdentities().getValue());
+    return op->emitOpError("expects a monoid of at least one component");
+  if (identities.size() != types.size())
+    return op->emitOpError("expects one identity per component");
+  SmallVector<Attribute> identity(identities.getValue());
   for (auto [i, type] : llvm::enumerate(types)) {
     auto typed = dyn_cast<TypedAttr>(identity[i]);
     if (!typed || typed.getType() != type)
-      return emitOpError("identity #") << i << " must have type " << type;
+      return op->emitOpError("identity #") << i << " must have type " << type;
   }
-  auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || yield.getValues().getTypes() != types)
-    return emitOpError("body must yield one contribution of the result "
-                       "types ")
+    return op->emitOpError("body must yield one contribution of the monoid's "
+                           "types ")
            << types;
-  Block &combine = getCombine().front();
   SmallVector<Type> pair(types);
   llvm::append_range(pair, types);
   if (combine.getArgumentTypes() != TypeRange(pair))
-    return emitOpError("combine region must take two elements of the "
-                       "monoid, ")
+    return op->emitOpError("combine region must take two elements of the "
+                           "monoid, ")
            << TypeRange(pair);
   auto combined = dyn_cast<YieldOp>(combine.getTerminator());
   if (!combined || combined.getValues().getTypes() != types)
-    return emitOpError("combine region must yield one element of the "
-                       "monoid, ")
+    return op->emitOpError("combine region must yield one element of the "
+                           "monoid, ")
            << types;
   for (Operation &inner : combine.without_terminator())
     if (inner.getNumRegions() != 0 || !isPure(&inner))
@@ -694,12 +737,69 @@ LogicalResult CompositeFoldOp::verify() {
   for (ArrayRef<Attribute> x : sampleElements(types))
     for (bool left : {true, false}) {
       std::optional<SmallVector<Attribute>> result =
-          left ? foldCombine(*this, identity, x) : foldCombine(*this, x, identity);
+          left ? foldCombine(combine, identity, x)
+               : foldCombine(combine, x, identity);
       if (result && ArrayRef<Attribute>(*result) != x)
-        return emitOpError("identity is not neutral: combining it ")
+        return op->emitOpError("identity is not neutral: combining it ")
                << (left ? "before " : "after ") << "an element changes it";
     }
   return success();
+}
+
+void CompositeFoldOp::build(OpBuilder &b, OperationState &state,
+                            ArrayRef<TypedAttr> identities,
+                            ArrayRef<int64_t> bounds) {
+  state.addTypes(addCompositeMonoidLoop(b, state, identities, bounds));
+}
+
+LogicalResult CompositeFoldOp::verify() {
+  if (failed(verifyLoopBox(*this, getBody().front(), getBounds())))
+    return failure();
+  return verifyCompositeMonoid(*this, getIdentities(), getResultTypes(),
+                               getBody().front(), getCombine().front());
+}
+
+//===----------------------------------------------------------------------===//
+// CompositeScanOp
+//===----------------------------------------------------------------------===//
+
+void CompositeScanOp::build(OpBuilder &b, OperationState &state,
+                            ArrayRef<TypedAttr> identities, int64_t bound) {
+  addEachRegion(b, state,
+                addCompositeMonoidLoop(b, state, identities, {bound}));
+}
+
+SmallVector<Type> CompositeScanOp::getPrefixTypes() {
+  return identityTypes(getIdentities());
+}
+
+// tileir.composite_scan (%j) in [70] identity(-inf : f32, 0.0 : f32)
+//     { body } combine { ^bb0(...): ... } each { ^bb0(...): ... }
+ParseResult CompositeScanOp::parse(OpAsmParser &parser,
+                                   OperationState &result) {
+  SmallVector<Type> types;
+  return failure(parseCompositeMonoidLoop(parser, result, types) ||
+                 parser.parseKeyword("each") ||
+                 parser.parseRegion(*result.addRegion()));
+}
+
+void CompositeScanOp::print(OpAsmPrinter &p) {
+  printCompositeMonoidLoop(p, *this);
+  p << " each ";
+  p.printRegion(getEach());
+}
+
+LogicalResult CompositeScanOp::verify() {
+  if (failed(verifyScanBox(*this, getBody().front(), getBounds())))
+    return failure();
+  for (Attribute a : getIdentities())
+    if (!isa<TypedAttr>(a))
+      return emitOpError("the identity must be typed scalars");
+  SmallVector<Type> types = getPrefixTypes();
+  if (failed(verifyCompositeMonoid(*this, getIdentities(), types,
+                                   getBody().front(), getCombine().front())))
+    return failure();
+  return verifyEachRegion(*this, getEach().front(), types);
 }
 
 //===----------------------------------------------------------------------===//

@@ -431,7 +431,8 @@ FailureOr<int64_t> strata::tileir::chooseFoldSplits(KernelOp kernel,
   if (folds.empty())
     return 1;
   // A scan's prefixes need every point before them: its row stays whole.
-  if (llvm::any_of(kernel.getBody().front(), llvm::IsaPred<ScanOp>)) {
+  if (llvm::any_of(kernel.getBody().front(),
+                   llvm::IsaPred<ScanOp, CompositeScanOp>)) {
     if (forced > 1)
       return kernel.emitError("a kernel with a tileir.scan keeps its rows "
                               "whole: it does not split into ")

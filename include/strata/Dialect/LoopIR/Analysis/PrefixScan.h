@@ -22,11 +22,18 @@ namespace strata::loopir {
 /// hand-written triangular mask alike. The nest's body has no other loop;
 /// its other reductions (a softmax's statistics) are the same for every
 /// point of the row (free of i), and every store in it varies with i.
+///
+/// One contribution may depend on i: a sum of `exp(x - m)` (f32), m the
+/// prefix of a scanned maximum of the same x (logcumsumexp). Each point's
+/// sum is then relative to its own prefix's maximum: a scan of online
+/// softmax's (max, sum) monoid, which rescales a sum as its maximum grows.
 struct PrefixScan {
   unsigned dim;
   llvm::SmallVector<ReduceOp> reductions; // The scanned ones, in order.
   /// The masking selects, each with its unmasked operand: the contribution.
   llvm::DenseMap<mlir::Operation *, mlir::Value> masks;
+  /// The sums relative to a maximum's prefix, each with that maximum.
+  llvm::DenseMap<mlir::Operation *, ReduceOp> rescaledSums;
   /// The ops of the nest's body (and of the reductions' bodies) whose
   /// values vary along `dim`; the reductions among them.
   llvm::SmallPtrSet<mlir::Operation *, 16> varying;

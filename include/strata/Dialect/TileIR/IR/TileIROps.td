@@ -472,6 +472,68 @@ def TileIR_ScanOp : TileIR_Op<"scan", [HasParent<"KernelOp">,
   }];
 }
 
+def TileIR_CompositeScanOp : TileIR_Op<"composite_scan", [
+    HasParent<"KernelOp">, RecursiveMemoryEffects]> {
+  let summary = "A scan whose monoid is a tuple combined by a region.";
+  let description = [{
+    `tileir.scan` over a composite monoid, given as `tileir.composite_fold`
+    gives it: one typed identity per component and a `combine` region that
+    takes two elements (the earlier part's components, then the later
+    part's) and yields their combination. The combination must be
+    associative and the identity neutral on both sides; it need not
+    commute, as the schedule combines parts in the row's order. The body
+    yields each point's contribution; the `each` region runs at every
+    point i with i and the fold of the contributions of the points 0..i.
+
+    `logcumsumexp` of a row: online softmax's (max, sum of exp(x - max)),
+    each prefix's log-sum-exp being m + log(s):
+
+    ```mlir
+    tileir.composite_scan (%j) in [4096]
+        identity(0xFF800000 : f32, 0.0 : f32) {
+      %x = loopir.load %in[%row, %j] : memref<64x4096xf32>
+      %one = arith.constant 1.0 : f32
+      tileir.yield %x, %one : f32, f32
+    } combine {
+    ^bb0(%m1: f32, %s1: f32, %m2: f32, %s2: f32):
+      ...
+      tileir.yield %m, %s : f32, f32
+    } each {
+    ^bb0(%i: index, %m: f32, %s: f32):
+      %log = math.log %s : f32
+      %y = arith.addf %m, %log : f32
+      loopir.store %y, %out[%row, %i] : memref<64x4096xf32>
+      tileir.yield
+    }
+    ```
+  }];
+  let arguments = (ins ArrayAttr:$identities, DenseI64ArrayAttr:$bounds);
+  let regions = (region SizedRegion<1>:$body, SizedRegion<1>:$combine,
+                        SizedRegion<1>:$each);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    // One component per identity, of its type; the body gets the point's
+    // index, the combine region two elements of the monoid, the each
+    // region the point's index and one prefix per component, and none a
+    // terminator.
+    OpBuilder<(ins "::llvm::ArrayRef<::mlir::TypedAttr>":$identities,
+                   "int64_t":$bound)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().getArguments();
+    }
+    /// The types of the prefixes (of the identities).
+    ::llvm::SmallVector<::mlir::Type> getPrefixTypes();
+    /// The each region's point index and prefixes.
+    ::mlir::BlockArgument getEachIndex() { return getEach().getArgument(0); }
+    ::mlir::Block::BlockArgListType getPrefixes() {
+      return getEach().getArguments().drop_front();
+    }
+  }];
+}
+
 def TileIR_DistributeOp : TileIR_Op<"distribute", [HasParent<"KernelOp">,
     RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Parallel iterations shared among the block's threads.";
@@ -559,7 +621,7 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
 
 def TileIR_YieldOp : TileIR_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["KernelOp", "MapOp", "ForEachPointOp", "FoldOp", "CompositeFoldOp",
-                 "ScanOp", "DistributeOp", "ContractOp"]>]> {
+                 "ScanOp", "CompositeScanOp", "DistributeOp", "ContractOp"]>]> {
   let summary = "Ends a kernel, map, fold or loop body.";
   let description = [{
     In a `tileir.map` it yields the scalars of one element, in a
