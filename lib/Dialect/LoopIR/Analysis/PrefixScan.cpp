@@ -85,6 +85,7 @@ bool readsAny(Operation *op, const llvm::SmallPtrSetImpl<Operation *> &varying,
   });
   return inner;
 }
+
 /// Whether `a`, computed in a reduction of index `ka`, is the same
 /// computation as `b` in one of index `kb`: the same value from outside,
 /// the indices, or equal pure ops (loads included) of equal operands.
