@@ -26,6 +26,12 @@ struct ProgramBuilder::Impl {
     values.push_back(v);
     return values.size() - 1;
   }
+  /// A constant of type `t`, every element `scalar`.
+  int splat(RankedTensorType t, Attribute scalar) {
+    return add(
+        tensorir::ConstantOp::create(b, loc, DenseElementsAttr::get(t, scalar))
+            .getResult());
+  }
   Value get(int id) const {
     if (id < 0 || id >= (int)values.size())
       throw CompilerError("no value with id " + std::to_string(id));
@@ -137,21 +143,15 @@ int ProgramBuilder::splat(int64_t value, const std::vector<int64_t> &shape,
                           const std::string &dtype) {
   RankedTensorType t = impl->tensorType(shape, dtype);
   Type element = t.getElementType();
-  if (isa<FloatType>(element))
-    return splat(static_cast<double>(value), shape, dtype);
-  Attribute scalar = impl->b.getIntegerAttr(element, value);
-  return impl->add(tensorir::ConstantOp::create(
-                       impl->b, impl->loc, DenseElementsAttr::get(t, scalar))
-                       .getResult());
+  return impl->splat(t, isa<FloatType>(element)
+                            ? scalarAttr(impl->b, element, (double)value)
+                            : impl->b.getIntegerAttr(element, value));
 }
 
 int ProgramBuilder::splat(double value, const std::vector<int64_t> &shape,
                           const std::string &dtype) {
   RankedTensorType t = impl->tensorType(shape, dtype);
-  Attribute scalar = scalarAttr(impl->b, t.getElementType(), value);
-  return impl->add(tensorir::ConstantOp::create(
-                       impl->b, impl->loc, DenseElementsAttr::get(t, scalar))
-                       .getResult());
+  return impl->splat(t, scalarAttr(impl->b, t.getElementType(), value));
 }
 
 int ProgramBuilder::pad(int input, const std::vector<int64_t> &low,

@@ -182,16 +182,16 @@ PYBIND11_MODULE(_strata, m) {
   py::class_<ProgramBuilder>(m, "ProgramBuilder",
                              "Builds a tensorir function op by op.")
       .def(py::init<const std::string &>(), py::arg("name"))
-      .def("input", &ProgramBuilder::input, py::arg("shape"), py::arg("dtype"))
+      .def("input", &ProgramBuilder::input, py::arg("shape"),
+           py::arg("dtype"))
       .def("set_location", &ProgramBuilder::setLocation, py::arg("file"),
            py::arg("line"), py::arg("what") = "")
-      .def(
-          "constant",
-          [](ProgramBuilder &b, py::bytes data,
-             const std::vector<int64_t> &shape, const std::string &dtype) {
-            return b.constant(std::string(data), shape, dtype);
-          },
-          py::arg("data"), py::arg("shape"), py::arg("dtype"))
+      .def("constant",
+           [](ProgramBuilder &b, py::bytes data,
+              const std::vector<int64_t> &shape, const std::string &dtype) {
+             return b.constant(std::string(data), shape, dtype);
+           },
+           py::arg("data"), py::arg("shape"), py::arg("dtype"))
       // Python ints take the exact integer overload (tried first: pybind
       // does not convert a float to an integer).
       .def("splat",
@@ -204,17 +204,16 @@ PYBIND11_MODULE(_strata, m) {
            py::arg("value"), py::arg("shape"), py::arg("dtype"))
       .def("pad", &ProgramBuilder::pad, py::arg("input"), py::arg("low"),
            py::arg("high"), py::arg("value"))
-      .def(
-          "op",
-          [](ProgramBuilder &b, const std::string &name,
-             const std::vector<int> &operands,
-             const std::vector<std::pair<std::vector<int64_t>, std::string>>
-                 &results,
-             const py::dict &attrs) {
-            return b.op(name, operands, results, toAttrs(attrs));
-          },
-          py::arg("name"), py::arg("operands"), py::arg("results"),
-          py::arg("attrs") = py::dict())
+      .def("op",
+           [](ProgramBuilder &b, const std::string &name,
+              const std::vector<int> &operands,
+              const std::vector<std::pair<std::vector<int64_t>, std::string>>
+                  &results,
+              const py::dict &attrs) {
+             return b.op(name, operands, results, toAttrs(attrs));
+           },
+           py::arg("name"), py::arg("operands"), py::arg("results"),
+           py::arg("attrs") = py::dict())
       .def("shape", &ProgramBuilder::shape)
       .def("dtype", &ProgramBuilder::dtype)
       .def("finish", &ProgramBuilder::finish, py::arg("outputs"));

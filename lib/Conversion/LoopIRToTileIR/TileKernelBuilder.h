@@ -75,8 +75,8 @@ std::optional<loopir::PrefixScan> matchScanSchedule(loopir::ParallelOp nest);
 
 /// Writes the kernel `op`, made of `preamble` and `nest` (a prefix scan,
 /// `match`), as a cooperative row program: one program instance per row
-/// (the nest's other dimensions), its other reductions as folds, one
-/// tileir.scan of the scanned reductions' contributions whose each region
+/// (the nest's other dimensions), its other reductions as folds, one scan
+/// of the scanned reductions' contributions (buildScan) whose each region
 /// is the rest of the nest's body at each point of the row.
 tileir::KernelOp buildScanProgram(mlir::OpBuilder &b, loopir::KernelOp op,
                                   mlir::ValueRange inputs,
@@ -87,6 +87,7 @@ tileir::KernelOp buildScanProgram(mlir::OpBuilder &b, loopir::KernelOp op,
 /// Writes the prefix scan `nest` (`match`) at the builder, in a row
 /// program whose values `mapping` maps (the nest's other indices
 /// included): its uniform code (reductions as folds), then one tileir.scan
+/// (a tileir.composite_scan where a sum is relative to a scanned maximum)
 /// whose each region is the rest of its body.
 void buildScan(mlir::OpBuilder &b, loopir::ParallelOp nest,
                const loopir::PrefixScan &match, mlir::IRMapping &mapping);

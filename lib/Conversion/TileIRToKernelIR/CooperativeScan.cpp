@@ -12,11 +12,8 @@ using namespace strata;
 using namespace strata::detail;
 
 LogicalResult TileBodyTranslator::translateScan(tileir::ScanOp scan) {
-  SmallVector<MonoidKind> kinds;
-  for (tileir::Combiner c : scan.getCombinerList())
-    kinds.push_back(tileir::FoldOp::getMonoidKind(c));
   return translateCooperativeScan(
-      scan, KernelMonoid::primitive(kinds, scan.getPrefixTypes()),
+      scan, combinerMonoid(scan.getCombinerList(), scan.getPrefixTypes()),
       scan.getBody().front(), scan.getEach().front(), scan.getBounds()[0]);
 }
 

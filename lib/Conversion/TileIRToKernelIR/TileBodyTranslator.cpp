@@ -361,12 +361,18 @@ TileBodyTranslator::clonePoints(Block &body, ValueRange first, int64_t width) {
   return {cloneLoopBody(b, body, first, mapping)};
 }
 
-LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
+KernelMonoid
+TileBodyTranslator::combinerMonoid(ArrayRef<tileir::Combiner> combiners,
+                                   TypeRange types) {
   SmallVector<MonoidKind> kinds;
-  for (tileir::Combiner c : fold.getCombinerList())
+  for (tileir::Combiner c : combiners)
     kinds.push_back(tileir::FoldOp::getMonoidKind(c));
+  return KernelMonoid::primitive(kinds, types);
+}
+
+LogicalResult TileBodyTranslator::translateFold(tileir::FoldOp fold) {
   return translateCooperativeFold(
-      fold, KernelMonoid::primitive(kinds, fold.getResultTypes()),
+      fold, combinerMonoid(fold.getCombinerList(), fold.getResultTypes()),
       fold.getBody().front(), fold.getBounds());
 }
 

@@ -311,6 +311,10 @@ private:
   /// The monoid of a composite fold or scan: `identities`, combined by
   /// cloning the `combine` region (which may use kernel-level values).
   KernelMonoid regionMonoid(ArrayAttr identities, Block *combine);
+  /// The monoid of a tileir.fold or tileir.scan: its `combiners`' over
+  /// `types`, component by component.
+  static KernelMonoid combinerMonoid(ArrayRef<tileir::Combiner> combiners,
+                                     TypeRange types);
 
   /// Checks that the group's threads can share a fold or scan `op`: a
   /// power of two below the warp size, or whole warps for a block of one

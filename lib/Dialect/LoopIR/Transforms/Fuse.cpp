@@ -414,13 +414,6 @@ std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
   return {work, unit};
 }
 
-/// How often the element a load reads gets computed once fused and hoisted
-/// by loopir-normalize: normalization runs the load's unit (innerWork)
-/// once per value of the nest indices it depends on, and inside it the
-/// element is computed innerWork times. In a staged contraction, an operand
-/// element of scalar code (`scalar`: no reduction, so the contraction
-/// schedule can stage it) is computed once per block tile, not once per
-/// row (or column) of the output that reads it.
 /// The dimension of `nest` along which `unit` (a top-level op of its body)
 /// folds prefixes, if it is a reduction of a prefix scan (PrefixScan.h)
 /// that the scan schedule takes, reading each element of the row once: a
@@ -443,6 +436,13 @@ std::optional<unsigned> scannedDim(Operation *unit, ParallelOp nest) {
   return scan->dim;
 }
 
+/// How often the element a load reads gets computed once fused and hoisted
+/// by loopir-normalize: normalization runs the load's unit (innerWork)
+/// once per value of the nest indices it depends on, and inside it the
+/// element is computed innerWork times. In a staged contraction, an operand
+/// element of scalar code (`scalar`: no reduction, so the contraction
+/// schedule can stage it) is computed once per block tile, not once per
+/// row (or column) of the output that reads it.
 double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
                 FusionMemo &memo) {
   auto [outer, nest] = outerUnit(load);
