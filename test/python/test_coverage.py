@@ -225,6 +225,13 @@ PROGRAMS = {
     "sort_and_topk": (lambda x: (*torch.sort(x, 1), *torch.sort(x, 0, descending=True),
                                  *torch.topk(x, 4, 1), *torch.topk(x, 3, 0, largest=False)),
                       lambda: (randn(6, 29),)),
+    # Order statistics of halves, whose shapes torch 1.13's fake tensors
+    # cannot take from its CPU kernels (none for halves): Strata's own
+    # shape rules (frontend/meta_kernels.py) capture them on every torch.
+    "order_statistics_of_halves": (
+        lambda h, b: (*torch.kthvalue(h, 3, 1), *torch.median(h, 0, keepdim=True),
+                      torch.median(b), *torch.cummin(b, 1), torch.logcumsumexp(h, 0)),
+        lambda: (randn(5, 31).half(), randn(4, 27).bfloat16())),
     "gather_scatter_index": (
         lambda x, i, j: (torch.gather(x, 1, i), torch.zeros(6, 9).scatter(1, i, x[:, :4]),
                          torch.zeros(6, 9).scatter_add(1, i, x[:, :4]), x[j],

@@ -17,6 +17,7 @@ import torch
 from torch.fx.passes.shape_prop import ShapeProp
 
 from .decompositions import WithoutFastPaths, decomposition_table
+from .meta_kernels import register_missing_meta_kernels
 
 TORCH_DIR = os.path.dirname(torch.__file__)
 _LOG = logging.getLogger("strata.capture")
@@ -179,6 +180,8 @@ def _trace(fn, inputs, mode):
     saved_filter = tracer_class.__dict__.get("_filter_traceback_frames")
     if hasattr(tracer_class, "_filter_traceback_frames"):
         tracer_class._filter_traceback_frames = lambda self, frames: frames
+    register_missing_meta_kernels()
+
     def trace(f):
         with torch.no_grad(), WithoutFastPaths(), _tracing_context():
             return proxy_tensor.make_fx(
