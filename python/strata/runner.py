@@ -184,10 +184,27 @@ class _RoundedInterpreter(torch.fx.Interpreter):
     dtype the op has in the program."""
 
     def run_node(self, node):
-        result = super().run_node(node)
+        if node.target is torch.ops.aten.nan_to_num.default:
+            result = self._nan_to_num(node)
+        else:
+            result = super().run_node(node)
         if node.op == "call_function":
             return _rounded(result, _recorded_dtypes(node))
         return result
+
+    def _nan_to_num(self, node):
+        """nan_to_num, whose default replacements of infinities are the
+        largest values of the program's dtype (not of f64)."""
+        args, kwargs = self.fetch_args_kwargs_from_env(node)
+        x, nan, posinf, neginf = (list(args) + [None] * 3)[:4]
+        nan = kwargs.get("nan", nan)
+        posinf, neginf = kwargs.get("posinf", posinf), kwargs.get("neginf", neginf)
+        dtype = _recorded_dtypes(node)
+        if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+            limits = torch.finfo(dtype)
+            posinf = limits.max if posinf is None else posinf
+            neginf = limits.min if neginf is None else neginf
+        return torch.nan_to_num(x, nan, posinf, neginf)
 
 
 def least_precise_dtypes(program):

@@ -85,10 +85,10 @@ PROGRAMS = {
                                      torch.zeros(6, 10)), torch.rand(6, 10) > 0.5)),
     "classification": (lambda x: (torch.isnan(x), torch.isinf(x), torch.isfinite(x),
                                   torch.isposinf(x), torch.isneginf(x),
-                                  # Explicit bounds: the f64 reference's default
-                                  # ones are f64's.
                                   torch.nan_to_num(x, 0.5, 9.0, -9.0),
-                                  torch.nan_to_num(x, posinf=1e30, neginf=-1e30)),
+                                  torch.nan_to_num(x, posinf=1e30, neginf=-1e30),
+                                  # The default bounds: the dtype's extremes.
+                                  torch.nan_to_num(x), torch.nan_to_num(x.half())),
                        lambda: (torch.where(torch.rand(7, 9) > 0.7, torch.tensor(math.inf),
                                             torch.where(torch.rand(7, 9) > 0.8,
                                                         torch.tensor(-math.inf),
@@ -119,7 +119,9 @@ PROGRAMS = {
                                F.softplus(x), F.softplus(x, 2.0, 3.0), F.mish(x),
                                F.hardshrink(x), F.softshrink(x, 0.3), F.logsigmoid(x),
                                F.softsign(x), F.tanhshrink(x), F.threshold(x, 0.2, -1.0),
-                               F.glu(x), F.relu6(x * 4)),
+                               F.glu(x), F.relu6(x * 4),
+                               # In eval: the mean of its slopes' range.
+                               F.rrelu(x), F.rrelu(x, 0.2, 0.6)),
                     lambda: (randn(6, 22),)),
     "activation_modules": (nn.Sequential(nn.Linear(24, 18), nn.ELU(), nn.Linear(18, 18),
                                          nn.Hardswish(), nn.Linear(18, 10), nn.Mish(),
@@ -240,6 +242,24 @@ PROGRAMS = {
                          x.index_put((x > 0.5,), torch.tensor(-1.0))),
         lambda: (randn(6, 9), torch.stack([torch.randperm(9)[:4] for _ in range(6)]),
                  torch.randint(0, 6, (5,)))),
+    # Writes through advanced indices after a whole dimension: PyTorch
+    # puts the indices' broadcast dims in place of adjacent indexed dims
+    # (the values of y[:, i, j] = v are shaped so), in front otherwise.
+    # No position is written twice (PyTorch leaves the last write open).
+    "index_put_after_a_slice": (
+        lambda x, i, j, v, a, k, w, cache, new: (
+            put(x, (slice(None), i, j), v), put(x, (a, slice(None), slice(None), k), w),
+            # A decoder's key cache written at its new positions.
+            put(cache, (slice(None), slice(None), j[:2]), new)),
+        lambda: (randn(2, 5, 6, 3), torch.randperm(5)[:4, None], torch.randperm(6)[:3],
+                 randn(2, 4, 3, 3), *distinct_pairs(2, 3, 4), randn(4, 5, 6),
+                 randn(2, 3, 6, 4), randn(2, 3, 2, 4))),
+    # F.fold (col2im): overlapping windows summed, strides, padding,
+    # dilation, windows side by side (a ViT's patches back to an image).
+    "fold": (lambda a, b, c: (F.fold(a, (5, 6), 2, stride=(1, 2)),
+                              F.fold(b, (7, 8), 3, padding=1, dilation=(1, 2), stride=2),
+                              F.fold(c, (8, 12), 4, stride=4)),
+             lambda: (randn(2, 12, 12), randn(1, 18, 12), randn(2, 48, 6))),
     "classification_losses": (
         lambda x, t, w: (F.cross_entropy(x, t), F.cross_entropy(x, t, reduction="none"),
                       F.nll_loss(F.log_softmax(x, 1), t, reduction="sum"),
@@ -247,6 +267,19 @@ PROGRAMS = {
                       F.cross_entropy(x, t, reduction="none", label_smoothing=0.1)),
         lambda: (randn(7, 11), torch.randint(0, 11, (7,)), positive(11))),
 }
+
+
+def put(x, where, v):
+    """A copy of x with x[where] = v."""
+    y = x * 1
+    y[where] = v
+    return y
+
+
+def distinct_pairs(rows, columns, count):
+    """Row and column indices of `count` distinct cells of a grid."""
+    cells = torch.randperm(rows * columns)[:count]
+    return cells // columns, cells % columns
 
 
 def _prepare(name):
@@ -366,6 +399,12 @@ def test_ops_not_yet_taken_are_clean_errors_at_the_users_line(fn, op):
                        match=r"unsupported PyTorch operation '%s' at .*test_coverage.py:\d+"
                        % re.escape(op)):
         import_program(capture(fn, (torch.randn(3, 4),)))
+
+
+def test_random_activation_in_training_is_a_clean_error_at_the_users_line():
+    with pytest.raises(UnsupportedOperation,
+                       match=r"rrelu in training .* at .*test_coverage.py:\d+"):
+        import_program(capture(lambda x: F.rrelu(x, training=True), (torch.randn(3, 4),)))
 
 
 PTXAS = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "ptxas")

@@ -74,6 +74,10 @@ class WithoutFastPaths(TorchFunctionMode):
             smoothed = _label_smoothed_cross_entropy(*args, **kwargs)
             if smoothed is not None:
                 return smoothed
+        if func is torch.Tensor.__setitem__ and _OPTIONAL_INDICES_FAIL:
+            index = _indexed_everywhere(args[0], args[1])
+            if index is not None:
+                args = (args[0], index) + tuple(args[2:])
         if func is torch.nn.functional.pad:
             mode = kwargs.pop("mode", args[2] if len(args) > 2 else "constant")
             if mode in _PAD_MODES:
@@ -215,3 +219,51 @@ def _label_smoothed_cross_entropy(input, target, weight=None, size_average=None,
 
 
 _PAD_MODES = {"constant": _constant_pad, "circular": _circular_pad}
+
+# torch 1.13's make_fx cannot trace an index_put whose indices leave a
+# dimension whole (`y[:, i] = v`: "sym_strides() called on an undefined
+# Tensor"); torch 2.x can.
+_OPTIONAL_INDICES_FAIL = int(torch.__version__.split(".")[0]) < 2
+
+
+def _indexed_everywhere(x, index):
+    """For `x[index] = v` with index tensors beside whole or sliced
+    dimensions: the same positions with every dimension indexed, each
+    slice an arange shaped to stand where PyTorch puts that dimension in
+    the selection (so the selection and the values keep their shape).
+    None where `index` is not made of slices, Ellipsis and integer
+    tensors, at least one of each kind."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        items[at:at + 1] = [slice(None)] * (x.dim() - len(items) + 1)
+    items += [slice(None)] * (x.dim() - len(items))
+    is_tensor = [isinstance(i, torch.Tensor) for i in items]
+    if (len(items) != x.dim() or not any(is_tensor) or all(is_tensor) or
+            any(not t and not isinstance(i, slice)
+                for i, t in zip(items, is_tensor)) or
+            any(t and (i.dtype == torch.bool or i.is_floating_point())
+                for i, t in zip(items, is_tensor))):
+        return None
+    indexed = [d for d, t in enumerate(is_tensor) if t]
+    whole = [d for d, t in enumerate(is_tensor) if not t]
+    broadcast = torch.broadcast_shapes(*[items[d].shape for d in indexed])
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    before = [d for d in whole if d < indexed[0]] if adjacent else []
+    after = [d for d in whole if d not in before]
+    rank = len(before) + len(broadcast) + len(after)
+    layout = {d: k for k, d in enumerate(before)}
+    layout.update({d: len(before) + len(broadcast) + k
+                   for k, d in enumerate(after)})
+    result = []
+    for d, item in enumerate(items):
+        if d in layout:
+            shape = [1] * rank
+            positions = torch.arange(*item.indices(x.shape[d]))
+            shape[layout[d]] = positions.numel()
+            result.append(positions.view(shape))
+        else:
+            shape = ([1] * (len(before) + len(broadcast) - item.dim()) +
+                     list(item.shape) + [1] * len(after))
+            result.append(item.view(shape))
+    return tuple(result)

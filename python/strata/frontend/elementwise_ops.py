@@ -193,6 +193,17 @@ class ElementwiseOps:
                        shape, dtype)
         return [self.op("tensorir.sub", [smaller, tail], shape, dtype), None]
 
+    def rrelu_with_noise(self, x, noise, lower=0.125, upper=1 / 3,
+                         training=False, generator=None):
+        """RReLU outside training: a leaky ReLU whose slope is the mean of
+        the range it would draw from in training (PyTorch's eval)."""
+        if training:
+            self.error("rrelu in training draws a random slope per element: "
+                       "not compiled")
+        shape, dtype = self.out()
+        v = self.expr(x, shape, dtype)
+        return v.where(v >= 0, v * ((lower + upper) / 2)).value
+
     def elementwise_table(self, t):
         for name in FLOAT_FUNCTIONS:
             t["aten.%s.default" % name] = self.unary("tensorir." + name)
@@ -226,3 +237,4 @@ class ElementwiseOps:
         t["aten.clamp_min.Tensor"] = lambda x, m: self.clamp_tensors(x, min=m)
         t["aten.clamp_max.Tensor"] = lambda x, m: self.clamp_tensors(x, max=m)
         t["aten.log_sigmoid_forward.default"] = self.log_sigmoid
+        t["aten.rrelu_with_noise.default"] = self.rrelu_with_noise

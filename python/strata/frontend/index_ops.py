@@ -76,38 +76,44 @@ class IndexOps:
         return self.take_flat(v, ids)
 
     def advanced_index(self, x, indices):
-        """x[i0, i1, ...] with index tensors (None for whole dimensions): the
-        indices broadcast; their dims in place of the indexed ones where
-        those are adjacent, in front otherwise."""
-        shape, dtype = self.out()
+        """x[i0, i1, ...] with index tensors (None for whole dimensions)."""
         v = self.value(x)
-        xs = self.shape(v)
-        indices = list(indices) + [None] * (len(xs) - len(indices))
-        indexed = [d for d, i in enumerate(indices) if i is not None]
-        for d in indexed:
-            if self.dtype(self.value(indices[d])) == "i1":
+        indices = list(indices)
+        for i in indices:
+            if i is not None and self.dtype(self.value(i)) == "i1":
                 self.error("indexing with a boolean mask selects a number of "
                            "elements the values decide")
+        _, positions = self._indexed_positions(self.shape(v), indices)
+        return self.take_flat(v, positions)
+
+    def _indexed_positions(self, xs, indices):
+        """(shape, positions): the selection x[indices] of a tensor of shape
+        `xs` by index tensors (None for whole dimensions), and the flat
+        position in x of each of its elements. PyTorch's rule: the indices
+        broadcast, and their dims stand in place of the indexed ones where
+        those are adjacent, in front otherwise."""
+        indices = list(indices) + [None] * (len(xs) - len(indices))
+        indexed = [d for d, i in enumerate(indices) if i is not None]
         adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
         rest = [d for d in range(len(xs)) if d not in indexed]
-        broadcast_rank = len(shape) - len(rest)
+        bshape = list(self.shape_of_broadcast(*[indices[d] for d in indexed]))
         first = indexed[0] if adjacent else 0
-        # Result dims: rest before `first`, the broadcast index dims, the rest.
         before = [d for d in rest if d < first] if adjacent else []
         after = [d for d in rest if d not in before]
-        b_dims = list(range(len(before), len(before) + broadcast_rank))
+        shape = [xs[d] for d in before] + bshape + [xs[d] for d in after]
+        b_dims = list(range(len(before), len(before) + len(bshape)))
         positions = self.iota(shape, 0) * 0
         strides = _strides(xs)
         for d in indexed:
             i = self.cast(self.value(indices[d]), "i64")
             i = self.op("tensorir.broadcast", [i], shape, "i64",
-                        dims=b_dims[broadcast_rank - len(self.shape(i)):])
+                        dims=b_dims[len(bshape) - len(self.shape(i)):])
             positions = positions + self.wrapped(self.expr_of(i), xs[d]) * strides[d]
         for k, d in enumerate(before):
             positions = positions + self.iota(shape, k) * strides[d]
         for k, d in enumerate(after):
-            positions = positions + self.iota(shape, len(before) + broadcast_rank + k) * strides[d]
-        return self.take_flat(v, positions)
+            positions = positions + self.iota(shape, len(before) + len(bshape) + k) * strides[d]
+        return shape, positions
 
     # -- pulls: scatters the other way round -------------------------------
     def _pull(self, base, dim, index, source, mode, include_self=True):
@@ -274,21 +280,10 @@ class IndexOps:
         v = self.cast(self.value(x), dtype)
         xs = self.shape(v)
         indices = list(indices) + [None] * (len(xs) - len(indices))
-        indexed = [d for d, i in enumerate(indices) if i is not None]
-        if any(self.dtype(self.value(indices[d])) == "i1" for d in indexed):
+        if any(i is not None and self.dtype(self.value(i)) == "i1"
+               for i in indices):
             return self._masked_put(v, indices, values, accumulate)
-        rest = [d for d in range(len(xs)) if d not in indexed]
-        bshape = list(self.shape_of_broadcast(*[indices[d] for d in indexed]))
-        sel_shape = bshape + [xs[d] for d in rest]
-        strides = _strides(xs)
-        positions = self.iota(sel_shape, 0) * 0
-        for d in indexed:
-            i = self.cast(self.value(indices[d]), "i64")
-            i = self.op("tensorir.broadcast", [i], sel_shape, "i64",
-                        dims=list(range(len(bshape) - len(self.shape(i)), len(bshape))))
-            positions = positions + self.wrapped(self.expr_of(i), xs[d]) * strides[d]
-        for k, d in enumerate(rest):
-            positions = positions + self.iota(sel_shape, len(bshape) + k) * strides[d]
+        sel_shape, positions = self._indexed_positions(xs, indices)
         vals = self.operand(values, sel_shape, dtype)
         return self._put_flat(v, positions, self.expr_of(vals),
                               "add" if accumulate else "last")

@@ -20,6 +20,7 @@ import numpy as np
 import _strata
 from .capture import is_live
 from .elementwise_ops import _is_float, _norm_dim, LT
+from .index_ops import _Known
 
 SUM, MAX = 0, 2  # tensorir.reduce kinds.
 
@@ -384,6 +385,57 @@ class WindowOps:
                         [wshape[p] for p in perm], dtype, perm=perm)
         return self.op("tensorir.reshape", [moved], shape, dtype)
 
+    def col2im(self, x, output_size, kernel_size, dilation, padding, stride):
+        """F.fold, im2col's adjoint: (N, C kh kw, L) -> (N, C, H, W), every
+        column's window added in at its place. A sum over the kernel's
+        offsets of the columns' values at that offset spread out by the
+        stride and shifted to the offset: padded views of one input, which
+        fuse into one kernel (no scatter)."""
+        shape, dtype = self.out()
+        v = self.value(x)
+        kernel, dilation = _expand(kernel_size, 2), _expand(dilation, 2)
+        padding, stride = _expand(padding, 2), _expand(stride, 2)
+        blocks = [(shape[-2 + i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1)
+                   - 1) // stride[i] + 1 for i in range(2)]
+        lead = shape[:-2]  # (N, C) or (C,)
+        in_shape = self.shape(v)
+        expected = in_shape[:-2] + [in_shape[-2] // math.prod(kernel)] + list(output_size)
+        if list(shape) != expected:
+            # torch 1.13's shape rule for col2im errs with some paddings.
+            self.error("PyTorch recorded the shape %s for F.fold where its "
+                       "arguments give %s" % (list(shape), expected))
+        rank = len(lead) + 2
+        columns = self.op("tensorir.reshape", [v], lead + kernel + blocks, dtype)
+        total = None
+        for ki in range(kernel[0]):
+            for kj in range(kernel[1]):
+                offsets = [0] * len(lead) + [ki, kj, 0, 0]
+                term = self.op("tensorir.slice", [columns], lead + [1, 1] + blocks,
+                               dtype, offsets=offsets, strides=[1] * (rank + 2))
+                term = self.op("tensorir.reshape", [term], lead + blocks, dtype)
+                for axis, k in ((0, ki), (1, kj)):
+                    term = self._spread(term, rank - 2 + axis, stride[axis],
+                                        k * dilation[axis] - padding[axis],
+                                        shape[-2 + axis])
+                total = term if total is None else self.op(
+                    "tensorir.add", [total, term], shape, dtype)
+        return total
+
+    def _spread(self, v, dim, stride, offset, length):
+        """`v` along `dim` placed at offset + stride * i in `length` zeros
+        (positions outside dropped): stride - 1 zeros after each element,
+        then padded (or cut) to the offset and the length."""
+        shape, dtype = self.shape(v), self.dtype(v)
+        n = shape[dim]
+        widened = shape[:dim + 1] + [1] + shape[dim + 1:]
+        v = self.op("tensorir.reshape", [v], widened, dtype)
+        pad = [0] * (2 * (len(widened) - dim - 2)) + [0, stride - 1]
+        v = self.constant_pad(_Known(v), pad)
+        spread = shape[:dim] + [n * stride] + shape[dim + 1:]
+        v = self.op("tensorir.reshape", [v], spread, dtype)
+        pad = [0] * (2 * (len(spread) - dim - 1)) + [offset, length - offset - n * stride]
+        return self.constant_pad(_Known(v), pad)
+
     # -- resampling --------------------------------------------------------
     def _resample_sizes(self, x, n, output_size, scale_factors):
         """The input's and the output's last n sizes, and PyTorch's source
@@ -631,6 +683,7 @@ class WindowOps:
         t["aten.adaptive_max_pool3d.default"] = self.adaptive_pool(3, MAX)
         t["aten.unfold.default"] = self.unfold
         t["aten.im2col.default"] = self.im2col
+        t["aten.col2im.default"] = self.col2im
         for n, name in ((1, "1d"), (2, "2d"), (3, "3d")):
             t["aten.upsample_nearest%s.vec" % name] = self.upsample_nearest(n)
         t["aten.upsample_linear1d.vec"] = self.upsample_linear(1)
