@@ -91,6 +91,26 @@ def test_export_captures_modules():
         (got - expected).abs().max()
 
 
+def mask_unless_all_ones(x, mask):
+    """A library's shortcut as transformers writes one: skipped where the
+    program is being compiled, whose values it cannot branch on."""
+    if not torch.compiler.is_compiling() and bool(torch.all(mask == 1)):
+        return x
+    return x * mask
+
+
+@needs_torch2
+def test_traced_functions_are_compiling():
+    # A function (not a module) takes make_fx, not torch.export; libraries
+    # see the same is_compiling() under both.
+    x, mask = torch.randn(2, 5), (torch.rand(2, 5) > 0.5).float()
+    program = capture(mask_unless_all_ones, (x, mask))
+    assert program.method != "export"
+    got = strata.compile(mask_unless_all_ones, (x, mask))(x, mask)
+    assert torch.equal(got, x * mask)
+    assert not torch.compiler.is_compiling()
+
+
 @needs_torch2
 def test_torch_compile_backend_matches_eager_at_several_lengths():
     torch._dynamo.reset()

@@ -209,14 +209,23 @@ def _tracing_context():
     user's terminal: the capture reports the failure itself, in one line.
     And oneDNN is off: torch 2.x's recurrent layers (and their
     decompositions) pick its CPU kernels (aten.mkldnn_rnn_layer) when it
-    is on, not the matrix products a GPU compiler takes."""
+    is on, not the matrix products a GPU compiler takes. And
+    `torch.compiler.is_compiling()` is true, as under torch.compile and
+    torch.export: libraries ask it before shortcuts that branch on values
+    (transformers skips an all-ones attention mask that way)."""
     logging.disable(logging.ERROR)
     # (torch.backends.mkldnn.flags warns about TF32 on torch 2.x.)
     mkldnn = torch._C._get_mkldnn_enabled()
     torch._C._set_mkldnn_enabled(False)
+    compiler = getattr(torch, "compiler", None)
+    compiling = getattr(compiler, "_is_compiling_flag", None)
+    if compiling is not None:
+        compiler._is_compiling_flag = True
     try:
         yield
     finally:
+        if compiling is not None:
+            compiler._is_compiling_flag = compiling
         torch._C._set_mkldnn_enabled(mkldnn)
         logging.disable(logging.NOTSET)
 
