@@ -142,8 +142,11 @@ def test_boolean_mask_row_test_stays_beside_the_flash_fold(rows):
 
 
 def test_long_head_dimension_keeps_separate_kernels():
-    # 128 values per thread would spill (kMaxRowVectorLength): the scores
-    # are materialized as before, and the numbers are the same.
+    # Decoding (one query row) at head dimension 128: a warp per row, 128
+    # values per thread would spill (kMaxRowVectorLength), so the scores
+    # are materialized (one query's row of them), and the numbers are the
+    # same. Many query rows split the output row among a row's lanes
+    # instead (long_cases' head_dim_*).
     torch.manual_seed(7)
     inputs = (randn(1, 2, 1, 128), randn(1, 2, T, 128), randn(1, 2, T, 128))
     text = tile_ir(attend, inputs)
@@ -187,7 +190,17 @@ def long_cases():
         "causal_additive": (causal_additive, qkv(70)),
         "multi_query": (shared_kv, qkv(37, kv_heads=1)),
         "head_dim_64": (attend, qkv(37, d=64)),
+        # Longer output rows than a thread holds: each lane of a row folds
+        # every key's maximum and sum and a quarter of the row's sums
+        # (one head of one batch: the emulation's time grows with d).
+        "head_dim_128_causal": (causal, one_head(40, 128)),
+        "head_dim_96_padding": (attend_masked, (*one_head(37, 96), padding[:1])),
+        "head_dim_256": (attend, one_head(20, 256, t=40)),
     }
+
+
+def one_head(rows, d, t=70):
+    return randn(1, 1, rows, d), randn(1, 1, t, d), randn(1, 1, t, d)
 
 
 @pytest.mark.parametrize("name", sorted(long_cases()))
@@ -245,19 +258,25 @@ def test_causal_attention_in_halves_keeps_its_scores_a_contraction(dtype):
 
 def test_long_query_attention_stages_keys_and_values_once_per_block():
     # In kernelir: per chunk of keys a barrier, the block's copy of the
-    # chunk of K (padded to an odd row) and of each value column, a
-    # barrier, and each group folds from shared memory; the 4 lanes of a
-    # row combine by two xor shuffles (offsets 2 and 1).
+    # chunk of K (padded to an odd row) and of the value rows (keys x the
+    # output row's elements), a barrier, and every lane of a row folds
+    # every key of the chunk from shared memory: the row's 4 lanes add a
+    # quarter of its q . k each and exchange the partial sums (xor, offsets
+    # 2 and 1), and each folds the maximum, the sum and its quarter of the
+    # output row's sums; each of the 8 elements is then shuffled from the
+    # lane that holds it (idx). No lane combines partial folds.
     torch.manual_seed(11)
     inputs = (randn(1, 2, 40, 8), randn(1, 2, 45, 8), randn(1, 2, 45, 8))
     module = import_program(capture(attend, inputs))
     module.run(strata.pipeline("kernel"))
     text = str(module)
     assert "kernelir.shared : memref<64x9xf32" in text, text
-    assert text.count("kernelir.shared : memref<64xf32") == 8, text
+    assert text.count("kernelir.shared : memref<64x8xf32") == 1, text
+    assert "kernelir.shared : memref<64xf32" not in text, text
     assert text.count("kernelir.barrier") == 2, text
+    assert text.count("kernelir.shuffle idx") == 8, text
     offsets = re.findall(r"kernelir.shuffle xor %\S+, %c(\d+)_i32", text)
-    assert sorted(set(offsets)) == ["1", "2"], text
+    assert sorted(offsets) == ["1", "2"], text
 
 
 def test_fully_masked_long_query_rows_are_nan_as_in_pytorch():

@@ -7,6 +7,7 @@
 #include "ThreadLoops.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <numeric>
@@ -129,14 +130,31 @@ private:
   }
 
   /// Whether `v` is the same in every thread of a block at this point: an
-  /// argument, a constant, a block id or the index of a uniform loop.
+  /// argument, a constant, a block id, the index of a uniform loop, or pure
+  /// arithmetic on such values (a chunk's length, from a loop's index).
   bool isUniform(Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return arg.getOwner() == &kernel.getBody().front() ||
              uniformIndices.contains(v);
     Operation *def = v.getDefiningOp();
-    return def->hasTrait<OpTrait::ConstantLike>() ||
-           isa<kernelir::BlockIdOp>(def);
+    if (def->hasTrait<OpTrait::ConstantLike>() || isa<kernelir::BlockIdOp>(def))
+      return true;
+    return def->getNumOperands() != 0 && def->getNumRegions() == 0 &&
+           isMemoryEffectFree(def) && !synchronizes(def) &&
+           llvm::all_of(def->getOperands(),
+                        [&](Value o) { return isUniform(o); });
+  }
+
+  /// `v` (isUniform) at block level: arithmetic on uniform values is
+  /// computed there, once.
+  Value blockValue(Value v) {
+    if (Value mapped = blockMapping.lookupOrNull(v))
+      return mapped;
+    Operation *def = v.getDefiningOp();
+    for (Value operand : def->getOperands())
+      blockValue(operand);
+    rewriter.clone(*def, blockMapping);
+    return blockMapping.lookup(v);
   }
 
   /// Splits `block` into intervals at its barriers; loops with barriers
@@ -164,8 +182,8 @@ private:
           return loop.emitError("a loop with a barrier inside needs bounds "
                                 "the CPU emulation can see are the same in "
                                 "every thread of the block (constants, "
-                                "arguments, block ids or indices of such "
-                                "loops)");
+                                "arguments, block ids, indices of such "
+                                "loops, and arithmetic on those)");
         Interval *init = newInterval(level);
         init->initializes = loop;
         homeOf[loop] = init->id;
@@ -305,9 +323,9 @@ private:
   /// reversed order exposes; I0 of the first iteration runs ahead.
   void emitUniformLoop(UniformLoop &uniform) {
     scf::ForOp loop = uniform.loop;
-    Value lb = blockMapping.lookup(loop.getLowerBound());
-    Value ub = blockMapping.lookup(loop.getUpperBound());
-    Value step = blockMapping.lookup(loop.getStep());
+    Value lb = blockValue(loop.getLowerBound());
+    Value ub = blockValue(loop.getUpperBound());
+    Value step = blockValue(loop.getStep());
     Level &body = uniform.body;
     Interval &first = *std::get<Interval *>(body.items.front());
     Interval &last = *std::get<Interval *>(body.items.back());

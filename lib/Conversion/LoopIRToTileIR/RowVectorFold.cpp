@@ -29,11 +29,28 @@ bool usesAny(Operation *op, const llvm::SmallDenseSet<Value> &values) {
   return walk.wasInterrupted();
 }
 
+/// Whether `reduce` (in the row vector `loop`) uses a maximum over its own
+/// points that the row folds before the vector: online softmax's weights,
+/// attention's output row.
+bool normalizesByRowMaximum(loopir::ParallelOp loop, loopir::ReduceOp reduce) {
+  WalkResult found = reduce.getBody().walk([&](Operation *op) {
+    for (Value v : op->getOperands()) {
+      auto max = v.getDefiningOp<loopir::ReduceOp>();
+      if (max && max->getBlock() == loop->getBlock() &&
+          max.getBounds() == reduce.getBounds() &&
+          llvm::is_contained(max.getCombinerList(), loopir::Combiner::max))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 } // namespace
 
 std::optional<loopir::ReduceOp>
 strata::rowVectorReduction(loopir::ParallelOp loop) {
-  if (computeProduct(loop.getBounds()) > kMaxRowVectorLength)
+  if (computeProduct(loop.getBounds()) > kMaxFlashRowVectorLength)
     return std::nullopt;
   loopir::ReduceOp reduce;
   for (Operation &op : loop.getBody().front().without_terminator()) {
@@ -46,6 +63,11 @@ strata::rowVectorReduction(loopir::ParallelOp loop) {
       return std::nullopt; // One pass over the row per vector.
     reduce = r;
   }
+  // Longer vectors than a thread holds: only attention's output row, whose
+  // lanes split the vector (kMaxFlashRowVectorLength).
+  if (reduce && computeProduct(loop.getBounds()) > kMaxRowVectorLength &&
+      !normalizesByRowMaximum(loop, reduce))
+    return std::nullopt;
   // A short fold (a depthwise convolution's 25 taps per pixel) leaves the
   // block's threads idle: each thread takes iterations of the loop instead.
   if (reduce && computeProduct(reduce.getBounds()) < kMinRowLength)

@@ -170,22 +170,49 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   int64_t points = computeProduct(bounds);
-  SmallVector<Value> chunks;
+  // Split among the lanes of a row, the tail components' values share one
+  // chunk (points x components; each lane reads its columns).
+  std::optional<ComponentSplit> split =
+      planComponentSplit(fold, loads, groupThreads);
+  SmallVector<Value> chunks(loads.size());
+  SmallVector<std::optional<int64_t>> columns(loads.size());
+  Value tailChunk;
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entry);
     auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
                                                 gpu::AddressSpace::Workgroup);
-    for (const tileir::SharedChunkLoad &l : loads)
-      chunks.push_back(kernelir::SharedOp::create(
+    auto shared = [&](ArrayRef<int64_t> shape, Type element) -> Value {
+      return kernelir::SharedOp::create(
           b, loc,
-          MemRefType::get(tileir::getChunkShape(l, chunkPoints),
-                          l.load->getResult(0).getType(),
-                          MemRefLayoutAttrInterface(), workgroup)));
+          MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                          workgroup));
+    };
+    if (split) {
+      for (auto [column, l] : llvm::enumerate(split->tailLoads))
+        columns[l] = column;
+      tailChunk =
+          shared({chunkPoints, (int64_t)split->tail.size()},
+                 loads[split->tailLoads.front()].load->getResult(0).getType());
+    }
+    for (auto [i, l] : llvm::enumerate(loads))
+      if (!columns[i])
+        chunks[i] = shared(tileir::getChunkShape(l, chunkPoints),
+                           l.load->getResult(0).getType());
   }
   SmallVector<Value> init;
-  for (TypedAttr identity : monoid.identity)
-    init.push_back(arith::ConstantOp::create(b, loc, identity));
+  auto identity = [&](unsigned c) {
+    init.push_back(arith::ConstantOp::create(b, loc, monoid.identity[c]));
+  };
+  if (split) {
+    for (unsigned c : split->head)
+      identity(c);
+    for (size_t s = 0; s < split->tail.size() / groupThreads; ++s)
+      identity(split->tail.front());
+  } else {
+    for (unsigned c = 0; c < monoid.identity.size(); ++c)
+      identity(c);
+  }
   Value last = index(points - 1);
   // A chunk whose every point contributes the identity for every row of
   // the block (the keys of causal attention's future) is skipped: the
@@ -226,27 +253,38 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
   auto chunkLoop = buildLoop(
       loc, index(0), index(points), index(chunkPoints), init,
       [&](Value first, ValueRange acc) {
+        Value skip = skips ? skipsChunk(first) : Value();
+        stageChunk(fold, body, bounds, loads, chunks, columns, tailChunk, first,
+                   skip);
+        if (split)
+          return foldChunkByComponents(fold, body, bounds, loads, chunks,
+                                       tailChunk, *split, first, acc, skip);
         return foldChunk(fold, monoid, body, bounds, loads, chunks, first, acc,
-                         skips ? skipsChunk(first) : Value());
+                         skip);
       });
+  if (split) {
+    mapSplitResults(fold, *split, chunkLoop.getResults());
+    return success();
+  }
   mapping.map(fold->getResults(),
               combineAcrossBlock(b, loc, *entry, groupThread, groupThreads,
                                  monoid, chunkLoop.getResults()));
   return success();
 }
 
-SmallVector<Value> TileBodyTranslator::foldChunk(
-    Operation *fold, const KernelMonoid &monoid, Block &body,
-    ArrayRef<int64_t> bounds, ArrayRef<tileir::SharedChunkLoad> loads,
-    ArrayRef<Value> chunks, Value first, ValueRange acc, Value skip) {
+void TileBodyTranslator::stageChunk(Operation *fold, Block &body,
+                                    ArrayRef<int64_t> bounds,
+                                    ArrayRef<tileir::SharedChunkLoad> loads,
+                                    ArrayRef<Value> chunks,
+                                    ArrayRef<std::optional<int64_t>> columns,
+                                    Value tailChunk, Value first, Value skip) {
   Location loc = fold->getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t points = computeProduct(bounds);
-  Value last = index(points - 1);
-  // A skipped chunk's loops run no iteration; its barriers stay, so that
-  // every thread meets them (the skip is the same for the whole block).
+  Value last = index(computeProduct(bounds) - 1);
+  // A skipped chunk copies nothing; its barriers stay, so that every
+  // thread meets them (the skip is the same for the whole block).
   auto unlessSkipped = [&](Value end) -> Value {
     return skip ? arith::SelectOp::create(b, loc, skip, index(0), end)
                       .getResult()
@@ -254,7 +292,10 @@ SmallVector<Value> TileBodyTranslator::foldChunk(
   };
   // The chunk's buffers are free once every group folded the last one.
   kernelir::BarrierOp::create(b, loc);
-  for (auto [l, chunk] : llvm::zip(loads, chunks)) {
+  for (size_t i = 0; i < loads.size(); ++i) {
+    const tileir::SharedChunkLoad &l = loads[i];
+    Value chunk = chunks[i];
+    std::optional<int64_t> column = columns[i];
     SmallVector<int64_t> box = {chunkPoints};
     llvm::append_range(box, l.innerBounds);
     buildLoop(loc, thread, unlessSkipped(index(computeProduct(box))),
@@ -274,39 +315,63 @@ SmallVector<Value> TileBodyTranslator::foldChunk(
                       c && fold->isAncestor(c))
                     b.clone(*c, m);
                 Value v = b.clone(*l.load, m)->getResult(0);
-                kernelir::StoreOp::create(b, loc, v, chunk, at, Value());
+                if (column)
+                  kernelir::StoreOp::create(b, loc, v, tailChunk,
+                                            {at[0], index(*column)}, Value());
+                else
+                  kernelir::StoreOp::create(b, loc, v, chunk, at, Value());
                 return SmallVector<Value>();
               });
   }
   kernelir::BarrierOp::create(b, loc);
+}
+
+SmallVector<Value> TileBodyTranslator::foldChunk(
+    Operation *fold, const KernelMonoid &monoid, Block &body,
+    ArrayRef<int64_t> bounds, ArrayRef<tileir::SharedChunkLoad> loads,
+    ArrayRef<Value> chunks, Value first, ValueRange acc, Value skip) {
+  Location loc = fold->getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t points = computeProduct(bounds);
   // This thread's points of the chunk: groupThread, + groupThreads, ...
-  Value end = unlessSkipped(arith::MinUIOp::create(
+  Value end = arith::MinUIOp::create(
       b, loc, index(chunkPoints),
-      arith::SubIOp::create(b, loc, index(points), first)));
+      arith::SubIOp::create(b, loc, index(points), first));
+  if (skip)
+    end = arith::SelectOp::create(b, loc, skip, index(0), end);
   auto own = buildLoop(
       loc, groupThread, end, index(groupThreads), acc,
       [&](Value offset, ValueRange carried) {
         Value point = arith::AddIOp::create(b, loc, first, offset);
         IRMapping m =
             cloneLoopBody(b, body, delinearize(b, loc, point, bounds), mapping);
-        // The shared loads read their chunk instead: their copies
-        // are changed in place (new ops of the conversion, so nothing
-        // is erased under the rewriter).
-        for (auto [l, chunk] : llvm::zip(loads, chunks)) {
-          auto copy =
-              m.lookup(l.load->getResult(0)).getDefiningOp<loopir::LoadOp>();
-          SmallVector<Value> operands = {chunk, offset};
-          for (BlockArgument iv : l.inner)
-            operands.push_back(m.lookup(iv));
-          copy->setOperands(operands);
-          copy.removeMapAttr();
-          copy.removeGuardAttr();
-          copy.removePaddingAttr();
-        }
+        readFromChunks(m, loads, chunks, offset);
         SmallVector<Value> contribution;
         for (Value x : body.getTerminator()->getOperands())
           contribution.push_back(m.lookupOrDefault(x));
         return monoid.combine(b, loc, carried, contribution);
       });
   return SmallVector<Value>(own.getResults());
+}
+
+void TileBodyTranslator::readFromChunks(IRMapping &m,
+                                        ArrayRef<tileir::SharedChunkLoad> loads,
+                                        ArrayRef<Value> chunks, Value offset) {
+  // The copies are changed in place (new ops of the conversion, so nothing
+  // is erased under the rewriter).
+  for (auto [l, chunk] : llvm::zip(loads, chunks)) {
+    Value copied = m.lookupOrNull(l.load->getResult(0));
+    auto copy = copied ? copied.getDefiningOp<loopir::LoadOp>() : nullptr;
+    if (!copy || !chunk)
+      continue;
+    SmallVector<Value> operands = {chunk, offset};
+    for (BlockArgument iv : l.inner)
+      operands.push_back(m.lookup(iv));
+    copy->setOperands(operands);
+    copy.removeMapAttr();
+    copy.removeGuardAttr();
+    copy.removePaddingAttr();
+  }
 }

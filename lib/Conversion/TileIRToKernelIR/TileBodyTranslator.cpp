@@ -8,7 +8,9 @@
 #include "strata/Dialect/Utils/ElementStorage.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -191,8 +193,35 @@ int64_t TileBodyTranslator::chooseAccumulatorPairWidth() {
 }
 
 LogicalResult TileBodyTranslator::translateOps(Block &source) {
+  // Scalar arithmetic is translated where it is first used, not where it
+  // stands: an epilogue written as all its values, then all its stores,
+  // keeps one value live per store otherwise (attention's output row: 128
+  // values of every thread at once).
+  llvm::SmallPtrSet<Operation *, 32> deferred;
   for (Operation &op : source.without_terminator())
-    if (failed(translateOp(op)))
+    if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
+        !op.hasTrait<OpTrait::ConstantLike>() && op.getNumRegions() == 0 &&
+        isMemoryEffectFree(&op) &&
+        llvm::none_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>))
+      deferred.insert(&op);
+  std::function<LogicalResult(Operation &)> emit = [&](Operation &op) {
+    SmallVector<Operation *> producers;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && deferred.erase(def))
+          producers.push_back(def);
+    });
+    for (Operation *def : producers)
+      if (failed(emit(*def)))
+        return failure();
+    return translateOp(op);
+  };
+  for (Operation &op : source.without_terminator())
+    if (!deferred.contains(&op) && failed(emit(op)))
+      return failure();
+  // What no op of the block used (the terminator may, or nothing).
+  for (Operation &op : source.without_terminator())
+    if (deferred.erase(&op) && failed(emit(op)))
       return failure();
   return success();
 }
@@ -248,6 +277,8 @@ bool TileBodyTranslator::assignRegisterTiles() {
 }
 
 LogicalResult TileBodyTranslator::translateOp(Operation &op) {
+  if (op.getBlock() == &kernel.getBody().front())
+    gatherBeforeUse(op);
   if (auto pid = dyn_cast<tileir::ProgramIdOp>(op)) {
     mapping.map(pid.getResult(), programIds[pid.getDim()]);
     return success();

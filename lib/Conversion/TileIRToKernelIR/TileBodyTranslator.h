@@ -40,6 +40,27 @@ SmallVector<Value> chunkIndices(Value slot, Value r, Value c);
 /// buffer of `buffers` (1 if one has no integer or float elements).
 int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
 
+/// How a chunked fold of a composite monoid splits its components among
+/// the lanes of a row (ComponentSplitFold.cpp): every lane folds the
+/// `head` components over every point (online softmax's maximum and sum),
+/// each lane a share of the `tail` (the output row's sums): tail[s * lanes
+/// + l] in slot s of lane l.
+struct ComponentSplit {
+  SmallVector<unsigned> head, tail;
+  /// Per tail component, its contribution's shared-chunk load (an index
+  /// into the fold's loads).
+  SmallVector<unsigned> tailLoads;
+};
+
+/// The split of `fold`'s components among `lanes` lanes, where its monoid
+/// and contributions allow one: the combine of each tail component reads
+/// the head and itself only, alike for all; each tail contribution is a
+/// scalar shared-chunk load of its own (among `loads`) and what every
+/// other one computes alike (a guard); at least two slots per lane.
+std::optional<ComponentSplit>
+planComponentSplit(Operation *fold, ArrayRef<tileir::SharedChunkLoad> loads,
+                   int64_t lanes);
+
 /// Translates the body of one tileir.kernel into the body of its
 /// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
 /// thread t owns tile elements t, t + threads, t + 2 * threads, ..., or runs
@@ -337,15 +358,53 @@ private:
                                      const KernelMonoid &monoid, Block &body,
                                      ArrayRef<int64_t> bounds,
                                      ArrayRef<tileir::SharedChunkLoad> loads);
-  /// One chunk of a chunked fold, from point `first`: its copy into
-  /// `chunks` between barriers, then this thread's points of it folded
-  /// into `acc`; the new accumulators. Where `skip` (if not null) holds,
-  /// the chunk contributes only identities: nothing is copied or folded.
+  /// The copy of one chunk of a chunked fold, from point `first`, into
+  /// `chunks` (or, for a load with a `column`, that column of `tailChunk`)
+  /// between barriers. Where `skip` (if not null) holds, nothing is
+  /// copied.
+  void stageChunk(Operation *fold, Block &body, ArrayRef<int64_t> bounds,
+                  ArrayRef<tileir::SharedChunkLoad> loads,
+                  ArrayRef<Value> chunks,
+                  ArrayRef<std::optional<int64_t>> columns, Value tailChunk,
+                  Value first, Value skip);
+  /// Where `m` holds copies of the shared loads, makes them read their
+  /// chunk (those with one) at point `offset` of it.
+  void readFromChunks(IRMapping &m, ArrayRef<tileir::SharedChunkLoad> loads,
+                      ArrayRef<Value> chunks, Value offset);
+  /// One chunk of a chunked fold, from point `first`, its copy made: this
+  /// thread's points of it folded into `acc`; the new accumulators. Where
+  /// `skip` (if not null) holds, the chunk contributes only identities.
   SmallVector<Value> foldChunk(Operation *fold, const KernelMonoid &monoid,
                                Block &body, ArrayRef<int64_t> bounds,
                                ArrayRef<tileir::SharedChunkLoad> loads,
                                ArrayRef<Value> chunks, Value first,
                                ValueRange acc, Value skip);
+
+  /// One chunk of a chunked fold split by components (planComponentSplit),
+  /// its copy already made: every lane walks the chunk's points in groups
+  /// of `groupThreads`, computes the head's contribution of one point per
+  /// group and shuffles it to the others, and folds its slots' values of
+  /// each point, read from `tailChunk` (points x tail components); the new
+  /// accumulators (the head's, then one per slot).
+  SmallVector<Value>
+  foldChunkByComponents(Operation *fold, Block &body, ArrayRef<int64_t> bounds,
+                        ArrayRef<tileir::SharedChunkLoad> loads,
+                        ArrayRef<Value> chunks, Value tailChunk,
+                        const ComponentSplit &split, Value first,
+                        ValueRange acc, Value skip);
+  /// `sum` (a loopir.reduce add over one index, its body's values bound by
+  /// `m`) split among the `lanes` lanes of this thread's group: each adds
+  /// a share of the points, and an xor butterfly gives every lane the
+  /// total (the same bits in every lane).
+  Value sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m, int64_t lanes);
+  /// Maps a split fold's results to its accumulators: the head's as they
+  /// are; each tail component is shuffled from the lane that holds it
+  /// before the top-level op that first uses it (gatherBeforeUse).
+  void mapSplitResults(Operation *fold, const ComponentSplit &split,
+                       ValueRange acc);
+  /// Shuffles the pending components `op` (a top-level op of the kernel,
+  /// which every lane runs) uses into place, at the builder.
+  void gatherBeforeUse(Operation &op);
 
   /// The widest runs of neighbouring elements (up to kMaxVectorBits) each
   /// thread can own so that some tile access reads or writes a run as one
@@ -420,6 +479,13 @@ private:
   /// (a row tile that does not divide it): whether this group's row is in
   /// the domain; null otherwise.
   Value rowInDomain;
+  /// Results of split folds not yet shuffled to every lane: the slot that
+  /// holds each and the lane of its group that holds it (mapSplitResults).
+  struct PendingGather {
+    Value slot;
+    int64_t lane;
+  };
+  DenseMap<Value, PendingGather> pendingGathers;
   /// The loads each chunked fold stages, and the points per chunk.
   DenseMap<Operation *, SmallVector<tileir::SharedChunkLoad>> sharedChunks;
   int64_t chunkPoints = 0, sharedChunkBytes = 0;

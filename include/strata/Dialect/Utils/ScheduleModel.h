@@ -72,6 +72,15 @@ constexpr int64_t kMinContractionRowsAndColumns = 8;
 /// 255 registers with 1224 bytes of spills at 128 (docs/tile-schedules.md).
 constexpr int64_t kMaxRowVectorLength = 64;
 
+/// Attention's output row (a row vector whose sums are weighted by
+/// exponentials normalized by a maximum over the same row: online softmax)
+/// may be up to this long where its rows take the Q-tile schedule (at
+/// least kMinQTileRows queries): there the lanes of a row split the vector
+/// (each folds every key's maximum and sum and a quarter of the sums,
+/// ComponentSplitFold.cpp), so no thread holds it whole. Head dimensions
+/// 80 to 256 (Llama's 128) take the flash schedule that way.
+constexpr int64_t kMaxFlashRowVectorLength = 256;
+
 /// Rows shorter than this keep a thread each (the generic schedule): a
 /// block per row would leave most of a warp idle. Likewise a row vector's
 /// reduction: folded by a block, it would give each thread less than a

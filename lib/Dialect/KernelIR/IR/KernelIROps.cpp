@@ -291,6 +291,13 @@ static LogicalResult verifyWholeWarps(Operation *op) {
 
 LogicalResult ShuffleOp::verify() { return verifyWholeWarps(*this); }
 
+OpFoldResult ShuffleOp::fold(FoldAdaptor adaptor) {
+  // Every lane offers the same constant, so every lane receives it.
+  if (adaptor.getValue())
+    return getValue();
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // MmaOp
 //===----------------------------------------------------------------------===//

@@ -192,7 +192,8 @@ bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
 /// sum over a box of f32 weights normalized by a maximum over that same box
 /// (softmax's, computed in the sum's body or by the kernel producing a
 /// buffer it loads) times values, in a nest whose innermost loop is a row
-/// vector (at most kMaxRowVectorLength long). Its row program folds the
+/// vector (at most kMaxRowVectorLength long, or kMaxFlashRowVectorLength
+/// with enough query rows). Its row program folds the
 /// statistics and the vector's sums in one pass (tileir-fuse-folds' flash
 /// fold), and several rows of a program instance share each chunk of the
 /// values through shared memory (the Q-tile schedule): so it is no staged
@@ -204,8 +205,14 @@ bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
 bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   ArrayRef<int64_t> bounds = nest.getBounds();
   ArrayRef<int64_t> box = reduce.getBounds();
-  if (bounds.size() < 2 || bounds.back() > kMaxRowVectorLength ||
+  if (bounds.size() < 2 || bounds.back() > kMaxFlashRowVectorLength ||
       box.size() != 1)
+    return false;
+  // A vector longer than a thread holds splits among the lanes of a row,
+  // which the Q-tile schedule of many queries gives (kMaxFlashRowVectorLength).
+  if (bounds.back() > kMaxRowVectorLength &&
+      (bounds[bounds.size() - 2] < kMinQTileRows ||
+       bounds.back() % kQTileThreadsPerRow != 0))
     return false;
   WalkResult rounds =
       reduce.getBody().walk([](arith::TruncFOp) { return WalkResult::interrupt(); });
@@ -311,13 +318,16 @@ void contractionsFeeding(KernelOp kernel,
 
 /// Whether the row schedule folds `unit`, directly inside `nest`, as a
 /// row vector: a reduction that is no staged contraction, in a nest whose
-/// innermost loop is at most kMaxRowVectorLength long. Normalization hoists
+/// innermost loop is at most kMaxRowVectorLength long (longer for
+/// attention's output row, isFlashRow). Normalization hoists
 /// the rest of the nest into the row, and the row program accumulates all
 /// of the innermost loop's sums in one pass over the reduced row.
 bool isRowVectorFold(Operation *unit, ParallelOp nest, FusionMemo &memo) {
-  return isa<ReduceOp>(unit) && !isStagedContraction(unit, nest, memo) &&
+  auto reduce = dyn_cast<ReduceOp>(unit);
+  return reduce && !isStagedContraction(unit, nest, memo) &&
          nest.getBounds().size() >= 2 &&
-         nest.getBounds().back() <= kMaxRowVectorLength;
+         (nest.getBounds().back() <= kMaxRowVectorLength ||
+          isFlashRow(reduce, nest));
 }
 
 /// The nest indices each unit's loads and operands depend on, found once

@@ -297,7 +297,9 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
     lane `lane ^ offset` (xor), `lane + offset` (down), `lane - offset` (up)
     or `offset` (idx). Where down or up would leave the warp, a lane
     receives its own value. All 32 lanes must execute the shuffle together,
-    so a kernel that shuffles has blocks of whole warps (verified).
+    so a kernel that shuffles has blocks of whole warps (verified). A
+    constant every lane offers is what every lane receives: the shuffle
+    folds to it.
 
     ```mlir
     %other = kernelir.shuffle xor %partial, %c16 : f32
@@ -312,6 +314,7 @@ def KernelIR_ShuffleOp : KernelIR_Op<"shuffle", [Pure,
     build($_builder, $_state, value.getType(), value, offset, mode);
   }]>];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def KernelIR_MmaOp : KernelIR_Op<"mma", [Pure,

@@ -1,0 +1,483 @@
+// A chunked fold whose monoid's components split among the lanes of a row.
+//
+// Attention's row folds (m, l, a_0, ..., a_{E-1}): the running maximum of
+// its scores, the sum of their exponentials, and a sum per element of the
+// output row. Folded as in SharedChunkFold.cpp, each lane of a row takes a
+// quarter of the keys and holds all E + 2 accumulators, which spill at
+// head dimension 128. Here every lane takes every key and holds the
+// maximum, the sum and a quarter of the a_e: the lanes compute one score
+// each per group of keys (lane l the key o + l, so no product is computed
+// twice) and exchange them by shuffles, and each folds its own share of the
+// output row. The monoid is found in the fold's structure, not assumed: the
+// combine of every split ("tail") component depends only on the others
+// ("head") and itself, alike for all of them, and each tail contribution
+// is one shared-chunk load of its own (maybe guarded), alike for all.
+
+#include "TileBodyTranslator.h"
+#include "strata/Dialect/Utils/LoopBox.h"
+
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+namespace {
+
+/// The top-level ops of `block` that compute `roots` (and the values their
+/// nested regions use), in block order.
+SmallVector<Operation *> sliceOf(Block &block, ArrayRef<Value> roots) {
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Value> worklist(roots);
+  auto visit = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == &block && !needed.contains(def)) {
+      needed.insert(def);
+      def->walk([&](Operation *inner) {
+        llvm::append_range(worklist, inner->getOperands());
+      });
+    }
+  };
+  while (!worklist.empty())
+    visit(worklist.pop_back_val());
+  SmallVector<Operation *> ordered(needed.begin(), needed.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Whether `a` and `b` are computed alike: the same value, leaves `leaf`
+/// accepts, or results of the same op (name, attributes, no regions) over
+/// operands computed alike.
+bool alike(Value a, Value b,
+           function_ref<std::optional<bool>(Value, Value)> leaf,
+           DenseMap<std::pair<Value, Value>, bool> &memo) {
+  if (a == b)
+    return true;
+  if (std::optional<bool> decided = leaf(a, b))
+    return *decided;
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  auto [it, inserted] = memo.try_emplace({a, b}, false);
+  if (!inserted)
+    return it->second;
+  Operation *x = ra.getOwner(), *y = rb.getOwner();
+  bool same = x->getName() == y->getName() &&
+              x->getAttrDictionary() == y->getAttrDictionary() &&
+              x->getNumRegions() == 0 && y->getNumRegions() == 0 &&
+              x->getNumOperands() == y->getNumOperands() &&
+              x->getResultTypes() == y->getResultTypes();
+  for (unsigned i = 0; same && i < x->getNumOperands(); ++i)
+    same = alike(x->getOperand(i), y->getOperand(i), leaf, memo);
+  memo[{a, b}] = same;
+  return same;
+}
+
+/// The components (modulo `n`) of the combine block's arguments `v`
+/// depends on.
+llvm::SmallBitVector argumentsOf(Block &combine, unsigned n, Value v) {
+  llvm::SmallBitVector components(n);
+  SmallVector<Value> worklist = {v};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Value x = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner() == &combine)
+        components.set(arg.getArgNumber() % n);
+      continue;
+    }
+    Operation *def = x.getDefiningOp();
+    if (def && def->getBlock() == &combine && seen.insert(def).second)
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return components;
+}
+
+bool isShuffled(Type t) {
+  return t.isInteger(32) || t.isInteger(64) || t.isF32() || t.isF64();
+}
+
+/// The one sum of `slice` (a loopir.reduce add over one index of a float)
+/// whose points divide among `lanes` lanes: attention's q . k.
+loopir::ReduceOp splittableSum(ArrayRef<Operation *> slice, int64_t lanes) {
+  loopir::ReduceOp found;
+  for (Operation *op : slice) {
+    auto reduce = dyn_cast<loopir::ReduceOp>(op);
+    if (!reduce)
+      continue;
+    if (found)
+      return {};
+    found = reduce;
+  }
+  if (!found || found.getBounds().size() != 1 ||
+      found.getBounds()[0] % lanes != 0 || found.getNumResults() != 1 ||
+      found.getCombinerList() !=
+          SmallVector<loopir::Combiner>{loopir::Combiner::add} ||
+      !isa<FloatType>(found.getResult(0).getType()) ||
+      !isShuffled(found.getResult(0).getType()))
+    return {};
+  return found;
+}
+
+} // namespace
+
+Value TileBodyTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
+                                         int64_t lanes) {
+  Location loc = sum.getLoc();
+  int64_t share = sum.getBounds()[0] / lanes;
+  auto partial = loopir::ReduceOp::create(b, loc, sum.getResultTypes(),
+                                          sum.getCombiners().getValue(),
+                                          ArrayRef<int64_t>{share});
+  {
+    // This lane's points: lanes * k + lane (neighbouring lanes read
+    // neighbouring elements).
+    OpBuilder::InsertionGuard guard(b);
+    Block &body = partial.getBody().front();
+    b.setInsertionPointToStart(&body);
+    Value point = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, body.getArgument(0),
+                              arith::ConstantIndexOp::create(b, loc, lanes)),
+        groupThread);
+    m.map(sum.getBody().front().getArgument(0), point);
+    for (Operation &op : sum.getBody().front())
+      b.clone(op, m);
+  }
+  // The lanes' partial sums, added in the same order in every lane.
+  Value total = partial.getResult(0);
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    Value distance = arith::ConstantIntOp::create(b, loc, offset, 32);
+    Value other = kernelir::ShuffleOp::create(b, loc, total, distance,
+                                              kernelir::ShuffleMode::XOR);
+    total = arith::AddFOp::create(b, loc, total, other);
+  }
+  return total;
+}
+
+std::optional<ComponentSplit> strata::detail::planComponentSplit(
+    Operation *fold, ArrayRef<tileir::SharedChunkLoad> loads, int64_t lanes) {
+  auto composite = dyn_cast<tileir::CompositeFoldOp>(fold);
+  if (!composite || lanes < 2 || lanes > kernelir::kWarpSize ||
+      !llvm::isPowerOf2_64(lanes))
+    return std::nullopt;
+  Block &body = composite.getBody().front();
+  Block &combine = composite.getCombine().front();
+  unsigned n = composite.getNumResults();
+  if (llvm::any_of(combine, [](Operation &op) { return op.getNumRegions(); }) ||
+      !llvm::all_of(composite.getResultTypes(), isShuffled))
+    return std::nullopt;
+  // Candidates for the tail: contributions without nested loops that read
+  // one scalar shared chunk of their own (the row vector's values), and
+  // maybe what all of them read (a mask, loaded per row and point).
+  DenseMap<Operation *, unsigned> scalarChunks; // load -> index in `loads`
+  for (auto [i, l] : llvm::enumerate(loads))
+    if (l.inner.empty())
+      scalarChunks[l.load] = i;
+  ValueRange yields = body.getTerminator()->getOperands();
+  SmallVector<SmallVector<Operation *>> slices;
+  SmallVector<unsigned> candidates;
+  for (auto [c, y] : llvm::enumerate(yields)) {
+    slices.push_back(sliceOf(body, {y}));
+    bool cheap = llvm::all_of(slices.back(), [&](Operation *op) {
+      return op->getNumRegions() == 0 &&
+             (isa<loopir::LoadOp>(op) || isMemoryEffectFree(op));
+    });
+    if (cheap && llvm::any_of(slices.back(), [&](Operation *op) {
+          return scalarChunks.contains(op);
+        }))
+      candidates.push_back(c);
+  }
+  if (candidates.size() < 2 * (size_t)lanes)
+    return std::nullopt;
+  // A candidate's own load is the one no other candidate reads (a padding
+  // mask every one of them reads is common).
+  DenseMap<Operation *, unsigned> readers;
+  for (unsigned c : candidates)
+    for (Operation *op : slices[c])
+      if (isa<loopir::LoadOp>(op))
+        ++readers[op];
+  ComponentSplit split;
+  llvm::SmallBitVector isTail(n);
+  for (unsigned c : candidates) {
+    SmallVector<Operation *> own;
+    for (Operation *op : slices[c])
+      if (isa<loopir::LoadOp>(op) && readers[op] == 1)
+        own.push_back(op);
+    if (own.size() != 1 || !scalarChunks.contains(own.front()))
+      continue;
+    split.tail.push_back(c);
+    split.tailLoads.push_back(scalarChunks[own.front()]);
+    isTail.set(c);
+  }
+  for (unsigned c = 0; c < n; ++c)
+    if (!isTail.test(c))
+      split.head.push_back(c);
+  if (split.tail.size() < 2 * (size_t)lanes || split.tail.size() % lanes != 0 ||
+      split.head.empty())
+    return std::nullopt;
+  // The head folds alone; each tail component folds with the head only.
+  ValueRange combined = combine.getTerminator()->getOperands();
+  for (unsigned c = 0; c < n; ++c) {
+    llvm::SmallBitVector deps = argumentsOf(combine, n, combined[c]);
+    if (isTail.test(c))
+      deps.reset(c);
+    if ((deps & isTail).any())
+      return std::nullopt;
+  }
+  // Every tail component combines and contributes as the first does.
+  unsigned first = split.tail.front();
+  Type element = loads[split.tailLoads.front()].load->getResult(0).getType();
+  for (size_t t = 0; t < split.tail.size(); ++t) {
+    unsigned c = split.tail[t], l = split.tailLoads[t];
+    if (loads[l].load->getResult(0).getType() != element ||
+        composite.getIdentities()[c] != composite.getIdentities()[first])
+      return std::nullopt;
+    DenseMap<std::pair<Value, Value>, bool> memo;
+    auto sameArgument = [&](Value a, Value b) -> std::optional<bool> {
+      auto x = dyn_cast<BlockArgument>(a), y = dyn_cast<BlockArgument>(b);
+      if (!x || !y)
+        return x || y ? std::optional<bool>(false) : std::nullopt;
+      if (x.getOwner() != &combine || y.getOwner() != &combine)
+        return false; // Distinct values of the kernel.
+      unsigned i = x.getArgNumber(), j = y.getArgNumber();
+      return i / n == j / n && i % n == first && j % n == c;
+    };
+    if (!alike(combined[first], combined[c], sameArgument, memo))
+      return std::nullopt;
+    Operation *ownFirst = loads[split.tailLoads.front()].load;
+    Operation *own = loads[l].load;
+    memo.clear();
+    auto sameLoad = [&](Value a, Value b) -> std::optional<bool> {
+      if (a.getDefiningOp() == ownFirst || b.getDefiningOp() == own)
+        return a.getDefiningOp() == ownFirst && b.getDefiningOp() == own;
+      if (isa<BlockArgument>(a) || isa<BlockArgument>(b))
+        return false; // Distinct arguments (equal ones matched already).
+      return std::nullopt;
+    };
+    if (!alike(yields[first], yields[c], sameLoad, memo))
+      return std::nullopt;
+  }
+  return split;
+}
+
+SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
+    Operation *fold, Block &body, ArrayRef<int64_t> bounds,
+    ArrayRef<tileir::SharedChunkLoad> loads, ArrayRef<Value> chunks,
+    Value tailChunk, const ComponentSplit &split, Value first, ValueRange acc,
+    Value skip) {
+  Location loc = fold->getLoc();
+  auto composite = cast<tileir::CompositeFoldOp>(fold);
+  Block &combine = composite.getCombine().front();
+  unsigned n = composite.getNumResults();
+  int64_t lanes = groupThreads;
+  int64_t slots = split.tail.size() / lanes;
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto i32 = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+  };
+  SmallVector<TypedAttr> identity;
+  for (Attribute a : composite.getIdentities())
+    identity.push_back(cast<TypedAttr>(a));
+  int64_t points = computeProduct(bounds);
+  Value last = index(points - 1);
+  // The lane of this thread in its warp, and the group's first lane there.
+  Value lane =
+      arith::RemUIOp::create(b, loc, thread, index(kernelir::kWarpSize));
+  Value groupLane = arith::SubIOp::create(b, loc, lane, groupThread);
+
+  // The combine of the head and each slot's components: the region's ops
+  // for the head's results and those of the tail components in slot
+  // position 0 of each slot (tail[s * lanes]), which combine as the
+  // others do (planComponentSplit).
+  SmallVector<unsigned> templates;
+  for (int64_t s = 0; s < slots; ++s)
+    templates.push_back(split.tail[s * lanes]);
+  SmallVector<Value> roots;
+  ValueRange combined = combine.getTerminator()->getOperands();
+  for (unsigned c : split.head)
+    roots.push_back(combined[c]);
+  for (unsigned c : templates)
+    roots.push_back(combined[c]);
+  SmallVector<Operation *> combineSlice = sliceOf(combine, roots);
+  // acc and contribution: the head's components, then one per slot.
+  auto combineSlots = [&](ValueRange acc, ValueRange contribution) {
+    IRMapping args = mapping;
+    auto bindComponent = [&](unsigned c, Value x, Value y) {
+      args.map(combine.getArgument(c), x);
+      args.map(combine.getArgument(n + c), y);
+    };
+    for (auto [i, c] : llvm::enumerate(split.head))
+      bindComponent(c, acc[i], contribution[i]);
+    for (auto [s, c] : llvm::enumerate(templates))
+      bindComponent(c, acc[split.head.size() + s],
+                    contribution[split.head.size() + s]);
+    for (Operation *op : combineSlice)
+      b.clone(*op, args);
+    SmallVector<Value> next;
+    for (Value r : roots)
+      next.push_back(args.lookupOrDefault(r));
+    return next;
+  };
+
+  // The body at a point of the chunk, its shared loads reading the chunks.
+  auto bindPoint = [&](IRMapping &m, Value offset) {
+    Value point = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, offset), last);
+    m.map(body.getArguments(), delinearize(b, loc, point, bounds));
+  };
+  ValueRange yields = body.getTerminator()->getOperands();
+  SmallVector<Value> headYields;
+  for (unsigned c : split.head)
+    headYields.push_back(yields[c]);
+  SmallVector<Operation *> headSlice = sliceOf(body, headYields);
+  unsigned firstTail = split.tail.front();
+  Operation *ownLoad = loads[split.tailLoads.front()].load;
+  SmallVector<Operation *> tailSlice = sliceOf(body, {yields[firstTail]});
+  // The part of the tail's contribution that reads its own load (the
+  // rest, a mask, is computed once per point for every slot).
+  llvm::SmallPtrSet<Operation *, 8> readsOwn = {ownLoad};
+  for (Operation *op : tailSlice)
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && readsOwn.count(def))
+        readsOwn.insert(op);
+
+  Value end = arith::MinUIOp::create(
+      b, loc, index(chunkPoints),
+      arith::SubIOp::create(b, loc, index(points), first));
+  if (skip)
+    end = arith::SelectOp::create(b, loc, skip, index(0), end);
+  // The head's contribution at the point `offset`, to which `m` binds the
+  // body's arguments; with `dot`, its sum of products split among the
+  // lanes.
+  loopir::ReduceOp dot = splittableSum(headSlice, lanes);
+  auto evaluateHead = [&](IRMapping &m, Value offset) {
+    for (Operation *op : headSlice) {
+      if (op == dot.getOperation())
+        m.map(dot.getResult(0), sumAcrossLanes(dot, m, lanes));
+      else
+        b.clone(*op, m);
+    }
+    readFromChunks(m, loads, chunks, offset);
+    SmallVector<Value> head;
+    for (Value y : headYields)
+      head.push_back(m.lookupOrDefault(y));
+    return head;
+  };
+  auto groupLoop = buildLoop(
+      loc, index(0), end, index(lanes), acc, [&](Value o, ValueRange carried) {
+        // Without a sum to split, each lane computes the head's
+        // contribution of one point of the group, for all.
+        SmallVector<Value> head;
+        if (!dot) {
+          IRMapping own = mapping;
+          Value mine = arith::AddIOp::create(b, loc, o, groupThread);
+          Value mineClamped = arith::MinUIOp::create(
+              b, loc, mine, arith::SubIOp::create(b, loc, end, index(1)));
+          bindPoint(own, mineClamped);
+          head = evaluateHead(own, mineClamped);
+        }
+        // The group's points one after the other (a loop, not unrolled:
+        // each point's values are dead once folded).
+        auto points = buildLoop(
+            loc, index(0), index(lanes), index(1), carried,
+            [&](Value i, ValueRange next) {
+              Value offset = arith::AddIOp::create(b, loc, o, i);
+              Value valid = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::ult, offset, end);
+              Value source = i32(arith::AddIOp::create(b, loc, groupLane, i));
+              Value clamped = arith::MinUIOp::create(
+                  b, loc, offset, arith::SubIOp::create(b, loc, end, index(1)));
+              SmallVector<Value> theirs;
+              if (dot) {
+                // Every lane computes the point's head, a share of its sum.
+                IRMapping m = mapping;
+                bindPoint(m, clamped);
+                theirs = evaluateHead(m, clamped);
+              } else {
+                for (Value h : head)
+                  theirs.push_back(kernelir::ShuffleOp::create(
+                      b, loc, h, source, kernelir::ShuffleMode::IDX));
+              }
+              SmallVector<Value> contribution;
+              for (auto [h, c] : llvm::zip(theirs, split.head)) {
+                Value id = arith::ConstantOp::create(b, loc, identity[c]);
+                contribution.push_back(
+                    arith::SelectOp::create(b, loc, valid, h, id));
+              }
+              // The point's tail values for this lane's slots.
+              IRMapping at = mapping;
+              bindPoint(at, clamped);
+              for (Operation *op : tailSlice)
+                if (!readsOwn.count(op))
+                  b.clone(*op, at);
+              readFromChunks(at, loads, chunks, clamped);
+              for (int64_t s = 0; s < slots; ++s) {
+                Value column = arith::AddIOp::create(b, loc, index(s * lanes),
+                                                     groupThread);
+                IRMapping slot = at;
+                Value value = loopir::LoadOp::create(
+                    b, loc, tailChunk, ValueRange{clamped, column},
+                    AffineMapAttr());
+                slot.map(ownLoad->getResult(0), value);
+                for (Operation *op : tailSlice)
+                  if (op != ownLoad && readsOwn.count(op))
+                    b.clone(*op, slot);
+                Value id =
+                    arith::ConstantOp::create(b, loc, identity[firstTail]);
+                contribution.push_back(arith::SelectOp::create(
+                    b, loc, valid, slot.lookupOrDefault(yields[firstTail]),
+                    id));
+              }
+              return combineSlots(next, contribution);
+            });
+        return SmallVector<Value>(points.getResults());
+      });
+  return SmallVector<Value>(groupLoop.getResults());
+}
+
+void TileBodyTranslator::mapSplitResults(Operation *fold,
+                                         const ComponentSplit &split,
+                                         ValueRange acc) {
+  for (auto [i, c] : llvm::enumerate(split.head))
+    mapping.map(fold->getResult(c), acc[i]);
+  // Tail component e lives in slot e / lanes of lane e % lanes; it is
+  // shuffled from there where the kernel's top level first uses it (all
+  // at once here would keep the whole row vector live in every thread).
+  int64_t lanes = groupThreads;
+  for (auto [e, c] : llvm::enumerate(split.tail))
+    pendingGathers[fold->getResult(c)] = {acc[split.head.size() + e / lanes],
+                                          (int64_t)(e % lanes)};
+}
+
+void TileBodyTranslator::gatherBeforeUse(Operation &op) {
+  if (pendingGathers.empty())
+    return;
+  op.walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      auto pending = pendingGathers.find(v);
+      if (pending == pendingGathers.end())
+        continue;
+      Location loc = op.getLoc();
+      auto index = [&](int64_t x) -> Value {
+        return arith::ConstantIndexOp::create(b, loc, x);
+      };
+      Value lane =
+          arith::RemUIOp::create(b, loc, thread, index(kernelir::kWarpSize));
+      Value source = arith::IndexCastOp::create(
+          b, loc, b.getI32Type(),
+          arith::AddIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, lane, groupThread),
+              index(pending->second.lane)));
+      mapping.map(v, kernelir::ShuffleOp::create(b, loc, pending->second.slot,
+                                                 source,
+                                                 kernelir::ShuffleMode::IDX));
+      pendingGathers.erase(pending);
+    }
+  });
+}
