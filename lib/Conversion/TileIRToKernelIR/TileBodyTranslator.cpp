@@ -208,11 +208,13 @@ LogicalResult TileBodyTranslator::translateOps(Block &source) {
     SmallVector<Operation *> producers;
     op.walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
-        if (Operation *def = v.getDefiningOp(); def && deferred.erase(def))
+        if (Operation *def = v.getDefiningOp(); def && deferred.contains(def))
           producers.push_back(def);
     });
+    // Each producer once, and before this op (one producer may already be
+    // another's: it is taken off the list when emitted, not when listed).
     for (Operation *def : producers)
-      if (failed(emit(*def)))
+      if (deferred.erase(def) && failed(emit(*def)))
         return failure();
     return translateOp(op);
   };

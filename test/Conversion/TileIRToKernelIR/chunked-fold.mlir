@@ -102,3 +102,30 @@ func.func @causal(%q: tensor<2x100x8xf32>, %k: tensor<2x70x8xf32>, %v: tensor<2x
   }
   return %r : tensor<2x100xf32>
 }
+
+// -----
+
+// Scalar arithmetic is translated where it is first used, not where it
+// stands; a value two later ops use (here %a, used by %b and by %c) comes
+// once, before both.
+// CHECK-LABEL: kernelir.func @used_twice_kernel
+// CHECK: %[[A:.*]] = arith.mulf %{{.*}}, %cst
+// CHECK-NEXT: %[[B:.*]] = arith.addf %[[A]], %cst
+// CHECK-NEXT: %[[C:.*]] = arith.subf %[[B]], %[[A]]
+// CHECK: kernelir.store %[[C]]
+func.func @used_twice(%x: tensor<4x100xf32>) -> tensor<4xf32> {
+  %r = tileir.kernel ins(%x : tensor<4x100xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 {
+  ^bb0(%xb: memref<4x100xf32>, %out: memref<4xf32>):
+    %two = arith.constant 2.0 : f32
+    %i = tileir.point 0
+    %s = tileir.fold add(0.0 : f32) (%j) in [100] {
+      %v = loopir.load %xb[%i, %j] : memref<4x100xf32>
+      tileir.yield %v : f32
+    }
+    %a = arith.mulf %s, %two : f32
+    %b = arith.addf %a, %two : f32
+    %c = arith.subf %b, %a : f32
+    loopir.store %c, %out[%i] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
