@@ -196,6 +196,10 @@ def long_cases():
         "head_dim_128_causal": (causal, one_head(40, 128)),
         "head_dim_96_padding": (attend_masked, (*one_head(37, 96), padding[:1])),
         "head_dim_256": (attend, one_head(20, 256, t=40)),
+        # q . k over 6 elements, which do not divide among a row's 4 lanes:
+        # each lane scores one key of a group of 4 and shares the score.
+        "scores_of_6_values_of_8": (attend, (randn(B, H, 37, 6), randn(B, H, t, 6),
+                                             randn(B, H, t, 8))),
     }
 
 

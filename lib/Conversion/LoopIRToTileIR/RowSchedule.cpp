@@ -246,11 +246,6 @@ std::optional<tileir::Combiner> strata::getFoldCombiner(loopir::Combiner c) {
   }
 }
 
-bool strata::isShuffledType(Type type) {
-  return type.isF32() || type.isF64() || type.isInteger(32) ||
-         type.isInteger(64);
-}
-
 bool strata::prefersRowSchedule(loopir::ParallelOp nest) {
   SmallVector<loopir::ReduceOp> reductions = topLevelReductions(nest);
   // Strided rows take the row schedule only where the generic one would

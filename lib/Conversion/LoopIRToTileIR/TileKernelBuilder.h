@@ -8,6 +8,7 @@
 #include "strata/Dialect/LoopIR/Analysis/PrefixScan.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/IR/TileIR.h"
+#include "strata/Dialect/Utils/Monoid.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -43,9 +44,6 @@ tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
 /// which fold (value, position) pairs).
 std::optional<tileir::Combiner> getFoldCombiner(loopir::Combiner c);
 
-/// Whether a fold's threads can combine values of `type` (what a warp
-/// shuffle moves: 32- and 64-bit integers and floats).
-bool isShuffledType(mlir::Type type);
 
 /// The type a row fold or scan carries a reduction's `type` in (narrow
 /// integers as i32, which a warp shuffle moves).

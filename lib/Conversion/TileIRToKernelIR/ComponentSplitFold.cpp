@@ -97,10 +97,6 @@ llvm::SmallBitVector argumentsOf(Block &combine, unsigned n, Value v) {
   return components;
 }
 
-bool isShuffled(Type t) {
-  return t.isInteger(32) || t.isInteger(64) || t.isF32() || t.isF64();
-}
-
 /// The one sum of `slice` (a loopir.reduce add over one index of a float)
 /// whose points divide among `lanes` lanes: attention's q . k.
 loopir::ReduceOp splittableSum(ArrayRef<Operation *> slice, int64_t lanes) {
@@ -118,7 +114,7 @@ loopir::ReduceOp splittableSum(ArrayRef<Operation *> slice, int64_t lanes) {
       found.getCombinerList() !=
           SmallVector<loopir::Combiner>{loopir::Combiner::add} ||
       !isa<FloatType>(found.getResult(0).getType()) ||
-      !isShuffled(found.getResult(0).getType()))
+      !isShuffledType(found.getResult(0).getType()))
     return {};
   return found;
 }
@@ -148,14 +144,10 @@ Value TileBodyTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
       b.clone(op, m);
   }
   // The lanes' partial sums, added in the same order in every lane.
-  Value total = partial.getResult(0);
-  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-    Value distance = arith::ConstantIntOp::create(b, loc, offset, 32);
-    Value other = kernelir::ShuffleOp::create(b, loc, total, distance,
-                                              kernelir::ShuffleMode::XOR);
-    total = arith::AddFOp::create(b, loc, total, other);
-  }
-  return total;
+  return combineAcrossBlock(
+      b, loc, *entry, groupThread, lanes,
+      KernelMonoid::primitive({MonoidKind::Add}, partial.getResultTypes()),
+      partial.getResults())[0];
 }
 
 std::optional<ComponentSplit> strata::detail::planComponentSplit(
@@ -168,7 +160,7 @@ std::optional<ComponentSplit> strata::detail::planComponentSplit(
   Block &combine = composite.getCombine().front();
   unsigned n = composite.getNumResults();
   if (llvm::any_of(combine, [](Operation &op) { return op.getNumRegions(); }) ||
-      !llvm::all_of(composite.getResultTypes(), isShuffled))
+      !llvm::all_of(composite.getResultTypes(), isShuffledType))
     return std::nullopt;
   // Candidates for the tail: contributions without nested loops that read
   // one scalar shared chunk of their own (the row vector's values), and
@@ -278,19 +270,11 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto i32 = [&](Value v) -> Value {
-    return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
-  };
   SmallVector<TypedAttr> identity;
   for (Attribute a : composite.getIdentities())
     identity.push_back(cast<TypedAttr>(a));
   int64_t points = computeProduct(bounds);
   Value last = index(points - 1);
-  // The lane of this thread in its warp, and the group's first lane there.
-  Value lane =
-      arith::RemUIOp::create(b, loc, thread, index(kernelir::kWarpSize));
-  Value groupLane = arith::SubIOp::create(b, loc, lane, groupThread);
-
   // The combine of the head and each slot's components: the region's ops
   // for the head's results and those of the tail components in slot
   // position 0 of each slot (tail[s * lanes]), which combine as the
@@ -390,7 +374,6 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
               Value offset = arith::AddIOp::create(b, loc, o, i);
               Value valid = arith::CmpIOp::create(
                   b, loc, arith::CmpIPredicate::ult, offset, end);
-              Value source = i32(arith::AddIOp::create(b, loc, groupLane, i));
               Value clamped = arith::MinUIOp::create(
                   b, loc, offset, arith::SubIOp::create(b, loc, end, index(1)));
               SmallVector<Value> theirs;
@@ -400,6 +383,7 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
                 bindPoint(m, clamped);
                 theirs = evaluateHead(m, clamped);
               } else {
+                Value source = laneOfGroup(loc, i);
                 for (Value h : head)
                   theirs.push_back(kernelir::ShuffleOp::create(
                       b, loc, h, source, kernelir::ShuffleMode::IDX));
@@ -464,20 +448,23 @@ void TileBodyTranslator::gatherBeforeUse(Operation &op) {
       if (pending == pendingGathers.end())
         continue;
       Location loc = op.getLoc();
-      auto index = [&](int64_t x) -> Value {
-        return arith::ConstantIndexOp::create(b, loc, x);
-      };
-      Value lane =
-          arith::RemUIOp::create(b, loc, thread, index(kernelir::kWarpSize));
-      Value source = arith::IndexCastOp::create(
-          b, loc, b.getI32Type(),
-          arith::AddIOp::create(
-              b, loc, arith::SubIOp::create(b, loc, lane, groupThread),
-              index(pending->second.lane)));
+      Value source = laneOfGroup(
+          loc, arith::ConstantIndexOp::create(b, loc, pending->second.lane));
       mapping.map(v, kernelir::ShuffleOp::create(b, loc, pending->second.slot,
                                                  source,
                                                  kernelir::ShuffleMode::IDX));
       pendingGathers.erase(pending);
     }
   });
+}
+
+Value TileBodyTranslator::laneOfGroup(Location loc, Value i) {
+  // Groups are aligned runs of lanes: this lane minus its place in the
+  // group is the group's first lane.
+  Value lane = arith::RemUIOp::create(
+      b, loc, thread,
+      arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize));
+  Value first = arith::SubIOp::create(b, loc, lane, groupThread);
+  return arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                    arith::AddIOp::create(b, loc, first, i));
 }

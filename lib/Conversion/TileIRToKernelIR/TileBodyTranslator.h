@@ -402,6 +402,9 @@ private:
   /// before the top-level op that first uses it (gatherBeforeUse).
   void mapSplitResults(Operation *fold, const ComponentSplit &split,
                        ValueRange acc);
+  /// The lane in its warp (i32, for kernelir.shuffle idx) of this thread
+  /// group's lane `i`.
+  Value laneOfGroup(Location loc, Value i);
   /// Shuffles the pending components `op` (a top-level op of the kernel,
   /// which every lane runs) uses into place, at the builder.
   void gatherBeforeUse(Operation &op);

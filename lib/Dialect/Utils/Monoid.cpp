@@ -31,3 +31,8 @@ TypedAttr strata::getMonoidIdentity(MonoidKind kind, Type type) {
   }
   llvm_unreachable("unknown monoid");
 }
+
+bool strata::isShuffledType(Type type) {
+  return type.isF32() || type.isF64() || type.isInteger(32) ||
+         type.isInteger(64);
+}

@@ -245,12 +245,10 @@ def _indexed_everywhere(x, index):
             any(t and (i.dtype == torch.bool or i.is_floating_point())
                 for i, t in zip(items, is_tensor))):
         return None
+    from .index_ops import selection_layout
     indexed = [d for d, t in enumerate(is_tensor) if t]
-    whole = [d for d, t in enumerate(is_tensor) if not t]
     broadcast = torch.broadcast_shapes(*[items[d].shape for d in indexed])
-    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
-    before = [d for d in whole if d < indexed[0]] if adjacent else []
-    after = [d for d in whole if d not in before]
+    before, after = selection_layout(x.dim(), indexed)
     rank = len(before) + len(broadcast) + len(after)
     layout = {d: k for k, d in enumerate(before)}
     layout.update({d: len(before) + len(broadcast) + k

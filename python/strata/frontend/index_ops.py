@@ -16,6 +16,18 @@ import math
 
 from .elementwise_ops import _is_float, _norm_dim
 
+
+def selection_layout(rank, indexed):
+    """PyTorch's placement of x[indices] for a tensor of `rank` dimensions
+    indexed by tensors at `indexed` (sorted): (before, after), the whole
+    dimensions that stand before the indices' broadcast dimensions and
+    after them. The broadcast dimensions stand in place of the indexed ones
+    where those are adjacent, in front otherwise."""
+    whole = [d for d in range(rank) if d not in indexed]
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    before = [d for d in whole if d < indexed[0]] if adjacent else []
+    return before, [d for d in whole if d not in before]
+
 SUM, PROD, MAX, MIN = 0, 1, 2, 3
 
 
@@ -89,17 +101,12 @@ class IndexOps:
     def _indexed_positions(self, xs, indices):
         """(shape, positions): the selection x[indices] of a tensor of shape
         `xs` by index tensors (None for whole dimensions), and the flat
-        position in x of each of its elements. PyTorch's rule: the indices
-        broadcast, and their dims stand in place of the indexed ones where
-        those are adjacent, in front otherwise."""
+        position in x of each of its elements: the indices broadcast,
+        placed as selection_layout says."""
         indices = list(indices) + [None] * (len(xs) - len(indices))
         indexed = [d for d, i in enumerate(indices) if i is not None]
-        adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
-        rest = [d for d in range(len(xs)) if d not in indexed]
         bshape = list(self.shape_of_broadcast(*[indices[d] for d in indexed]))
-        first = indexed[0] if adjacent else 0
-        before = [d for d in rest if d < first] if adjacent else []
-        after = [d for d in rest if d not in before]
+        before, after = selection_layout(len(xs), indexed)
         shape = [xs[d] for d in before] + bshape + [xs[d] for d in after]
         b_dims = list(range(len(before), len(before) + len(bshape)))
         positions = self.iota(shape, 0) * 0

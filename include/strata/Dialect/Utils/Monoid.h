@@ -14,6 +14,10 @@ enum class MonoidKind { Add, Mul, Max, Min };
 /// max/min -inf/+inf (floats) or the signed integer extremes.
 mlir::TypedAttr getMonoidIdentity(MonoidKind kind, mlir::Type type);
 
+/// Whether the threads of a cooperative fold can exchange values of `type`
+/// (what a warp shuffle moves: 32- and 64-bit integers and floats).
+bool isShuffledType(mlir::Type type);
+
 } // namespace strata
 
 #endif // STRATA_DIALECT_UTILS_MONOID_H
