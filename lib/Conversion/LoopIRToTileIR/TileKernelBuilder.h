@@ -44,7 +44,6 @@ tileir::KernelOp buildTileKernel(mlir::OpBuilder &b, loopir::KernelOp op,
 /// which fold (value, position) pairs).
 std::optional<tileir::Combiner> getFoldCombiner(loopir::Combiner c);
 
-
 /// The type a row fold or scan carries a reduction's `type` in (narrow
 /// integers as i32, which a warp shuffle moves).
 mlir::Type getFoldedType(mlir::Type type);
