@@ -104,6 +104,39 @@ func.func @siblings(%a: tensor<32x100xf32>) -> (tensor<32xf32>, tensor<32xf32>) 
 
 // -----
 
+// Siblings that read a rank-0 buffer (a scalar weight: an access without
+// indices) merge alike; asking which loops such an access depends on once
+// read past the op's operands (a crash that depended on the heap's layout,
+// ALBERT's tiny config in transformers).
+// CHECK-LABEL: func.func @siblings_reading_a_scalar
+// CHECK: loopir.load %{{.*}}[] : memref<f32>
+// CHECK: %[[R:.*]]:2 = loopir.reduce add, add (%{{.*}}) in [100] : f32, f32 {
+// CHECK: arith.addf %[[R]]#0, %[[R]]#1
+func.func @siblings_reading_a_scalar(%a: tensor<32x100xf32>, %w: tensor<f32>) -> tensor<32xf32> {
+  %0 = loopir.kernel ins(%a, %w : tensor<32x100xf32>, tensor<f32>) -> tensor<32xf32> {
+  ^bb0(%in: memref<32x100xf32>, %wb: memref<f32>, %o: memref<32xf32>):
+    loopir.parallel (%i) in [32] {
+      %s = loopir.reduce add (%k) in [100] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x100xf32>
+        %c = loopir.load %wb[] : memref<f32>
+        %y = arith.mulf %x, %c : f32
+        loopir.yield %y : f32
+      }
+      %d = loopir.reduce add (%k) in [100] : f32 {
+        %x = loopir.load %in[%i, %k] : memref<32x100xf32>
+        %c = loopir.load %wb[] : memref<f32>
+        %y = arith.subf %x, %c : f32
+        loopir.yield %y : f32
+      }
+      %t = arith.addf %s, %d : f32
+      loopir.store %t, %o[%i] : memref<32xf32>
+    }
+  }
+  return %0 : tensor<32xf32>
+}
+
+// -----
+
 // A reduction folding the same contribution twice with the same combiner
 // (fusion cloned one product into two consumers, then the clones were
 // merged) keeps one fold; its result serves both uses.

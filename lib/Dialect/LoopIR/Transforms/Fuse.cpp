@@ -1029,8 +1029,15 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
       return body->getArgument(llvm::find(inputs, tensor) - inputs.begin());
     };
 
-    // Inline the producer at every load of the fused buffer.
-    SmallVector<LoadOp> sites = loadsOf(fusedBuffer);
+    // Inline the producer at every load of the fused buffer, in program
+    // order (not by the blocks' addresses: the order of the clones is the
+    // order the greedy driver visits them in, so fusion's decisions would
+    // change from run to run).
+    SmallVector<LoadOp> sites;
+    body->walk([&](LoadOp load) {
+      if (load.getMemref() == fusedBuffer)
+        sites.push_back(load);
+    });
     IRMapping producerArgs;
     for (auto [arg, tensor] :
          llvm::zip(p.kernel.getInputBuffers(), p.kernel.getInputs()))
@@ -1040,11 +1047,6 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     // first (which dominates the rest) computes it, the rest reuse it.
     // Without this, a formula that reads each value twice (x * x, or a
     // select of x) doubles with every producer fused into it.
-    llvm::sort(sites, [](LoadOp a, LoadOp b) {
-      if (a->getBlock() != b->getBlock())
-        return a->getBlock() < b->getBlock();
-      return a->isBeforeInBlock(b);
-    });
     std::map<SmallVector<const void *>, Value> computed;
     for (LoadOp site : sites) {
       SmallVector<const void *> key = {

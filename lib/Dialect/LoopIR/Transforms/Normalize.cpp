@@ -79,7 +79,10 @@ SmallVector<Value> usedValues(Operation *op, bool onlyComputedWith = false) {
   SmallVector<Value> values;
   op->walk([&](Operation *inner) {
     auto readsIndex = [&](auto access, unsigned operand) {
-      unsigned first = access.getIndices().getBeginOperandIndex();
+      // The indices are the access's last operands (counted from the end:
+      // the empty range of a rank-0 buffer's access has no first operand,
+      // and asking it read past the op's operands).
+      unsigned first = inner->getNumOperands() - access.getIndices().size();
       return operand < first || access.readsIndex(operand - first);
     };
     for (OpOperand &operand : inner->getOpOperands()) {
