@@ -2,7 +2,8 @@
 keys with online softmax's (max, sum, one weighted sum per output element)
 monoid (tileir-fuse-folds), so they never exist in memory, and every
 spelling that decomposes to matmul-softmax-matmul reaches it. A short query
-(decoding) takes a warp per row; many query rows take the Q-tile schedule,
+(decoding) takes a warp or more per row, whose lanes split a long output
+row; many query rows take the Q-tile schedule,
 up to 64 rows per block sharing each chunk of keys and values through
 shared memory (flash attention). Checked against PyTorch at ragged sizes,
 the block's threads in every order."""
@@ -65,6 +66,14 @@ def cases():
                                        randn(B, H, T, 64))),
         "head_dim_16": (attend, (randn(B, H, 1, 16), randn(B, H, T, 16),
                                  randn(B, H, T, 16))),
+        # Longer output rows than a thread holds: each lane of the row's
+        # warp folds every key's maximum and sum and 1/32 of the row's sums
+        # (4 and 3 slots).
+        "head_dim_128": (attend, (randn(1, 2, 1, 128), randn(1, 2, T, 128),
+                                  randn(1, 2, T, 128))),
+        "head_dim_96_masked_three_queries": (
+            masked_fill, (randn(1, 2, 3, 96), randn(1, 2, T, 96),
+                          randn(1, 2, T, 96), torch.rand(1, 1, 3, T) > 0.3)),
     }
 
 
@@ -141,18 +150,46 @@ def test_boolean_mask_row_test_stays_beside_the_flash_fold(rows):
     check_every_order(fn, inputs)
 
 
-def test_long_head_dimension_keeps_separate_kernels():
-    # Decoding (one query row) at head dimension 128: a warp per row, 128
-    # values per thread would spill (kMaxRowVectorLength), so the scores
-    # are materialized (one query's row of them), and the numbers are the
-    # same. Many query rows split the output row among a row's lanes
-    # instead (long_cases' head_dim_*).
+def split_decode_kernel(inputs, options=""):
+    module = import_program(capture(attend, inputs))
+    module.run(strata.pipeline("kernel", options))
+    return str(module)
+
+
+def test_decode_splits_the_output_row_among_a_warps_lanes():
+    # Decoding at head dimension 128: each lane holds the row's maximum and
+    # sum and 4 of its 128 sums (element 32 s + lane, read straight from
+    # the value row: coalesced), not all 130 (237 registers at 64, spills
+    # at 128). Each lane scores one key of a group of 32 and hands the
+    # score to the others (one idx shuffle; the sum's contribution, 1, is
+    # a constant every lane has); nothing is combined across lanes, each
+    # element is shuffled from its lane before it is written.
     torch.manual_seed(7)
     inputs = (randn(1, 2, 1, 128), randn(1, 2, T, 128), randn(1, 2, T, 128))
-    text = tile_ir(attend, inputs)
-    assert text.count("tileir.kernel") > 1
-    report = check(attend, inputs, via="kernel")
-    assert report.passed, report
+    text = split_decode_kernel(inputs)
+    assert text.count("kernelir.func") == 1, text
+    assert "kernelir.shuffle xor" not in text, text
+    assert "kernelir.shared" not in text, text
+    assert re.search(r"iter_args\([^)]*\) -> \((f32, ){5}f32\)", text), text
+    assert text.count("kernelir.shuffle idx") == 1 + 128, text
+
+
+def test_decode_rows_of_several_warps_combine_their_splits():
+    # With more than a warp per row (here forced: 128 threads for 200
+    # keys, split-KV in 4 slices and their combine), each warp folds every
+    # fourth group of 32 keys, split among its lanes, and the warps combine
+    # their folds lane by lane through shared memory after one barrier,
+    # in warp order: the same bits in every warp, in every thread order.
+    torch.manual_seed(8)
+    inputs = (randn(1, 2, 1, 128), randn(1, 2, 200, 128),
+              randn(1, 2, 200, 128))
+    text = split_decode_kernel(inputs, "threads=128")
+    assert text.count("kernelir.func") == 2, text
+    assert "kernelir.shuffle xor" not in text, text
+    assert text.count("kernelir.shared : memref<4x32xf32") == 2 * 6, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(attend, inputs, via=via, options="threads=128")
+        assert report.passed, (via, report)
 
 
 def causal(q, k, v):

@@ -1,17 +1,22 @@
-// A chunked fold whose monoid's components split among the lanes of a row.
+// A fold whose monoid's components split among the lanes of a row.
 //
 // Attention's row folds (m, l, a_0, ..., a_{E-1}): the running maximum of
 // its scores, the sum of their exponentials, and a sum per element of the
-// output row. Folded as in SharedChunkFold.cpp, each lane of a row takes a
-// quarter of the keys and holds all E + 2 accumulators, which spill at
-// head dimension 128. Here every lane takes every key and holds the
-// maximum, the sum and a quarter of the a_e: the lanes compute one score
-// each per group of keys (lane l the key o + l, so no product is computed
-// twice) and exchange them by shuffles, and each folds its own share of the
-// output row. The monoid is found in the fold's structure, not assumed: the
-// combine of every split ("tail") component depends only on the others
-// ("head") and itself, alike for all of them, and each tail contribution
-// is one shared-chunk load of its own (maybe guarded), alike for all.
+// output row. Folded as in SharedChunkFold.cpp or BlockCombine.cpp, each
+// lane of a row takes a share of the keys and holds all E + 2
+// accumulators, which spill at head dimension 128. Here every lane takes
+// every key of its warp's and holds the maximum, the sum and 1/lanes of
+// the a_e: each lane computes the score of one key of a group (lane l the
+// key o + l, so no product is computed twice) and hands it to the others
+// by shuffles, or the lanes add a share of each q . k where that costs
+// fewer shuffles, and each folds its own share of the output row. The
+// values come from the Q-tile schedule's shared chunks, or straight from
+// the buffer for a decode step (a warp or more per row; several warps take
+// turns over the keys and combine through shared memory at the end). The
+// monoid is found in the fold's structure, not assumed: the combine of
+// every split ("tail") component depends only on the others ("head") and
+// itself, alike for all of them, and each tail contribution is one scalar
+// load of its own (maybe guarded), alike for all.
 
 #include "TileBodyTranslator.h"
 #include "strata/Dialect/Utils/LoopBox.h"
@@ -122,7 +127,7 @@ loopir::ReduceOp splittableSum(ArrayRef<Operation *> slice, int64_t lanes) {
 } // namespace
 
 Value TileBodyTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
-                                         int64_t lanes) {
+                                         Value lane, int64_t lanes) {
   Location loc = sum.getLoc();
   int64_t share = sum.getBounds()[0] / lanes;
   auto partial = loopir::ReduceOp::create(b, loc, sum.getResultTypes(),
@@ -138,14 +143,14 @@ Value TileBodyTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
         b, loc,
         arith::MulIOp::create(b, loc, body.getArgument(0),
                               arith::ConstantIndexOp::create(b, loc, lanes)),
-        groupThread);
+        lane);
     m.map(sum.getBody().front().getArgument(0), point);
     for (Operation &op : sum.getBody().front())
       b.clone(op, m);
   }
   // The lanes' partial sums, added in the same order in every lane.
   return combineAcrossBlock(
-      b, loc, *entry, groupThread, lanes,
+      b, loc, *entry, lane, lanes,
       KernelMonoid::primitive({MonoidKind::Add}, partial.getResultTypes()),
       partial.getResults())[0];
 }
@@ -205,11 +210,18 @@ std::optional<ComponentSplit> strata::detail::planComponentSplit(
     split.tailLoads.push_back(scalarChunks[own.front()]);
     isTail.set(c);
   }
+  // What does not divide among the lanes folds with the head (a combine
+  // kernel's partial sums l, loaded like the output row's a_e, take the
+  // form of the tail but are one too many).
+  while (split.tail.size() % lanes != 0) {
+    isTail.reset(split.tail.front());
+    split.tail.erase(split.tail.begin());
+    split.tailLoads.erase(split.tailLoads.begin());
+  }
   for (unsigned c = 0; c < n; ++c)
     if (!isTail.test(c))
       split.head.push_back(c);
-  if (split.tail.size() < 2 * (size_t)lanes || split.tail.size() % lanes != 0 ||
-      split.head.empty())
+  if (split.tail.size() < 2 * (size_t)lanes || split.head.empty())
     return std::nullopt;
   // The head folds alone; each tail component folds with the head only.
   ValueRange combined = combine.getTerminator()->getOperands();
@@ -256,60 +268,118 @@ std::optional<ComponentSplit> strata::detail::planComponentSplit(
   return split;
 }
 
-SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
-    Operation *fold, Block &body, ArrayRef<int64_t> bounds,
-    ArrayRef<tileir::SharedChunkLoad> loads, ArrayRef<Value> chunks,
-    Value tailChunk, const ComponentSplit &split, Value first, ValueRange acc,
-    Value skip) {
-  Location loc = fold->getLoc();
+std::optional<TailColumns>
+strata::detail::planTailColumns(const ComponentSplit &split,
+                                ArrayRef<tileir::SharedChunkLoad> loads) {
+  // The tail's loads differ in one index only, a constant that counts the
+  // components: the output row's element.
+  auto firstLoad = loads[split.tailLoads.front()].load;
+  std::optional<TailColumns> columns;
+  for (auto [t, l] : llvm::enumerate(split.tailLoads)) {
+    auto load = loads[l].load;
+    if (load.getMemref() != firstLoad.getMemref() ||
+        load->getAttrDictionary() != firstLoad->getAttrDictionary() ||
+        load->getNumOperands() != firstLoad->getNumOperands())
+      return std::nullopt;
+    if (t == 0)
+      continue;
+    std::optional<unsigned> differs;
+    for (unsigned i = 0; i < load->getNumOperands(); ++i) {
+      if (load->getOperand(i) == firstLoad->getOperand(i))
+        continue;
+      if (differs)
+        return std::nullopt;
+      differs = i;
+    }
+    APInt at, first;
+    if (!differs || (columns && columns->operand != *differs) ||
+        !matchPattern(load->getOperand(*differs), m_ConstantInt(&at)) ||
+        !matchPattern(firstLoad->getOperand(*differs), m_ConstantInt(&first)) ||
+        at.getSExtValue() != first.getSExtValue() + (int64_t)t)
+      return std::nullopt;
+    columns = TailColumns{*differs, first.getSExtValue()};
+  }
+  return columns;
+}
+
+int64_t TileBodyTranslator::splitLanes() const {
+  return std::min<int64_t>(groupThreads, kernelir::kWarpSize);
+}
+
+Value TileBodyTranslator::splitLane(Location loc) {
+  if (groupThreads <= kernelir::kWarpSize)
+    return groupThread;
+  return arith::RemUIOp::create(
+      b, loc, groupThread,
+      arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize));
+}
+
+SmallVector<Value> TileBodyTranslator::combineSplit(Operation *fold,
+                                                    const ComponentSplit &split,
+                                                    ValueRange acc,
+                                                    ValueRange contribution) {
+  // The region's ops for the head's results and those of the tail
+  // components in position 0 of each slot (tail[s * lanes]), which combine
+  // as the others of their slot do (planComponentSplit).
   auto composite = cast<tileir::CompositeFoldOp>(fold);
   Block &combine = composite.getCombine().front();
   unsigned n = composite.getNumResults();
-  int64_t lanes = groupThreads;
+  int64_t lanes = splitLanes();
+  SmallVector<unsigned> components(split.head);
+  for (size_t s = 0; s < split.tail.size() / lanes; ++s)
+    components.push_back(split.tail[s * lanes]);
+  ValueRange combined = combine.getTerminator()->getOperands();
+  SmallVector<Value> roots;
+  IRMapping args = mapping;
+  for (auto [i, c] : llvm::enumerate(components)) {
+    roots.push_back(combined[c]);
+    args.map(combine.getArgument(c), acc[i]);
+    args.map(combine.getArgument(n + c), contribution[i]);
+  }
+  for (Operation *op : sliceOf(combine, roots))
+    b.clone(*op, args);
+  SmallVector<Value> next;
+  for (Value r : roots)
+    next.push_back(args.lookupOrDefault(r));
+  return next;
+}
+
+SmallVector<Value>
+TileBodyTranslator::splitIdentity(Operation *fold,
+                                  const ComponentSplit &split) {
+  Location loc = fold->getLoc();
+  ArrayAttr identities = cast<tileir::CompositeFoldOp>(fold).getIdentities();
+  SmallVector<Value> init;
+  auto identity = [&](unsigned c) {
+    init.push_back(
+        arith::ConstantOp::create(b, loc, cast<TypedAttr>(identities[c])));
+  };
+  for (unsigned c : split.head)
+    identity(c);
+  for (size_t s = 0; s < split.tail.size() / splitLanes(); ++s)
+    identity(split.tail.front());
+  return init;
+}
+
+SmallVector<Value> TileBodyTranslator::foldByComponents(
+    Operation *fold, Block &body, ArrayRef<int64_t> bounds,
+    ArrayRef<tileir::SharedChunkLoad> loads, ArrayRef<Value> chunks,
+    const ComponentSplit &split, TailRead readTail, Value first, Value end,
+    int64_t step, Value warpOffset, ValueRange acc) {
+  Location loc = fold->getLoc();
+  auto composite = cast<tileir::CompositeFoldOp>(fold);
+  int64_t lanes = splitLanes();
   int64_t slots = split.tail.size() / lanes;
+  Value lane = splitLane(loc);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   SmallVector<TypedAttr> identity;
   for (Attribute a : composite.getIdentities())
     identity.push_back(cast<TypedAttr>(a));
-  int64_t points = computeProduct(bounds);
-  Value last = index(points - 1);
-  // The combine of the head and each slot's components: the region's ops
-  // for the head's results and those of the tail components in slot
-  // position 0 of each slot (tail[s * lanes]), which combine as the
-  // others do (planComponentSplit).
-  SmallVector<unsigned> templates;
-  for (int64_t s = 0; s < slots; ++s)
-    templates.push_back(split.tail[s * lanes]);
-  SmallVector<Value> roots;
-  ValueRange combined = combine.getTerminator()->getOperands();
-  for (unsigned c : split.head)
-    roots.push_back(combined[c]);
-  for (unsigned c : templates)
-    roots.push_back(combined[c]);
-  SmallVector<Operation *> combineSlice = sliceOf(combine, roots);
-  // acc and contribution: the head's components, then one per slot.
-  auto combineSlots = [&](ValueRange acc, ValueRange contribution) {
-    IRMapping args = mapping;
-    auto bindComponent = [&](unsigned c, Value x, Value y) {
-      args.map(combine.getArgument(c), x);
-      args.map(combine.getArgument(n + c), y);
-    };
-    for (auto [i, c] : llvm::enumerate(split.head))
-      bindComponent(c, acc[i], contribution[i]);
-    for (auto [s, c] : llvm::enumerate(templates))
-      bindComponent(c, acc[split.head.size() + s],
-                    contribution[split.head.size() + s]);
-    for (Operation *op : combineSlice)
-      b.clone(*op, args);
-    SmallVector<Value> next;
-    for (Value r : roots)
-      next.push_back(args.lookupOrDefault(r));
-    return next;
-  };
+  Value last = index(computeProduct(bounds) - 1);
 
-  // The body at a point of the chunk, its shared loads reading the chunks.
+  // The body at a point, its shared loads reading the chunks (if any).
   auto bindPoint = [&](IRMapping &m, Value offset) {
     Value point = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, offset), last);
@@ -331,19 +401,18 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
       if (Operation *def = operand.getDefiningOp(); def && readsOwn.count(def))
         readsOwn.insert(op);
 
-  Value end = arith::MinUIOp::create(
-      b, loc, index(chunkPoints),
-      arith::SubIOp::create(b, loc, index(points), first));
-  if (skip)
-    end = arith::SelectOp::create(b, loc, skip, index(0), end);
   // The head's contribution at the point `offset`, to which `m` binds the
   // body's arguments; with `dot`, its sum of products split among the
-  // lanes.
+  // lanes. Splitting the sum costs each lane log2(lanes) shuffles per
+  // point; computing each point's head in one lane and handing it to the
+  // others, one per head component.
   loopir::ReduceOp dot = splittableSum(headSlice, lanes);
+  if (dot && llvm::Log2_64(lanes) > split.head.size())
+    dot = {};
   auto evaluateHead = [&](IRMapping &m, Value offset) {
     for (Operation *op : headSlice) {
       if (op == dot.getOperation())
-        m.map(dot.getResult(0), sumAcrossLanes(dot, m, lanes));
+        m.map(dot.getResult(0), sumAcrossLanes(dot, m, lane, lanes));
       else
         b.clone(*op, m);
     }
@@ -353,14 +422,19 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
       head.push_back(m.lookupOrDefault(y));
     return head;
   };
+  // The loop's bounds are the same in every thread of the block (the CPU
+  // emulation runs loops with shuffles in lockstep); a warp's groups start
+  // `warpOffset` further, and their points past `end` are not valid.
   auto groupLoop = buildLoop(
-      loc, index(0), end, index(lanes), acc, [&](Value o, ValueRange carried) {
+      loc, index(0), end, index(step), acc, [&](Value o, ValueRange carried) {
+        if (warpOffset)
+          o = arith::AddIOp::create(b, loc, o, warpOffset);
         // Without a sum to split, each lane computes the head's
         // contribution of one point of the group, for all.
         SmallVector<Value> head;
         if (!dot) {
           IRMapping own = mapping;
-          Value mine = arith::AddIOp::create(b, loc, o, groupThread);
+          Value mine = arith::AddIOp::create(b, loc, o, lane);
           Value mineClamped = arith::MinUIOp::create(
               b, loc, mine, arith::SubIOp::create(b, loc, end, index(1)));
           bindPoint(own, mineClamped);
@@ -402,13 +476,10 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
                   b.clone(*op, at);
               readFromChunks(at, loads, chunks, clamped);
               for (int64_t s = 0; s < slots; ++s) {
-                Value column = arith::AddIOp::create(b, loc, index(s * lanes),
-                                                     groupThread);
+                Value column =
+                    arith::AddIOp::create(b, loc, index(s * lanes), lane);
                 IRMapping slot = at;
-                Value value = loopir::LoadOp::create(
-                    b, loc, tailChunk, ValueRange{clamped, column},
-                    AffineMapAttr());
-                slot.map(ownLoad->getResult(0), value);
+                slot.map(ownLoad->getResult(0), readTail(at, clamped, column));
                 for (Operation *op : tailSlice)
                   if (op != ownLoad && readsOwn.count(op))
                     b.clone(*op, slot);
@@ -418,11 +489,96 @@ SmallVector<Value> TileBodyTranslator::foldChunkByComponents(
                     b, loc, valid, slot.lookupOrDefault(yields[firstTail]),
                     id));
               }
-              return combineSlots(next, contribution);
+              return combineSplit(fold, split, next, contribution);
             });
         return SmallVector<Value>(points.getResults());
       });
   return SmallVector<Value>(groupLoop.getResults());
+}
+
+bool TileBodyTranslator::translateSplitFold(Operation *fold, Block &body,
+                                            ArrayRef<int64_t> bounds) {
+  if (!isa<tileir::CompositeFoldOp>(fold))
+    return false;
+  // Every scalar load of the body may be a tail component's own.
+  SmallVector<tileir::SharedChunkLoad> loads;
+  for (auto load : body.getOps<loopir::LoadOp>())
+    loads.push_back({load, {}, {}});
+  int64_t lanes = splitLanes();
+  std::optional<ComponentSplit> split = planComponentSplit(fold, loads, lanes);
+  if (!split)
+    return false;
+  std::optional<TailColumns> columns = planTailColumns(*split, loads);
+  if (!columns)
+    return false;
+  Location loc = fold->getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // A slot's value: the tail's first load, its column moved to the slot's
+  // element (neighbouring lanes read neighbouring elements).
+  Operation *ownLoad = loads[split->tailLoads.front()].load;
+  auto readTail = [&](IRMapping &at, Value, Value column) -> Value {
+    Value element =
+        arith::AddIOp::create(b, loc, index(columns->first), column);
+    Operation *copy = b.clone(*ownLoad, at);
+    copy->setOperand(columns->operand, element);
+    return copy->getResult(0);
+  };
+  // The warps of a row take turns over groups of 32 points, and combine
+  // their folds at the end.
+  int64_t warps = groupThreads / lanes;
+  Value warp, warpOffset;
+  if (warps > 1) {
+    warp = arith::DivUIOp::create(b, loc, groupThread, index(lanes));
+    warpOffset = arith::MulIOp::create(b, loc, warp, index(lanes));
+  }
+  SmallVector<Value> acc =
+      foldByComponents(fold, body, bounds, loads, /*chunks=*/{}, *split,
+                       readTail, index(0), index(computeProduct(bounds)),
+                       warps * lanes, warpOffset, splitIdentity(fold, *split));
+  if (warps > 1)
+    acc = combineSplitAcrossWarps(fold, *split, acc, warp, warps);
+  mapSplitResults(fold, *split, acc);
+  return true;
+}
+
+SmallVector<Value> TileBodyTranslator::combineSplitAcrossWarps(
+    Operation *fold, const ComponentSplit &split, ValueRange acc, Value warp,
+    int64_t warps) {
+  // Lane l of every warp holds the same components: each posts its fold to
+  // a shared buffer, and after a barrier every warp combines the posts of
+  // its lane in warp order (the same bits in every warp).
+  Location loc = fold->getLoc();
+  Value lane = splitLane(loc);
+  SmallVector<Value> buffers;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    for (Value v : acc)
+      buffers.push_back(kernelir::SharedOp::create(
+          b, loc,
+          MemRefType::get({warps, kernelir::kWarpSize}, v.getType(),
+                          MemRefLayoutAttrInterface(), workgroup)));
+  }
+  for (auto [v, buffer] : llvm::zip(acc, buffers))
+    kernelir::StoreOp::create(b, loc, v, buffer, ValueRange{warp, lane},
+                              Value());
+  kernelir::BarrierOp::create(b, loc);
+  auto post = [&](int64_t w) {
+    SmallVector<Value> state;
+    Value at = arith::ConstantIndexOp::create(b, loc, w);
+    for (Value buffer : buffers)
+      state.push_back(
+          kernelir::LoadOp::create(b, loc, buffer, ValueRange{at, lane}));
+    return state;
+  };
+  SmallVector<Value> result = post(0);
+  for (int64_t w = 1; w < warps; ++w)
+    result = combineSplit(fold, split, result, post(w));
+  return result;
 }
 
 void TileBodyTranslator::mapSplitResults(Operation *fold,
@@ -433,7 +589,7 @@ void TileBodyTranslator::mapSplitResults(Operation *fold,
   // Tail component e lives in slot e / lanes of lane e % lanes; it is
   // shuffled from there where the kernel's top level first uses it (all
   // at once here would keep the whole row vector live in every thread).
-  int64_t lanes = groupThreads;
+  int64_t lanes = splitLanes();
   for (auto [e, c] : llvm::enumerate(split.tail))
     pendingGathers[fold->getResult(c)] = {acc[split.head.size() + e / lanes],
                                           (int64_t)(e % lanes)};
@@ -459,12 +615,12 @@ void TileBodyTranslator::gatherBeforeUse(Operation &op) {
 }
 
 Value TileBodyTranslator::laneOfGroup(Location loc, Value i) {
-  // Groups are aligned runs of lanes: this lane minus its place in the
-  // group is the group's first lane.
+  // A split's lanes are aligned runs of a warp's lanes: this lane minus its
+  // place among them is their first.
   Value lane = arith::RemUIOp::create(
       b, loc, thread,
       arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize));
-  Value first = arith::SubIOp::create(b, loc, lane, groupThread);
+  Value first = arith::SubIOp::create(b, loc, lane, splitLane(loc));
   return arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                     arith::AddIOp::create(b, loc, first, i));
 }

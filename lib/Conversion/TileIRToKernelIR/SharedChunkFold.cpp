@@ -201,18 +201,11 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
                            l.load->getResult(0).getType());
   }
   SmallVector<Value> init;
-  auto identity = [&](unsigned c) {
-    init.push_back(arith::ConstantOp::create(b, loc, monoid.identity[c]));
-  };
-  if (split) {
-    for (unsigned c : split->head)
-      identity(c);
-    for (size_t s = 0; s < split->tail.size() / groupThreads; ++s)
-      identity(split->tail.front());
-  } else {
-    for (unsigned c = 0; c < monoid.identity.size(); ++c)
-      identity(c);
-  }
+  if (split)
+    init = splitIdentity(fold, *split);
+  else
+    for (TypedAttr identity : monoid.identity)
+      init.push_back(arith::ConstantOp::create(b, loc, identity));
   Value last = index(points - 1);
   // A chunk whose every point contributes the identity for every row of
   // the block (the keys of causal attention's future) is skipped: the
@@ -256,9 +249,19 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
         Value skip = skips ? skipsChunk(first) : Value();
         stageChunk(fold, body, bounds, loads, chunks, columns, tailChunk, first,
                    skip);
-        if (split)
-          return foldChunkByComponents(fold, body, bounds, loads, chunks,
-                                       tailChunk, *split, first, acc, skip);
+        if (split) {
+          // Each slot's value of a point: its column of the tail chunk.
+          auto readTail = [&](IRMapping &, Value offset, Value column) {
+            return loopir::LoadOp::create(b, loc, tailChunk,
+                                          ValueRange{offset, column},
+                                          AffineMapAttr())
+                .getResult();
+          };
+          return foldByComponents(fold, body, bounds, loads, chunks, *split,
+                                  readTail, first,
+                                  chunkEnd(first, points, skip), groupThreads,
+                                  /*warpOffset=*/Value(), acc);
+        }
         return foldChunk(fold, monoid, body, bounds, loads, chunks, first, acc,
                          skip);
       });
@@ -334,16 +337,10 @@ SmallVector<Value> TileBodyTranslator::foldChunk(
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t points = computeProduct(bounds);
   // This thread's points of the chunk: groupThread, + groupThreads, ...
-  Value end = arith::MinUIOp::create(
-      b, loc, index(chunkPoints),
-      arith::SubIOp::create(b, loc, index(points), first));
-  if (skip)
-    end = arith::SelectOp::create(b, loc, skip, index(0), end);
   auto own = buildLoop(
-      loc, groupThread, end, index(groupThreads), acc,
-      [&](Value offset, ValueRange carried) {
+      loc, groupThread, chunkEnd(first, computeProduct(bounds), skip),
+      index(groupThreads), acc, [&](Value offset, ValueRange carried) {
         Value point = arith::AddIOp::create(b, loc, first, offset);
         IRMapping m =
             cloneLoopBody(b, body, delinearize(b, loc, point, bounds), mapping);
@@ -354,6 +351,19 @@ SmallVector<Value> TileBodyTranslator::foldChunk(
         return monoid.combine(b, loc, carried, contribution);
       });
   return SmallVector<Value>(own.getResults());
+}
+
+Value TileBodyTranslator::chunkEnd(Value first, int64_t points, Value skip) {
+  Location loc = first.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value end = arith::MinUIOp::create(
+      b, loc, index(chunkPoints),
+      arith::SubIOp::create(b, loc, index(points), first));
+  if (skip)
+    end = arith::SelectOp::create(b, loc, skip, index(0), end);
+  return end;
 }
 
 void TileBodyTranslator::readFromChunks(IRMapping &m,

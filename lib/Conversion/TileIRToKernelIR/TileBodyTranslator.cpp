@@ -446,6 +446,8 @@ LogicalResult TileBodyTranslator::translateCooperativeFold(
   auto chunks = sharedChunks.find(fold);
   if (chunks != sharedChunks.end())
     return translateChunkedFold(fold, monoid, body, bounds, chunks->second);
+  if (translateSplitFold(fold, body, bounds))
+    return success();
   SmallVector<Value> init;
   for (TypedAttr identity : monoid.identity)
     init.push_back(arith::ConstantOp::create(b, loc, identity));

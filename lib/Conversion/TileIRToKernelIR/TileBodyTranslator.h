@@ -61,6 +61,20 @@ std::optional<ComponentSplit>
 planComponentSplit(Operation *fold, ArrayRef<tileir::SharedChunkLoad> loads,
                    int64_t lanes);
 
+/// Where a split's tail loads differ: in operand `operand` only, the
+/// constant `first` + t for tail component t (the output row's element).
+struct TailColumns {
+  unsigned operand;
+  int64_t first;
+};
+
+/// The tail loads' columns, where they are one load at consecutive
+/// elements (a split fold without shared chunks reads a slot's element by
+/// moving that index).
+std::optional<TailColumns>
+planTailColumns(const ComponentSplit &split,
+                ArrayRef<tileir::SharedChunkLoad> loads);
+
 /// Translates the body of one tileir.kernel into the body of its
 /// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
 /// thread t owns tile elements t, t + threads, t + 2 * threads, ..., or runs
@@ -380,30 +394,66 @@ private:
                                ArrayRef<Value> chunks, Value first,
                                ValueRange acc, Value skip);
 
-  /// One chunk of a chunked fold split by components (planComponentSplit),
-  /// its copy already made: every lane walks the chunk's points in groups
-  /// of `groupThreads`, computes the head's contribution of one point per
-  /// group and shuffles it to the others, and folds its slots' values of
-  /// each point, read from `tailChunk` (points x tail components); the new
-  /// accumulators (the head's, then one per slot).
+  /// The point past this thread group's last of the chunk from `first` of
+  /// a fold of `points` points (0 where `skip`, if not null, holds).
+  Value chunkEnd(Value first, int64_t points, Value skip);
+
+  /// A slot's tail value at a point of a split fold: `at` binds the body
+  /// at the point (`offset` from the fold's first), `column` is the slot's
+  /// tail component.
+  using TailRead =
+      function_ref<Value(IRMapping &at, Value offset, Value column)>;
+  /// The lanes that split a fold's components (planComponentSplit): the
+  /// group's, at most a warp's (several warps of a row take turns over the
+  /// points and combine at the end), and this thread's among them.
+  int64_t splitLanes() const;
+  Value splitLane(Location loc);
+  /// A split fold's identity: the head's components, then one per slot.
+  SmallVector<Value> splitIdentity(Operation *fold,
+                                   const ComponentSplit &split);
+  /// Combines two states of a split fold (the head's components, then one
+  /// per slot) with the fold's region.
+  SmallVector<Value> combineSplit(Operation *fold, const ComponentSplit &split,
+                                  ValueRange acc, ValueRange contribution);
+  /// The points `first` + [0, end) of a fold split by components, in
+  /// groups of splitLanes() points every `step` (from `warpOffset`, if not
+  /// null, for this thread's warp): every lane walks every
+  /// point of its groups; the head's contribution is computed by one lane
+  /// per point and shuffled to the others, or, where the head has a sum of
+  /// products worth it, by all, a share of the sum each; each lane folds
+  /// its slots' values (`readTail`). Shared loads read `chunks`, if any.
+  /// The new accumulators (the head's, then one per slot).
   SmallVector<Value>
-  foldChunkByComponents(Operation *fold, Block &body, ArrayRef<int64_t> bounds,
-                        ArrayRef<tileir::SharedChunkLoad> loads,
-                        ArrayRef<Value> chunks, Value tailChunk,
-                        const ComponentSplit &split, Value first,
-                        ValueRange acc, Value skip);
+  foldByComponents(Operation *fold, Block &body, ArrayRef<int64_t> bounds,
+                   ArrayRef<tileir::SharedChunkLoad> loads,
+                   ArrayRef<Value> chunks, const ComponentSplit &split,
+                   TailRead readTail, Value first, Value end, int64_t step,
+                   Value warpOffset, ValueRange acc);
+  /// A fold with no shared chunks split by components where its monoid
+  /// allows (a decode step's attention: a warp or more per row), reading
+  /// each slot's element from the buffer; false (nothing emitted) where it
+  /// does not split.
+  bool translateSplitFold(Operation *fold, Block &body,
+                          ArrayRef<int64_t> bounds);
+  /// The split folds of the `warps` warps of a row (`warp`: this thread's)
+  /// combined through shared memory: every warp receives the row's.
+  SmallVector<Value> combineSplitAcrossWarps(Operation *fold,
+                                             const ComponentSplit &split,
+                                             ValueRange acc, Value warp,
+                                             int64_t warps);
   /// `sum` (a loopir.reduce add over one index, its body's values bound by
-  /// `m`) split among the `lanes` lanes of this thread's group: each adds
-  /// a share of the points, and an xor butterfly gives every lane the
-  /// total (the same bits in every lane).
-  Value sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m, int64_t lanes);
+  /// `m`) split among `lanes` lanes (`lane`: this thread's): each adds a
+  /// share of the points, and an xor butterfly gives every lane the total
+  /// (the same bits in every lane).
+  Value sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m, Value lane,
+                       int64_t lanes);
   /// Maps a split fold's results to its accumulators: the head's as they
   /// are; each tail component is shuffled from the lane that holds it
   /// before the top-level op that first uses it (gatherBeforeUse).
   void mapSplitResults(Operation *fold, const ComponentSplit &split,
                        ValueRange acc);
-  /// The lane in its warp (i32, for kernelir.shuffle idx) of this thread
-  /// group's lane `i`.
+  /// The lane in its warp (i32, for kernelir.shuffle idx) of lane `i` of
+  /// this thread's split lanes.
   Value laneOfGroup(Location loc, Value i);
   /// Shuffles the pending components `op` (a top-level op of the kernel,
   /// which every lane runs) uses into place, at the builder.

@@ -4,9 +4,10 @@
 // takes the softmax (and the scores it computes) into it, one kernel,
 // whatever the number of query rows (the Q-tile schedule shares keys and
 // values between them). A row vector of up to 256 values is one too where
-// at least 16 query rows take the Q-tile schedule (whose lanes split the
-// vector); with fewer, the product stays a contraction and the
-// probabilities a tensor.
+// the lanes of a row can split it: at least 16 query rows take the Q-tile
+// schedule (4 lanes a row: a multiple of 4), fewer a warp or more each (32
+// lanes: a multiple of 32); otherwise the product stays a contraction and
+// the probabilities a tensor.
 // RUN: strata-opt %s -split-input-file --loopir-fuse | FileCheck %s
 
 // CHECK-LABEL: func.func @attention
@@ -104,10 +105,11 @@ func.func @wide_values(%p0: tensor<40x45xf32>, %v: tensor<45x96xf32>) -> tensor<
 
 // CHECK-LABEL: func.func @wide_values_few_queries
 // CHECK: loopir.kernel
-// CHECK: loopir.reduce max
-// CHECK: loopir.kernel
-// CHECK-NOT: loopir.reduce max
+// CHECK-NOT: loopir.kernel
 // CHECK: loopir.reduce add
+// CHECK: loopir.reduce max
+// CHECK: math.exp
+// CHECK: return
 func.func @wide_values_few_queries(%p0: tensor<8x45xf32>, %v: tensor<45x96xf32>) -> tensor<8x96xf32> {
   %p = loopir.kernel ins(%p0 : tensor<8x45xf32>) -> tensor<8x45xf32> {
   ^bb0(%sb: memref<8x45xf32>, %out: memref<8x45xf32>):
@@ -135,4 +137,41 @@ func.func @wide_values_few_queries(%p0: tensor<8x45xf32>, %v: tensor<45x96xf32>)
     }
   }
   return %o : tensor<8x96xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @values_few_queries_cannot_split
+// CHECK: loopir.kernel
+// CHECK: loopir.reduce max
+// CHECK: loopir.kernel
+// CHECK-NOT: loopir.reduce max
+// CHECK: loopir.reduce add
+func.func @values_few_queries_cannot_split(%p0: tensor<8x45xf32>, %v: tensor<45x80xf32>) -> tensor<8x80xf32> {
+  %p = loopir.kernel ins(%p0 : tensor<8x45xf32>) -> tensor<8x45xf32> {
+  ^bb0(%sb: memref<8x45xf32>, %out: memref<8x45xf32>):
+    loopir.parallel (%i, %j) in [8, 45] {
+      %m = loopir.reduce max (%t) in [45] : f32 {
+        %x = loopir.load %sb[%i, %t] : memref<8x45xf32>
+        loopir.yield %x : f32
+      }
+      %x = loopir.load %sb[%i, %j] : memref<8x45xf32>
+      %y = arith.subf %x, %m : f32
+      %e = math.exp %y : f32
+      loopir.store %e, %out[%i, %j] : memref<8x45xf32>
+    }
+  }
+  %o = loopir.kernel ins(%p, %v : tensor<8x45xf32>, tensor<45x80xf32>) -> tensor<8x80xf32> {
+  ^bb0(%pb: memref<8x45xf32>, %vb: memref<45x80xf32>, %out: memref<8x80xf32>):
+    loopir.parallel (%i, %e) in [8, 80] {
+      %a = loopir.reduce add (%t) in [45] : f32 {
+        %x = loopir.load %pb[%i, %t] : memref<8x45xf32>
+        %y = loopir.load %vb[%t, %e] : memref<45x80xf32>
+        %z = arith.mulf %x, %y : f32
+        loopir.yield %z : f32
+      }
+      loopir.store %a, %out[%i, %e] : memref<8x80xf32>
+    }
+  }
+  return %o : tensor<8x80xf32>
 }

@@ -67,18 +67,22 @@ constexpr int64_t kMinContractionRowsAndColumns = 8;
 /// reduced row: each thread accumulates every element of the vector, so a
 /// contribution's part that does not depend on the vector's index is
 /// computed once per point of the row, not once per element of the vector.
-/// Each thread holds the whole vector: ptxas for sm_90 gives attention's
-/// decode kernel 237 registers and no spills at head dimension 64, and
-/// 255 registers with 1224 bytes of spills at 128 (docs/tile-schedules.md).
+/// Each thread holds the whole vector: ptxas for sm_90 gave attention's
+/// decode kernel 237 registers at head dimension 64 and spills at 128,
+/// before the lanes of its row split the vector (kMaxFlashRowVectorLength,
+/// docs/tile-schedules.md); other row vectors keep this limit.
 constexpr int64_t kMaxRowVectorLength = 64;
 
 /// Attention's output row (a row vector whose sums are weighted by
 /// exponentials normalized by a maximum over the same row: online softmax)
-/// may be up to this long where its rows take the Q-tile schedule (at
-/// least kMinQTileRows queries): there the lanes of a row split the vector
-/// (each folds every key's maximum and sum and a quarter of the sums,
-/// ComponentSplitFold.cpp), so no thread holds it whole. Head dimensions
-/// 80 to 256 (Llama's 128) take the flash schedule that way.
+/// may be up to this long where the lanes of a row split the vector, so
+/// that no thread holds it whole (ComponentSplitFold.cpp): with at least
+/// kMinQTileRows queries (the Q-tile schedule) each of a row's
+/// kQTileThreadsPerRow lanes folds every key's maximum and sum and a
+/// quarter of the sums; with fewer (a decode step: a warp or more per row)
+/// each lane of a warp folds every key of the warp's and 1/32 of the sums,
+/// where the vector divides among 32 lanes. Head dimensions 80 to 256
+/// (Llama's 128) take the flash schedule that way.
 constexpr int64_t kMaxFlashRowVectorLength = 256;
 
 /// Rows shorter than this keep a thread each (the generic schedule): a

@@ -208,11 +208,13 @@ bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   if (bounds.size() < 2 || bounds.back() > kMaxFlashRowVectorLength ||
       box.size() != 1)
     return false;
-  // A vector longer than a thread holds splits among the lanes of a row,
-  // which the Q-tile schedule of many queries gives (kMaxFlashRowVectorLength).
-  if (bounds.back() > kMaxRowVectorLength &&
-      (bounds[bounds.size() - 2] < kMinQTileRows ||
-       bounds.back() % kQTileThreadsPerRow != 0))
+  // A vector longer than a thread holds splits among the lanes of a row:
+  // the Q-tile schedule's few lanes for many queries, a warp's for fewer
+  // (kMaxFlashRowVectorLength).
+  int64_t lanes = bounds[bounds.size() - 2] >= kMinQTileRows
+                      ? kQTileThreadsPerRow
+                      : kWarpSize;
+  if (bounds.back() > kMaxRowVectorLength && bounds.back() % lanes != 0)
     return false;
   WalkResult rounds =
       reduce.getBody().walk([](arith::TruncFOp) { return WalkResult::interrupt(); });
