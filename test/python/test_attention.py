@@ -74,6 +74,14 @@ def cases():
         "head_dim_96_masked_three_queries": (
             masked_fill, (randn(1, 2, 3, 96), randn(1, 2, T, 96),
                           randn(1, 2, T, 96), torch.rand(1, 1, 3, T) > 0.3)),
+        # 80 (Phi-2's) splits among runs of 16 lanes (5 slots each), two
+        # runs a warp taking turns over the keys; two queries sharing their
+        # keys stage them in shared memory, 72 among runs of 8 lanes.
+        "head_dim_80": (attend, (randn(1, 2, 1, 80), randn(1, 2, T, 80),
+                                 randn(1, 2, T, 80))),
+        "head_dim_72_two_queries": (attend, (randn(1, 2, 2, 72),
+                                             randn(1, 2, T, 72),
+                                             randn(1, 2, T, 72))),
     }
 
 

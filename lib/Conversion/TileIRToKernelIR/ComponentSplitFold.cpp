@@ -213,10 +213,12 @@ std::optional<ComponentSplit> strata::detail::planComponentSplit(
   // What does not divide among the lanes folds with the head (a combine
   // kernel's partial sums l, loaded like the output row's a_e, take the
   // form of the tail but are one too many).
+  split.lanes = lanes;
   while (split.tail.size() % lanes != 0) {
     isTail.reset(split.tail.front());
     split.tail.erase(split.tail.begin());
     split.tailLoads.erase(split.tailLoads.begin());
+    ++split.joinedHead;
   }
   for (unsigned c = 0; c < n; ++c)
     if (!isTail.test(c))
@@ -302,16 +304,11 @@ strata::detail::planTailColumns(const ComponentSplit &split,
   return columns;
 }
 
-int64_t TileBodyTranslator::splitLanes() const {
-  return std::min<int64_t>(groupThreads, kernelir::kWarpSize);
-}
-
-Value TileBodyTranslator::splitLane(Location loc) {
-  if (groupThreads <= kernelir::kWarpSize)
+Value TileBodyTranslator::splitLane(Location loc, int64_t lanes) {
+  if (groupThreads <= lanes)
     return groupThread;
-  return arith::RemUIOp::create(
-      b, loc, groupThread,
-      arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize));
+  return arith::RemUIOp::create(b, loc, groupThread,
+                                arith::ConstantIndexOp::create(b, loc, lanes));
 }
 
 SmallVector<Value> TileBodyTranslator::combineSplit(Operation *fold,
@@ -324,7 +321,7 @@ SmallVector<Value> TileBodyTranslator::combineSplit(Operation *fold,
   auto composite = cast<tileir::CompositeFoldOp>(fold);
   Block &combine = composite.getCombine().front();
   unsigned n = composite.getNumResults();
-  int64_t lanes = splitLanes();
+  int64_t lanes = split.lanes;
   SmallVector<unsigned> components(split.head);
   for (size_t s = 0; s < split.tail.size() / lanes; ++s)
     components.push_back(split.tail[s * lanes]);
@@ -356,7 +353,7 @@ TileBodyTranslator::splitIdentity(Operation *fold,
   };
   for (unsigned c : split.head)
     identity(c);
-  for (size_t s = 0; s < split.tail.size() / splitLanes(); ++s)
+  for (size_t s = 0; s < split.tail.size() / split.lanes; ++s)
     identity(split.tail.front());
   return init;
 }
@@ -368,9 +365,9 @@ SmallVector<Value> TileBodyTranslator::foldByComponents(
     int64_t step, Value warpOffset, ValueRange acc) {
   Location loc = fold->getLoc();
   auto composite = cast<tileir::CompositeFoldOp>(fold);
-  int64_t lanes = splitLanes();
+  int64_t lanes = split.lanes;
   int64_t slots = split.tail.size() / lanes;
-  Value lane = splitLane(loc);
+  Value lane = splitLane(loc, lanes);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -457,7 +454,7 @@ SmallVector<Value> TileBodyTranslator::foldByComponents(
                 bindPoint(m, clamped);
                 theirs = evaluateHead(m, clamped);
               } else {
-                Value source = laneOfGroup(loc, i);
+                Value source = laneOfGroup(loc, i, lanes);
                 for (Value h : head)
                   theirs.push_back(kernelir::ShuffleOp::create(
                       b, loc, h, source, kernelir::ShuffleMode::IDX));
@@ -504,8 +501,7 @@ bool TileBodyTranslator::translateSplitFold(Operation *fold, Block &body,
   SmallVector<tileir::SharedChunkLoad> loads;
   for (auto load : body.getOps<loopir::LoadOp>())
     loads.push_back({load, {}, {}});
-  int64_t lanes = splitLanes();
-  std::optional<ComponentSplit> split = planComponentSplit(fold, loads, lanes);
+  std::optional<ComponentSplit> split = chooseComponentSplit(fold, loads);
   if (!split)
     return false;
   std::optional<TailColumns> columns = planTailColumns(*split, loads);
@@ -525,32 +521,66 @@ bool TileBodyTranslator::translateSplitFold(Operation *fold, Block &body,
     copy->setOperand(columns->operand, element);
     return copy->getResult(0);
   };
-  // The warps of a row take turns over groups of 32 points, and combine
-  // their folds at the end.
-  int64_t warps = groupThreads / lanes;
-  Value warp, warpOffset;
-  if (warps > 1) {
-    warp = arith::DivUIOp::create(b, loc, groupThread, index(lanes));
-    warpOffset = arith::MulIOp::create(b, loc, warp, index(lanes));
-  }
+  SplitRuns runs = splitRuns(*split, loc);
   SmallVector<Value> acc =
       foldByComponents(fold, body, bounds, loads, /*chunks=*/{}, *split,
                        readTail, index(0), index(computeProduct(bounds)),
-                       warps * lanes, warpOffset, splitIdentity(fold, *split));
-  if (warps > 1)
-    acc = combineSplitAcrossWarps(fold, *split, acc, warp, warps);
-  mapSplitResults(fold, *split, acc);
+                       groupThreads, runs.offset, splitIdentity(fold, *split));
+  mapSplitResults(fold, *split, combineSplitRuns(fold, *split, acc, runs));
   return true;
 }
 
-SmallVector<Value> TileBodyTranslator::combineSplitAcrossWarps(
-    Operation *fold, const ComponentSplit &split, ValueRange acc, Value warp,
-    int64_t warps) {
-  // Lane l of every warp holds the same components: each posts its fold to
-  // a shared buffer, and after a barrier every warp combines the posts of
-  // its lane in warp order (the same bits in every warp).
+std::optional<ComponentSplit> TileBodyTranslator::chooseComponentSplit(
+    Operation *fold, ArrayRef<tileir::SharedChunkLoad> loads) {
+  // The most lanes (up to a warp's) that leave the fewest components of
+  // the tail's form out of the split: a head dimension of 80 takes 16
+  // lanes, 5 slots each, not 32 lanes and 16 components in every lane.
+  std::optional<ComponentSplit> split;
+  for (int64_t lanes = std::min<int64_t>(groupThreads, kernelir::kWarpSize);
+       lanes >= 2; lanes /= 2) {
+    std::optional<ComponentSplit> candidate =
+        planComponentSplit(fold, loads, lanes);
+    if (candidate && (!split || candidate->joinedHead < split->joinedHead))
+      split = std::move(candidate);
+  }
+  return split;
+}
+
+TileBodyTranslator::SplitRuns
+TileBodyTranslator::splitRuns(const ComponentSplit &split, Location loc) {
+  // The runs of a group's lanes (its warps, or runs of a warp's lanes) take
+  // turns over groups of split.lanes points.
+  SplitRuns runs{groupThreads / split.lanes, Value(), Value()};
+  if (runs.count == 1)
+    return runs;
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  runs.run = arith::DivUIOp::create(b, loc, groupThread, index(split.lanes));
+  runs.offset = arith::MulIOp::create(b, loc, runs.run, index(split.lanes));
+  return runs;
+}
+
+SmallVector<Value>
+TileBodyTranslator::combineSplitRuns(Operation *fold,
+                                     const ComponentSplit &split,
+                                     ValueRange acc, const SplitRuns &runs) {
+  if (runs.count == 1)
+    return SmallVector<Value>(acc);
+  // Lane l of every run holds the same components: each posts its fold to
+  // a shared buffer (a row per run of each group), and after a barrier
+  // every run combines the posts of its lane in run order (the same bits
+  // in every run).
   Location loc = fold->getLoc();
-  Value lane = splitLane(loc);
+  Value lane = splitLane(loc, split.lanes);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value first =
+      group
+          ? arith::MulIOp::create(b, loc, group, index(runs.count)).getResult()
+          : index(0);
+  Value row = arith::AddIOp::create(b, loc, first, runs.run);
   SmallVector<Value> buffers;
   {
     OpBuilder::InsertionGuard guard(b);
@@ -560,23 +590,23 @@ SmallVector<Value> TileBodyTranslator::combineSplitAcrossWarps(
     for (Value v : acc)
       buffers.push_back(kernelir::SharedOp::create(
           b, loc,
-          MemRefType::get({warps, kernelir::kWarpSize}, v.getType(),
+          MemRefType::get({groups * runs.count, split.lanes}, v.getType(),
                           MemRefLayoutAttrInterface(), workgroup)));
   }
   for (auto [v, buffer] : llvm::zip(acc, buffers))
-    kernelir::StoreOp::create(b, loc, v, buffer, ValueRange{warp, lane},
+    kernelir::StoreOp::create(b, loc, v, buffer, ValueRange{row, lane},
                               Value());
   kernelir::BarrierOp::create(b, loc);
   auto post = [&](int64_t w) {
     SmallVector<Value> state;
-    Value at = arith::ConstantIndexOp::create(b, loc, w);
+    Value at = arith::AddIOp::create(b, loc, first, index(w));
     for (Value buffer : buffers)
       state.push_back(
           kernelir::LoadOp::create(b, loc, buffer, ValueRange{at, lane}));
     return state;
   };
   SmallVector<Value> result = post(0);
-  for (int64_t w = 1; w < warps; ++w)
+  for (int64_t w = 1; w < runs.count; ++w)
     result = combineSplit(fold, split, result, post(w));
   return result;
 }
@@ -589,10 +619,10 @@ void TileBodyTranslator::mapSplitResults(Operation *fold,
   // Tail component e lives in slot e / lanes of lane e % lanes; it is
   // shuffled from there where the kernel's top level first uses it (all
   // at once here would keep the whole row vector live in every thread).
-  int64_t lanes = splitLanes();
+  int64_t lanes = split.lanes;
   for (auto [e, c] : llvm::enumerate(split.tail))
     pendingGathers[fold->getResult(c)] = {acc[split.head.size() + e / lanes],
-                                          (int64_t)(e % lanes)};
+                                          (int64_t)(e % lanes), lanes};
 }
 
 void TileBodyTranslator::gatherBeforeUse(Operation &op) {
@@ -605,7 +635,8 @@ void TileBodyTranslator::gatherBeforeUse(Operation &op) {
         continue;
       Location loc = op.getLoc();
       Value source = laneOfGroup(
-          loc, arith::ConstantIndexOp::create(b, loc, pending->second.lane));
+          loc, arith::ConstantIndexOp::create(b, loc, pending->second.lane),
+          pending->second.lanes);
       mapping.map(v, kernelir::ShuffleOp::create(b, loc, pending->second.slot,
                                                  source,
                                                  kernelir::ShuffleMode::IDX));
@@ -614,13 +645,13 @@ void TileBodyTranslator::gatherBeforeUse(Operation &op) {
   });
 }
 
-Value TileBodyTranslator::laneOfGroup(Location loc, Value i) {
+Value TileBodyTranslator::laneOfGroup(Location loc, Value i, int64_t lanes) {
   // A split's lanes are aligned runs of a warp's lanes: this lane minus its
   // place among them is their first.
   Value lane = arith::RemUIOp::create(
       b, loc, thread,
       arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize));
-  Value first = arith::SubIOp::create(b, loc, lane, splitLane(loc));
+  Value first = arith::SubIOp::create(b, loc, lane, splitLane(loc, lanes));
   return arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                     arith::AddIOp::create(b, loc, first, i));
 }

@@ -172,8 +172,10 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
   int64_t points = computeProduct(bounds);
   // Split among the lanes of a row, the tail components' values share one
   // chunk (points x components; each lane reads its columns).
-  std::optional<ComponentSplit> split =
-      planComponentSplit(fold, loads, groupThreads);
+  std::optional<ComponentSplit> split = chooseComponentSplit(fold, loads);
+  std::optional<SplitRuns> runs;
+  if (split)
+    runs = splitRuns(*split, loc);
   SmallVector<Value> chunks(loads.size());
   SmallVector<std::optional<int64_t>> columns(loads.size());
   Value tailChunk;
@@ -257,16 +259,17 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
                                           AffineMapAttr())
                 .getResult();
           };
-          return foldByComponents(fold, body, bounds, loads, chunks, *split,
-                                  readTail, first,
-                                  chunkEnd(first, points, skip), groupThreads,
-                                  /*warpOffset=*/Value(), acc);
+          return foldByComponents(
+              fold, body, bounds, loads, chunks, *split, readTail, first,
+              chunkEnd(first, points, skip), groupThreads, runs->offset, acc);
         }
         return foldChunk(fold, monoid, body, bounds, loads, chunks, first, acc,
                          skip);
       });
   if (split) {
-    mapSplitResults(fold, *split, chunkLoop.getResults());
+    mapSplitResults(
+        fold, *split,
+        combineSplitRuns(fold, *split, chunkLoop.getResults(), *runs));
     return success();
   }
   mapping.map(fold->getResults(),

@@ -46,7 +46,12 @@ int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
 /// each lane a share of the `tail` (the output row's sums): tail[s * lanes
 /// + l] in slot s of lane l.
 struct ComponentSplit {
+  /// The lanes that share the fold (a power of two up to a warp's).
+  int64_t lanes = 0;
   SmallVector<unsigned> head, tail;
+  /// Components of the tail's form folded with the head because they did
+  /// not divide among the lanes.
+  unsigned joinedHead = 0;
   /// Per tail component, its contribution's shared-chunk load (an index
   /// into the fold's loads).
   SmallVector<unsigned> tailLoads;
@@ -403,11 +408,10 @@ private:
   /// tail component.
   using TailRead =
       function_ref<Value(IRMapping &at, Value offset, Value column)>;
-  /// The lanes that split a fold's components (planComponentSplit): the
-  /// group's, at most a warp's (several warps of a row take turns over the
-  /// points and combine at the end), and this thread's among them.
-  int64_t splitLanes() const;
-  Value splitLane(Location loc);
+  /// This thread's lane among a split's `lanes` (planComponentSplit: the
+  /// group's, or aligned runs of a warp's; several runs of a row take turns
+  /// over the points and combine at the end).
+  Value splitLane(Location loc, int64_t lanes);
   /// A split fold's identity: the head's components, then one per slot.
   SmallVector<Value> splitIdentity(Operation *fold,
                                    const ComponentSplit &split);
@@ -416,7 +420,7 @@ private:
   SmallVector<Value> combineSplit(Operation *fold, const ComponentSplit &split,
                                   ValueRange acc, ValueRange contribution);
   /// The points `first` + [0, end) of a fold split by components, in
-  /// groups of splitLanes() points every `step` (from `warpOffset`, if not
+  /// groups of split.lanes points every `step` (from `warpOffset`, if not
   /// null, for this thread's warp): every lane walks every
   /// point of its groups; the head's contribution is computed by one lane
   /// per point and shuffled to the others, or, where the head has a sum of
@@ -435,12 +439,26 @@ private:
   /// does not split.
   bool translateSplitFold(Operation *fold, Block &body,
                           ArrayRef<int64_t> bounds);
-  /// The split folds of the `warps` warps of a row (`warp`: this thread's)
-  /// combined through shared memory: every warp receives the row's.
-  SmallVector<Value> combineSplitAcrossWarps(Operation *fold,
-                                             const ComponentSplit &split,
-                                             ValueRange acc, Value warp,
-                                             int64_t warps);
+  /// The split of a fold's components for this kernel's groups: the most
+  /// lanes, up to a warp's, that leave the fewest components of the
+  /// tail's form in the head (planComponentSplit); none where it does not
+  /// split.
+  std::optional<ComponentSplit>
+  chooseComponentSplit(Operation *fold,
+                       ArrayRef<tileir::SharedChunkLoad> loads);
+  /// The runs of split.lanes lanes a group's threads make (its warps, or
+  /// runs of a warp's lanes): their count, this thread's run and the
+  /// offset of its groups of points (null with one run).
+  struct SplitRuns {
+    int64_t count;
+    Value run, offset;
+  };
+  SplitRuns splitRuns(const ComponentSplit &split, Location loc);
+  /// The split folds of a group's runs combined through shared memory:
+  /// every run receives the group's (`acc` itself with one run).
+  SmallVector<Value> combineSplitRuns(Operation *fold,
+                                      const ComponentSplit &split,
+                                      ValueRange acc, const SplitRuns &runs);
   /// `sum` (a loopir.reduce add over one index, its body's values bound by
   /// `m`) split among `lanes` lanes (`lane`: this thread's): each adds a
   /// share of the points, and an xor butterfly gives every lane the total
@@ -453,8 +471,8 @@ private:
   void mapSplitResults(Operation *fold, const ComponentSplit &split,
                        ValueRange acc);
   /// The lane in its warp (i32, for kernelir.shuffle idx) of lane `i` of
-  /// this thread's split lanes.
-  Value laneOfGroup(Location loc, Value i);
+  /// this thread's run of `lanes` split lanes.
+  Value laneOfGroup(Location loc, Value i, int64_t lanes);
   /// Shuffles the pending components `op` (a top-level op of the kernel,
   /// which every lane runs) uses into place, at the builder.
   void gatherBeforeUse(Operation &op);
@@ -533,10 +551,11 @@ private:
   /// the domain; null otherwise.
   Value rowInDomain;
   /// Results of split folds not yet shuffled to every lane: the slot that
-  /// holds each and the lane of its group that holds it (mapSplitResults).
+  /// holds each, the lane of its split that holds it, and the split's lanes
+  /// (mapSplitResults).
   struct PendingGather {
     Value slot;
-    int64_t lane;
+    int64_t lane, lanes;
   };
   DenseMap<Value, PendingGather> pendingGathers;
   /// The loads each chunked fold stages, and the points per chunk.

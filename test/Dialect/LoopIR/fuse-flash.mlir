@@ -5,9 +5,9 @@
 // whatever the number of query rows (the Q-tile schedule shares keys and
 // values between them). A row vector of up to 256 values is one too where
 // the lanes of a row can split it: at least 16 query rows take the Q-tile
-// schedule (4 lanes a row: a multiple of 4), fewer a warp or more each (32
-// lanes: a multiple of 32); otherwise the product stays a contraction and
-// the probabilities a tensor.
+// schedule (4 lanes a row), fewer a warp or more each (runs of up to 32
+// lanes): a multiple of 4 either way; otherwise the product stays a
+// contraction and the probabilities a tensor.
 // RUN: strata-opt %s -split-input-file --loopir-fuse | FileCheck %s
 
 // CHECK-LABEL: func.func @attention
@@ -147,7 +147,7 @@ func.func @wide_values_few_queries(%p0: tensor<8x45xf32>, %v: tensor<45x96xf32>)
 // CHECK: loopir.kernel
 // CHECK-NOT: loopir.reduce max
 // CHECK: loopir.reduce add
-func.func @values_few_queries_cannot_split(%p0: tensor<8x45xf32>, %v: tensor<45x80xf32>) -> tensor<8x80xf32> {
+func.func @values_few_queries_cannot_split(%p0: tensor<8x45xf32>, %v: tensor<45x66xf32>) -> tensor<8x66xf32> {
   %p = loopir.kernel ins(%p0 : tensor<8x45xf32>) -> tensor<8x45xf32> {
   ^bb0(%sb: memref<8x45xf32>, %out: memref<8x45xf32>):
     loopir.parallel (%i, %j) in [8, 45] {
@@ -161,17 +161,17 @@ func.func @values_few_queries_cannot_split(%p0: tensor<8x45xf32>, %v: tensor<45x
       loopir.store %e, %out[%i, %j] : memref<8x45xf32>
     }
   }
-  %o = loopir.kernel ins(%p, %v : tensor<8x45xf32>, tensor<45x80xf32>) -> tensor<8x80xf32> {
-  ^bb0(%pb: memref<8x45xf32>, %vb: memref<45x80xf32>, %out: memref<8x80xf32>):
-    loopir.parallel (%i, %e) in [8, 80] {
+  %o = loopir.kernel ins(%p, %v : tensor<8x45xf32>, tensor<45x66xf32>) -> tensor<8x66xf32> {
+  ^bb0(%pb: memref<8x45xf32>, %vb: memref<45x66xf32>, %out: memref<8x66xf32>):
+    loopir.parallel (%i, %e) in [8, 66] {
       %a = loopir.reduce add (%t) in [45] : f32 {
         %x = loopir.load %pb[%i, %t] : memref<8x45xf32>
-        %y = loopir.load %vb[%t, %e] : memref<45x80xf32>
+        %y = loopir.load %vb[%t, %e] : memref<45x66xf32>
         %z = arith.mulf %x, %y : f32
         loopir.yield %z : f32
       }
-      loopir.store %a, %out[%i, %e] : memref<8x80xf32>
+      loopir.store %a, %out[%i, %e] : memref<8x66xf32>
     }
   }
-  return %o : tensor<8x80xf32>
+  return %o : tensor<8x66xf32>
 }

@@ -80,9 +80,10 @@ constexpr int64_t kMaxRowVectorLength = 64;
 /// kMinQTileRows queries (the Q-tile schedule) each of a row's
 /// kQTileThreadsPerRow lanes folds every key's maximum and sum and a
 /// quarter of the sums; with fewer (a decode step: a warp or more per row)
-/// each lane of a warp folds every key of the warp's and 1/32 of the sums,
-/// where the vector divides among 32 lanes. Head dimensions 80 to 256
-/// (Llama's 128) take the flash schedule that way.
+/// the lanes of a warp, or runs of 16, 8 or 4 of them, each fold every key
+/// of their run's and an equal share of the sums (the vector a multiple of
+/// kQTileThreadsPerRow either way). Head dimensions 80 to 256 (Llama's 128)
+/// take the flash schedule that way.
 constexpr int64_t kMaxFlashRowVectorLength = 256;
 
 /// Rows shorter than this keep a thread each (the generic schedule): a

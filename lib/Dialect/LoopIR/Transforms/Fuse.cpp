@@ -209,12 +209,10 @@ bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
       box.size() != 1)
     return false;
   // A vector longer than a thread holds splits among the lanes of a row:
-  // the Q-tile schedule's few lanes for many queries, a warp's for fewer
+  // the Q-tile schedule's 4 for many queries, up to a warp's for fewer
   // (kMaxFlashRowVectorLength).
-  int64_t lanes = bounds[bounds.size() - 2] >= kMinQTileRows
-                      ? kQTileThreadsPerRow
-                      : kWarpSize;
-  if (bounds.back() > kMaxRowVectorLength && bounds.back() % lanes != 0)
+  if (bounds.back() > kMaxRowVectorLength &&
+      bounds.back() % kQTileThreadsPerRow != 0)
     return false;
   WalkResult rounds =
       reduce.getBody().walk([](arith::TruncFOp) { return WalkResult::interrupt(); });
