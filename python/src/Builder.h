@@ -27,11 +27,6 @@ struct AttrValue {
   std::string s;
 };
 
-/// A 32-bit integer attribute (the storage of tensorir's enums) from Python.
-struct I32 {
-  int32_t value;
-};
-
 class ProgramBuilder {
 public:
   explicit ProgramBuilder(const std::string &name);

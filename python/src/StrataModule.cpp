@@ -3,6 +3,7 @@
 #include "Builder.h"
 #include "Compiler.h"
 
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/Dialect/TileIR/Analysis/TrafficModel.h"
 
 #include <pybind11/pybind11.h>
@@ -15,16 +16,21 @@ using strata::python::Module;
 using strata::python::AttrValue;
 using strata::python::ProgramBuilder;
 
-/// Python attribute values: bool (a flag), int, float, str, or a list of
-/// ints; operandSegmentSizes is an i32 array.
+/// Python attribute values: a tensorir enum (ReduceKind, CmpPredicate),
+/// bool (a flag), int, float, str, or a list of ints; operandSegmentSizes
+/// is an i32 array.
 static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
   std::map<std::string, AttrValue> result;
   for (auto [key, value] : attrs) {
     std::string name = py::cast<std::string>(key);
     AttrValue v{};
-    if (py::isinstance<strata::python::I32>(value)) {
+    if (py::isinstance<strata::tensorir::ReduceKind>(value)) {
       v.kind = AttrValue::Kind::I32;
-      v.i = py::cast<strata::python::I32>(value).value;
+      v.i = static_cast<int64_t>(py::cast<strata::tensorir::ReduceKind>(value));
+    } else if (py::isinstance<strata::tensorir::CmpPredicate>(value)) {
+      v.kind = AttrValue::Kind::I32;
+      v.i =
+          static_cast<int64_t>(py::cast<strata::tensorir::CmpPredicate>(value));
     } else if (py::isinstance<py::bool_>(value)) {
       v.kind = AttrValue::Kind::Flag;
       v.i = py::cast<bool>(value);
@@ -50,7 +56,33 @@ static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
   return result;
 }
 
+/// Binds a TableGen enum of tensorir as a Python enum whose members are
+/// its cases, named as the IR spells them: the front end passes them as
+/// attributes instead of mirroring their numbers.
+template <typename Enum, typename Symbolize, typename Stringify>
+static void bindEnum(py::module_ &m, const char *name, const char *doc,
+                     uint64_t max, Symbolize symbolize, Stringify stringify) {
+  py::enum_<Enum> bound(m, name, doc);
+  for (uint64_t i = 0; i <= max; ++i)
+    if (std::optional<Enum> value = symbolize(i))
+      bound.value(stringify(*value).data(), *value);
+}
+
 PYBIND11_MODULE(_strata, m) {
+  bindEnum<strata::tensorir::ReduceKind>(
+      m, "ReduceKind", "The combiner of tensorir.reduce and arg_reduce.",
+      strata::tensorir::getMaxEnumValForReduceKind(),
+      [](uint64_t i) { return strata::tensorir::symbolizeReduceKind(i); },
+      [](strata::tensorir::ReduceKind k) {
+        return strata::tensorir::stringifyReduceKind(k);
+      });
+  bindEnum<strata::tensorir::CmpPredicate>(
+      m, "CmpPredicate", "The comparison of tensorir.cmp.",
+      strata::tensorir::getMaxEnumValForCmpPredicate(),
+      [](uint64_t i) { return strata::tensorir::symbolizeCmpPredicate(i); },
+      [](strata::tensorir::CmpPredicate p) {
+        return strata::tensorir::stringifyCmpPredicate(p);
+      });
   m.def(
       "roofline",
       [] {
@@ -174,10 +206,6 @@ PYBIND11_MODULE(_strata, m) {
            py::arg("outputs"),
            "Runs the tensor function `entry` on the CPU through `pipeline` "
            "(numpy arrays in, preallocated numpy arrays out).");
-
-  py::class_<strata::python::I32>(m, "I32",
-                                  "A 32-bit integer attribute (enums).")
-      .def(py::init([](int32_t v) { return strata::python::I32{v}; }));
 
   py::class_<ProgramBuilder>(m, "ProgramBuilder",
                              "Builds a tensorir function op by op.")

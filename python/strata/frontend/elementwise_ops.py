@@ -8,7 +8,7 @@ import math
 
 import torch
 
-import _strata
+from _strata import CmpPredicate, ReduceKind
 
 # Float functions of one operand that map to one tensorir op each (integer
 # inputs compute in the float dtype PyTorch gives the result).
@@ -19,8 +19,11 @@ FLOAT_FUNCTIONS = (
 
 ROUNDINGS = ("floor", "ceil", "round", "trunc")
 
-# tensorir.cmp predicates.
-EQ, NE, LT, LE, GT, GE = range(6)
+# tensorir's enums, bound from their TableGen definitions (_strata).
+EQ, NE, LT, LE, GT, GE = (CmpPredicate.eq, CmpPredicate.ne, CmpPredicate.lt,
+                          CmpPredicate.le, CmpPredicate.gt, CmpPredicate.ge)
+SUM, PROD, MAX, MIN = (ReduceKind.sum, ReduceKind.prod, ReduceKind.max,
+                       ReduceKind.min)
 
 # The overloads of a binary aten op: a tensor or a Python scalar on the right.
 _SCALAR_AND_TENSOR = ("Tensor", "Scalar")
@@ -45,7 +48,7 @@ class ElementwiseOps:
     def cmp(self, predicate, a, b):
         """tensorir.cmp of two values of one shape and dtype."""
         return self.b.op("tensorir.cmp", [a, b], [(self.shape(a), "i1")],
-                         {"predicate": _strata.I32(predicate)})[0]
+                         {"predicate": predicate})[0]
 
     def select(self, condition, a, b):
         return self.op("tensorir.select", [condition, a, b], self.shape(a),

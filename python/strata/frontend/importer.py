@@ -15,7 +15,8 @@ import torch
 import _strata
 from .capture import (FrontendError, Program, functional_variant,
                       in_place_target_problem, is_live, user_source_line)
-from .elementwise_ops import ElementwiseOps, _is_float, _norm_dim
+from .elementwise_ops import (ElementwiseOps, _is_float, _norm_dim, GE, LE, MAX,
+                              MIN, NE, PROD, SUM)
 from .layout_ops import LayoutOps, StructureOps
 from .index_ops import IndexOps
 from .linalg_ops import LinalgOps
@@ -208,7 +209,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             dtype = self.promoted(x, y)
             a, b = self.operand(x, shape, dtype), self.operand(y, shape, dtype)
             return self.b.op("tensorir.cmp", [a, b], [(shape, "i1")],
-                             {"predicate": _strata.I32(predicate)})[0]
+                             {"predicate": predicate})[0]
         return convert
 
     def identity(self, x, *rest, **kw):
@@ -295,7 +296,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             shape, out_dtype = self.out()
             v = self.cast(self.value(x), out_dtype)
             return self.op("tensorir.reduce", [v], shape, out_dtype,
-                           kind=_strata.I32(kind),
+                           kind=kind,
                            axes=self._axes(x, dims), keepdim=bool(keepdim))
         return convert
 
@@ -333,7 +334,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             vdtype, ishape, idtype = _dtype(meta.dtype), vshape, "i64"
             return self.b.op("tensorir.arg_reduce", [self.value(x)],
                              [(vshape, vdtype), (ishape, idtype)],
-                             {"kind": _strata.I32(kind),
+                             {"kind": kind,
                               "axis": _norm_dim(dim, rank),
                               "keepdim": bool(keepdim)})
         return convert
@@ -346,7 +347,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             truth = self.cast(self.cast(self.value(x), "i1"),
                               "i64" if kind == "any" else "i8")
             reduced = self.op("tensorir.reduce", [truth], shape, self.dtype(truth),
-                              kind=_strata.I32(0 if kind == "any" else 3),
+                              kind=SUM if kind == "any" else MIN,
                               axes=self._axes(x, dims), keepdim=bool(keepdim))
             return self.cast(self.cast(reduced, "i1"), dtype)
         return convert
@@ -363,7 +364,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                            self.dtype(v))
             index = self.b.op("tensorir.arg_reduce", [flat],
                               [([], self.dtype(v)), ([], "i64")],
-                              {"kind": _strata.I32(kind), "axis": 0,
+                              {"kind": kind, "axis": 0,
                                "keepdim": False})[1]
             return self.op("tensorir.reshape", [index], shape, "i64")
         return convert
@@ -588,7 +589,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             diff = self.op("tensorir.sub", [cols, rows], shape, "i64")
             k = self.b.splat(float(diagonal), shape, "i64")
             keep = self.b.op("tensorir.cmp", [diff, k], [(shape, "i1")],
-                             {"predicate": _strata.I32(5 if upper else 3)})[0]
+                             {"predicate": GE if upper else LE})[0]
             zero = self.b.splat(0.0, shape, dtype)
             return self.op("tensorir.select", [keep, self.value(x), zero], shape, dtype)
         return convert
@@ -634,8 +635,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t["aten.hardtanh.default"] = self.hardtanh
         t["aten.clamp_min.default"] = lambda x, m: self.clamp(x, min=m)
         t["aten.clamp_max.default"] = lambda x, m: self.clamp(x, max=m)
-        for name, predicate in (("eq", 0), ("ne", 1), ("lt", 2), ("le", 3),
-                                ("gt", 4), ("ge", 5)):
+        # ATen's comparisons are named as tensorir's predicates.
+        for name, predicate in _strata.CmpPredicate.__members__.items():
             t["aten.%s.Tensor" % name] = self.compare(predicate)
             t["aten.%s.Scalar" % name] = self.compare(predicate)
         for overload in ("self", "ScalarSelf", "ScalarOther", "Scalar"):
@@ -652,22 +653,22 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t["aten.copy.default"] = self.copy_into
         t["aten.fill.Tensor"] = self.copy_into
         t["aten.to.dtype"] = self.to_dtype
-        t["aten.sum.dim_IntList"] = self.reduce(0)
-        t["aten.sum.default"] = self.reduce_all(0)
+        t["aten.sum.dim_IntList"] = self.reduce(SUM)
+        t["aten.sum.default"] = self.reduce_all(SUM)
         t["aten.prod.dim_int"] = lambda x, dim, keepdim=False, dtype=None: \
-            self.reduce(1)(x, [dim], keepdim)
-        t["aten.prod.default"] = self.reduce_all(1)
-        t["aten.amax.default"] = self.reduce(2)
-        t["aten.amin.default"] = self.reduce(3)
-        t["aten.max.default"] = self.reduce_all(2)
-        t["aten.min.default"] = self.reduce_all(3)
-        t["aten.max.dim"] = self.arg_reduce(2)
-        t["aten.argmax.default"] = self.arg_index(2)
-        t["aten.argmin.default"] = self.arg_index(3)
+            self.reduce(PROD)(x, [dim], keepdim)
+        t["aten.prod.default"] = self.reduce_all(PROD)
+        t["aten.amax.default"] = self.reduce(MAX)
+        t["aten.amin.default"] = self.reduce(MIN)
+        t["aten.max.default"] = self.reduce_all(MAX)
+        t["aten.min.default"] = self.reduce_all(MIN)
+        t["aten.max.dim"] = self.arg_reduce(MAX)
+        t["aten.argmax.default"] = self.arg_index(MAX)
+        t["aten.argmin.default"] = self.arg_index(MIN)
         for kind in ("any", "all"):
             for overload in ("default", "dim", "dims"):
                 t["aten.%s.%s" % (kind, overload)] = self.any_all(kind)
-        t["aten.min.dim"] = self.arg_reduce(3)
+        t["aten.min.dim"] = self.arg_reduce(MIN)
         t["aten.mean.dim"] = self.mean
         t["aten.mean.default"] = lambda x, dtype=None: self.mean(x)
         t["aten.var.correction"] = lambda x, dims=None, correction=None, keepdim=False: \
@@ -748,10 +749,10 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         """The prims that torch 1.13's decompositions (logsumexp, softplus,
         var_mean, huber_loss, ...) leave in an aten graph."""
         t["prims.where.default"] = self.where
-        t["prims.ne.default"] = self.compare(1)
+        t["prims.ne.default"] = self.compare(NE)
         t["prims.convert_element_type.default"] = self.to_dtype
         t["prims.sum.default"] = lambda x, dims, output_dtype=None: \
-            self.reduce(0)(x, dims)
+            self.reduce(SUM)(x, dims)
         t["prims.var.default"] = lambda x, dims, correction, output_dtype=None: \
             self.var(x, dims, correction=correction)
         t["prims.div.default"] = self.divide

@@ -14,7 +14,7 @@ of `Importer` (importer.py).
 """
 import math
 
-from .elementwise_ops import _is_float, _norm_dim
+from .elementwise_ops import _is_float, _norm_dim, MAX, MIN, PROD, SUM
 
 
 def selection_layout(rank, indexed):
@@ -28,7 +28,6 @@ def selection_layout(rank, indexed):
     before = [d for d in whole if d < indexed[0]] if adjacent else []
     return before, [d for d in whole if d not in before]
 
-SUM, PROD, MAX, MIN = 0, 1, 2, 3
 
 
 class _Known:

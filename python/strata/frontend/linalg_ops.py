@@ -8,10 +8,8 @@ import math
 
 import numpy as np
 
-import _strata
-from .elementwise_ops import _is_float, _norm_dim
+from .elementwise_ops import _is_float, _norm_dim, SUM
 
-SUM = 0
 
 
 class LinalgOps:
@@ -49,7 +47,7 @@ class LinalgOps:
         diagonal = self._diagonal_of(self.value(x), 0, 0, 1)
         shape, dtype = self.out()
         return self.op("tensorir.reduce", [self.cast(diagonal, dtype)], shape, dtype,
-                       kind=_strata.I32(SUM), axes=[0], keepdim=False)
+                       kind=SUM, axes=[0], keepdim=False)
 
     def cross(self, a, b, dim=-1):
         """a x b along `dim` (of size 3): rotated views multiplied."""

@@ -2,9 +2,8 @@
 ops): each the formula of PyTorch's CPU kernel, then its reduction (none,
 mean, sum). A mixin of `Importer` (importer.py).
 """
-from .elementwise_ops import _is_float
+from .elementwise_ops import _is_float, SUM
 
-SUM = 0
 NONE, MEAN, TOTAL = 0, 1, 2  # PyTorch's reduction enum
 
 

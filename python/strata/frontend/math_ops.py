@@ -7,9 +7,8 @@ NaN, infinities and signed zeros included.
 """
 import math
 
-from .elementwise_ops import _is_float, _norm_dim
+from .elementwise_ops import _is_float, _norm_dim, MAX, MIN, SUM
 
-SUM, PROD, MAX, MIN = 0, 1, 2, 3  # tensorir.reduce kinds
 
 # The integer type of a float's width (its bits, through tensorir.bitcast).
 _BITS = {"f32": "i32", "f64": "i64", "f16": "i16", "bf16": "i16"}

@@ -19,9 +19,8 @@ sampling from a vocabulary). A mixin of `Importer` (importer.py).
 """
 import math
 
-from .elementwise_ops import _is_float, _norm_dim
+from .elementwise_ops import _is_float, _norm_dim, MAX, MIN, PROD, SUM
 
-SUM, PROD, MAX, MIN = 0, 1, 2, 3
 
 # A top-k of at most this many from a row longer than the next takes one
 # fold of the row per element (k n) rather than ranking the row (n^2); at

@@ -10,7 +10,6 @@ Every operand has the shape and dtype of the first (Python numbers become
 splat constants); comparisons give booleans. The ops are tensorir's, built
 through the importer's builder, never text.
 """
-import _strata
 
 from .elementwise_ops import EQ, NE, LT, LE, GT, GE
 
@@ -86,7 +85,7 @@ class TensorExpr:
     def _compare(self, predicate, other):
         return self._wrap(self.i.b.op(
             "tensorir.cmp", [self.value, self.lift(other)], [(self.shape, "i1")],
-            {"predicate": _strata.I32(predicate)})[0])
+            {"predicate": predicate})[0])
 
     def __lt__(self, o): return self._compare(LT, o)
     def __le__(self, o): return self._compare(LE, o)
@@ -125,5 +124,5 @@ class TensorExpr:
         if keepdim:
             shape = [1 if d in axes else s for d, s in enumerate(self.shape)]
         return self._wrap(self.i.op("tensorir.reduce", [self.value], shape,
-                                    self.dtype, kind=_strata.I32(kind),
+                                    self.dtype, kind=kind,
                                     axes=sorted(axes), keepdim=bool(keepdim)))

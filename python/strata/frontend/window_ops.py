@@ -17,12 +17,10 @@ import operator
 
 import numpy as np
 
-import _strata
 from .capture import is_live
-from .elementwise_ops import _is_float, _norm_dim, LT
+from .elementwise_ops import _is_float, _norm_dim, LT, MAX, SUM
 from .index_ops import _Known
 
-SUM, MAX = 0, 2  # tensorir.reduce kinds.
 
 
 def _expand(value, n):
@@ -150,13 +148,13 @@ class WindowOps:
         dtype = self.dtype(windows)
         if not self._indices_read():
             return [self.op("tensorir.reduce", [windows], shape, dtype,
-                            kind=_strata.I32(MAX), axes=list(range(rank, rank + n)),
+                            kind=MAX, axes=list(range(rank, rank + n)),
                             keepdim=False), None]
         flat = self.op("tensorir.reshape", [windows], shape + [math.prod(kernel)],
                        dtype)
         values, position = self.b.op("tensorir.arg_reduce", [flat],
                                      [(shape, dtype), (shape, "i64")],
-                                     {"kind": _strata.I32(MAX), "axis": rank,
+                                     {"kind": MAX, "axis": rank,
                                       "keepdim": False})
         in_sizes = self.shape(self.value(self.node.args[0]))[-n:]
         p = self.expr_of(position)
@@ -204,7 +202,7 @@ class WindowOps:
                                     dilation, out, 0.0)
             rank = len(shape)
             summed = self.op("tensorir.reduce", [windows], shape, dtype,
-                             kind=_strata.I32(SUM), axes=list(range(rank, rank + n)),
+                             kind=SUM, axes=list(range(rank, rank + n)),
                              keepdim=False)
             if divisor_override:
                 divisor = self.b.splat(float(divisor_override), shape, dtype)
@@ -237,7 +235,7 @@ class WindowOps:
                     return self._window_max(windows, shape, kernel,
                                             lambda i, o, k: o * kernel[i] + k)
                 reduced = self.op("tensorir.reduce", [windows], shape, dtype,
-                                  kind=_strata.I32(kind),
+                                  kind=kind,
                                   axes=list(range(rank, rank + n)), keepdim=False)
                 return self.op("tensorir.div",
                                [reduced, self.b.splat(float(math.prod(kernel)),
@@ -331,7 +329,7 @@ class WindowOps:
                              self.b.splat(fill, gathered_shape, dtype))
         reduced_shape = shape[:dim] + [bins] + shape[dim + 1:]
         reduced = self.op("tensorir.reduce", [masked], reduced_shape, dtype,
-                          kind=_strata.I32(kind), axes=[dim + 1], keepdim=False)
+                          kind=kind, axes=[dim + 1], keepdim=False)
         if kind == MAX:
             return reduced
         start, end = self._bin_bounds(bins, size, [bins])
