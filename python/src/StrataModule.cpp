@@ -57,32 +57,26 @@ static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
 }
 
 /// Binds a TableGen enum of tensorir as a Python enum whose members are
-/// its cases, named as the IR spells them: the front end passes them as
-/// attributes instead of mirroring their numbers.
-template <typename Enum, typename Symbolize, typename Stringify>
+/// its cases (0 to `max`), named as the IR spells them (the generated
+/// stringifyEnum): the front end passes them as attributes instead of
+/// mirroring their numbers.
+template <typename Enum>
 static void bindEnum(py::module_ &m, const char *name, const char *doc,
-                     uint64_t max, Symbolize symbolize, Stringify stringify) {
+                     uint64_t max) {
   py::enum_<Enum> bound(m, name, doc);
   for (uint64_t i = 0; i <= max; ++i)
-    if (std::optional<Enum> value = symbolize(i))
-      bound.value(stringify(*value).data(), *value);
+    if (llvm::StringRef case_ = stringifyEnum(static_cast<Enum>(i));
+        !case_.empty())
+      bound.value(case_.data(), static_cast<Enum>(i));
 }
 
 PYBIND11_MODULE(_strata, m) {
   bindEnum<strata::tensorir::ReduceKind>(
       m, "ReduceKind", "The combiner of tensorir.reduce and arg_reduce.",
-      strata::tensorir::getMaxEnumValForReduceKind(),
-      [](uint64_t i) { return strata::tensorir::symbolizeReduceKind(i); },
-      [](strata::tensorir::ReduceKind k) {
-        return strata::tensorir::stringifyReduceKind(k);
-      });
+      strata::tensorir::getMaxEnumValForReduceKind());
   bindEnum<strata::tensorir::CmpPredicate>(
       m, "CmpPredicate", "The comparison of tensorir.cmp.",
-      strata::tensorir::getMaxEnumValForCmpPredicate(),
-      [](uint64_t i) { return strata::tensorir::symbolizeCmpPredicate(i); },
-      [](strata::tensorir::CmpPredicate p) {
-        return strata::tensorir::stringifyCmpPredicate(p);
-      });
+      strata::tensorir::getMaxEnumValForCmpPredicate());
   m.def(
       "roofline",
       [] {

@@ -362,7 +362,7 @@ SmallVector<Value> TileBodyTranslator::foldByComponents(
     Operation *fold, Block &body, ArrayRef<int64_t> bounds,
     ArrayRef<tileir::SharedChunkLoad> loads, ArrayRef<Value> chunks,
     const ComponentSplit &split, TailRead readTail, Value first, Value end,
-    int64_t step, Value warpOffset, ValueRange acc) {
+    const SplitRuns &runs, ValueRange acc) {
   Location loc = fold->getLoc();
   auto composite = cast<tileir::CompositeFoldOp>(fold);
   int64_t lanes = split.lanes;
@@ -420,12 +420,14 @@ SmallVector<Value> TileBodyTranslator::foldByComponents(
     return head;
   };
   // The loop's bounds are the same in every thread of the block (the CPU
-  // emulation runs loops with shuffles in lockstep); a warp's groups start
-  // `warpOffset` further, and their points past `end` are not valid.
+  // emulation runs loops with shuffles in lockstep): the group's runs take
+  // turns over groups of `lanes` points, a run's start runs.offset
+  // further, and their points past `end` are not valid.
   auto groupLoop = buildLoop(
-      loc, index(0), end, index(step), acc, [&](Value o, ValueRange carried) {
-        if (warpOffset)
-          o = arith::AddIOp::create(b, loc, o, warpOffset);
+      loc, index(0), end, index(groupThreads), acc,
+      [&](Value o, ValueRange carried) {
+        if (runs.offset)
+          o = arith::AddIOp::create(b, loc, o, runs.offset);
         // Without a sum to split, each lane computes the head's
         // contribution of one point of the group, for all.
         SmallVector<Value> head;
@@ -522,10 +524,9 @@ bool TileBodyTranslator::translateSplitFold(Operation *fold, Block &body,
     return copy->getResult(0);
   };
   SplitRuns runs = splitRuns(*split, loc);
-  SmallVector<Value> acc =
-      foldByComponents(fold, body, bounds, loads, /*chunks=*/{}, *split,
-                       readTail, index(0), index(computeProduct(bounds)),
-                       groupThreads, runs.offset, splitIdentity(fold, *split));
+  SmallVector<Value> acc = foldByComponents(
+      fold, body, bounds, loads, /*chunks=*/{}, *split, readTail, index(0),
+      index(computeProduct(bounds)), runs, splitIdentity(fold, *split));
   mapSplitResults(fold, *split, combineSplitRuns(fold, *split, acc, runs));
   return true;
 }

@@ -259,9 +259,9 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
                                           AffineMapAttr())
                 .getResult();
           };
-          return foldByComponents(
-              fold, body, bounds, loads, chunks, *split, readTail, first,
-              chunkEnd(first, points, skip), groupThreads, runs->offset, acc);
+          return foldByComponents(fold, body, bounds, loads, chunks, *split,
+                                  readTail, first,
+                                  chunkEnd(first, points, skip), *runs, acc);
         }
         return foldChunk(fold, monoid, body, bounds, loads, chunks, first, acc,
                          skip);

@@ -419,20 +419,28 @@ private:
   /// per slot) with the fold's region.
   SmallVector<Value> combineSplit(Operation *fold, const ComponentSplit &split,
                                   ValueRange acc, ValueRange contribution);
+  /// The runs of split.lanes lanes a group's threads make (its warps, or
+  /// runs of a warp's lanes): their count, this thread's run and the
+  /// offset of its groups of points (null with one run).
+  struct SplitRuns {
+    int64_t count;
+    Value run, offset;
+  };
+  SplitRuns splitRuns(const ComponentSplit &split, Location loc);
   /// The points `first` + [0, end) of a fold split by components, in
-  /// groups of split.lanes points every `step` (from `warpOffset`, if not
-  /// null, for this thread's warp): every lane walks every
-  /// point of its groups; the head's contribution is computed by one lane
-  /// per point and shuffled to the others, or, where the head has a sum of
-  /// products worth it, by all, a share of the sum each; each lane folds
-  /// its slots' values (`readTail`). Shared loads read `chunks`, if any.
-  /// The new accumulators (the head's, then one per slot).
-  SmallVector<Value>
-  foldByComponents(Operation *fold, Block &body, ArrayRef<int64_t> bounds,
-                   ArrayRef<tileir::SharedChunkLoad> loads,
-                   ArrayRef<Value> chunks, const ComponentSplit &split,
-                   TailRead readTail, Value first, Value end, int64_t step,
-                   Value warpOffset, ValueRange acc);
+  /// groups of split.lanes points, the group's `runs` taking turns: every
+  /// lane walks every point of its run's groups; the head's contribution is
+  /// computed by one lane per point and shuffled to the others, or, where the
+  /// head has a sum of products worth it, by all, a share of the sum each; each
+  /// lane folds its slots' values (`readTail`). Shared loads read `chunks`, if
+  /// any. The new accumulators (the head's, then one per slot).
+  SmallVector<Value> foldByComponents(Operation *fold, Block &body,
+                                      ArrayRef<int64_t> bounds,
+                                      ArrayRef<tileir::SharedChunkLoad> loads,
+                                      ArrayRef<Value> chunks,
+                                      const ComponentSplit &split,
+                                      TailRead readTail, Value first, Value end,
+                                      const SplitRuns &runs, ValueRange acc);
   /// A fold with no shared chunks split by components where its monoid
   /// allows (a decode step's attention: a warp or more per row), reading
   /// each slot's element from the buffer; false (nothing emitted) where it
@@ -446,14 +454,6 @@ private:
   std::optional<ComponentSplit>
   chooseComponentSplit(Operation *fold,
                        ArrayRef<tileir::SharedChunkLoad> loads);
-  /// The runs of split.lanes lanes a group's threads make (its warps, or
-  /// runs of a warp's lanes): their count, this thread's run and the
-  /// offset of its groups of points (null with one run).
-  struct SplitRuns {
-    int64_t count;
-    Value run, offset;
-  };
-  SplitRuns splitRuns(const ComponentSplit &split, Location loc);
   /// The split folds of a group's runs combined through shared memory:
   /// every run receives the group's (`acc` itself with one run).
   SmallVector<Value> combineSplitRuns(Operation *fold,

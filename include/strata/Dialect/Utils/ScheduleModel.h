@@ -82,7 +82,7 @@ constexpr int64_t kMaxRowVectorLength = 64;
 /// quarter of the sums; with fewer (a decode step: a warp or more per row)
 /// the lanes of a warp, or runs of 16, 8 or 4 of them, each fold every key
 /// of their run's and an equal share of the sums (the vector a multiple of
-/// kQTileThreadsPerRow either way). Head dimensions 80 to 256 (Llama's 128)
+/// kQTileThreadsPerRow either way). Head dimensions 68 to 256 (Llama's 128)
 /// take the flash schedule that way.
 constexpr int64_t kMaxFlashRowVectorLength = 256;
 

@@ -573,10 +573,14 @@ Uses usesOf(Value result) {
 }
 
 SmallVector<LoadOp> loadsOf(Value buffer) {
+  // In program order (a walk), not the use list's: fusion clones a
+  // producer at each load in this order, which is the order the greedy
+  // driver then visits the clones in.
   SmallVector<LoadOp> loads;
-  for (Operation *user : buffer.getUsers())
-    if (auto load = dyn_cast<LoadOp>(user))
+  buffer.getParentRegion()->walk([&](LoadOp load) {
+    if (load.getMemref() == buffer)
       loads.push_back(load);
+  });
   return loads;
 }
 
@@ -1030,14 +1034,9 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     };
 
     // Inline the producer at every load of the fused buffer, in program
-    // order (not by the blocks' addresses: the order of the clones is the
-    // order the greedy driver visits them in, so fusion's decisions would
-    // change from run to run).
-    SmallVector<LoadOp> sites;
-    body->walk([&](LoadOp load) {
-      if (load.getMemref() == fusedBuffer)
-        sites.push_back(load);
-    });
+    // order (ordered by the blocks' addresses, fusion's decisions changed
+    // from run to run).
+    SmallVector<LoadOp> sites = loadsOf(fusedBuffer);
     IRMapping producerArgs;
     for (auto [arg, tensor] :
          llvm::zip(p.kernel.getInputBuffers(), p.kernel.getInputs()))
