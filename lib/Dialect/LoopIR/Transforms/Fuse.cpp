@@ -573,14 +573,10 @@ Uses usesOf(Value result) {
 }
 
 SmallVector<LoadOp> loadsOf(Value buffer) {
-  // In program order (a walk), not the use list's: fusion clones a
-  // producer at each load in this order, which is the order the greedy
-  // driver then visits the clones in.
   SmallVector<LoadOp> loads;
-  buffer.getParentRegion()->walk([&](LoadOp load) {
-    if (load.getMemref() == buffer)
+  for (Operation *user : buffer.getUsers())
+    if (auto load = dyn_cast<LoadOp>(user))
       loads.push_back(load);
-  });
   return loads;
 }
 
@@ -1034,9 +1030,16 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
     };
 
     // Inline the producer at every load of the fused buffer, in program
-    // order (ordered by the blocks' addresses, fusion's decisions changed
-    // from run to run).
-    SmallVector<LoadOp> sites = loadsOf(fusedBuffer);
+    // order (not by the blocks' addresses: the order of the clones is the
+    // order the greedy driver visits them in, so fusion's decisions would
+    // change from run to run). Not loadsOf's use-list order either: taking
+    // the sites from it changed which kernels fuse (the cumsum of a
+    // softmax over 50257 columns became 3 kernels, test_scan.py).
+    SmallVector<LoadOp> sites;
+    body->walk([&](LoadOp load) {
+      if (load.getMemref() == fusedBuffer)
+        sites.push_back(load);
+    });
     IRMapping producerArgs;
     for (auto [arg, tensor] :
          llvm::zip(p.kernel.getInputBuffers(), p.kernel.getInputs()))
