@@ -7,6 +7,7 @@ inputs"); the user's inputs come first.
 
 import contextlib
 import inspect
+import io
 import logging
 import os
 import traceback
@@ -90,13 +91,38 @@ def capture(fn, inputs) -> Program:
         if not isinstance(x, torch.Tensor):
             raise TypeError("input %d is a %s, not a tensor" % (i, type(x).__name__))
     if _has_export() and isinstance(fn, torch.nn.Module):
+        said = io.StringIO()
         try:
-            return _capture_export(fn, inputs)
+            with _quiet_export(said):
+                return _capture_export(fn, inputs)
         except Exception as e:  # make_fx takes more code (data-dependent
             # Python, say); what it cannot take is the user's error.
             _LOG.debug("torch.export failed (%s: %s); capturing with make_fx",
                        type(e).__name__, str(e).splitlines()[:1])
+            _LOG.debug("torch.export said: %s", said.getvalue())
     return _capture_make_fx(fn, inputs)
+
+
+@contextlib.contextmanager
+def _quiet_export(said):
+    """torch.export without what it writes when it fails: a failed export
+    prints its partial graph (hundreds of lines for a model) on stderr and
+    logs an error, though make_fx then captures the program or Strata
+    raises one clear error of its own. Both go to `said` instead."""
+    loggers = [logging.getLogger(name) for name in
+               ("torch.export", "torch._export", "torch._dynamo")]
+    handler = logging.StreamHandler(said)
+    saved = [(log.propagate, list(log.handlers)) for log in loggers]
+    for log in loggers:
+        log.propagate = False
+        log.handlers = [handler]
+    try:
+        with contextlib.redirect_stderr(said):
+            yield
+    finally:
+        for log, (propagate, handlers) in zip(loggers, saved):
+            log.propagate = propagate
+            log.handlers = handlers
 
 
 def _returns_view(target):
