@@ -12,6 +12,7 @@ import torch.nn.functional as F
 import strata
 from conftest import BUILD, REPO
 from strata.frontend import UnsupportedOperation, capture, import_program
+from strata.frontend.capture import _capture_make_fx as capture_module_with_make_fx
 from strata.runner import check
 
 STRATA = os.path.join(BUILD, "bin", "strata")
@@ -271,3 +272,44 @@ def test_modules_are_captured_with_fake_tensors_for_inputs_and_state():
     assert torch.equal(program.weights["weight"], probe.weight.detach())
     report = check(probe, (torch.randn(2, 3),), via="kernel")
     assert report.passed, report
+
+
+class _SharedEmbedding(nn.Module):
+    """Marian's layout: one embedding module registered under three names
+    (the model's, the encoder's and the decoder's), plus a tied head."""
+
+    def __init__(self):
+        super().__init__()
+        self.shared = nn.Embedding(11, 6)
+        self.encoder, self.decoder = nn.Module(), nn.Module()
+        self.encoder.embed, self.decoder.embed = self.shared, self.shared
+        self.head = nn.Linear(6, 11, bias=False)
+        self.head.weight = self.shared.weight
+
+    def forward(self, ids):
+        return self.head(self.encoder.embed(ids) + 2 * self.decoder.embed(ids))
+
+
+@pytest.mark.parametrize("how", ["capture", "make_fx"])
+def test_capture_leaves_the_users_module_as_it_was(how):
+    # The make_fx capture (torch 1.13's, and torch 2.x's where torch.export
+    # fails, as it does for transformers' Marian with eager attention)
+    # swaps fake tensors into the module's attributes and back. An
+    # attribute reachable by several names was swapped once per name, and
+    # the second swap saved the first one's fake tensor as the original:
+    # the user's model kept a fake embedding after compiling.
+    torch.manual_seed(0)
+    model = _SharedEmbedding().eval()
+    ids = torch.randint(0, 11, (2, 5))
+    with torch.no_grad():
+        expected = model(ids)
+    if how == "make_fx":
+        program = capture_module_with_make_fx(model, (ids,))
+        assert torch.equal(program.weights["shared.weight"], model.shared.weight)
+    report = check(model, (ids,), via="kernel")
+    assert report.passed, report
+    assert all(type(p) is nn.Parameter and type(p.data) is torch.Tensor
+               for p in model.parameters())
+    assert model.head.weight is model.shared.weight
+    with torch.no_grad():
+        assert torch.equal(model(ids), expected)

@@ -293,13 +293,19 @@ def _functional_call():
 def _module_state(module):
     """A module's parameters and buffers, each once (a tied weight, such as
     GPT-2's language-model head sharing the token embedding, under its
-    first name), and every name each is reachable by."""
-    state, aliases, index = [], {}, {}
+    first name), and a name for every attribute that holds each. A
+    submodule registered under several names (Marian's token embedding is
+    the model's, the encoder's and the decoder's) is one attribute: named
+    once, since the functional call swaps names in turn and restores them
+    in turn, and a second name of the attribute would save the first's
+    stand-in as the original, leaving a fake tensor in the user's model."""
+    state, aliases, index, attributes = [], {}, {}, set()
     for prefix, sub in module.named_modules(remove_duplicate=False):
         for kind in (sub._parameters, sub._buffers):
             for name, t in kind.items():
-                if t is None:
+                if t is None or (id(sub), name) in attributes:
                     continue
+                attributes.add((id(sub), name))
                 full = prefix + "." + name if prefix else name
                 if id(t) not in index:
                     index[id(t)] = len(state)
@@ -316,11 +322,16 @@ def _trace_module_state_as_inputs(module, inputs):
     costs, not what running the model at its real size costs."""
     state, aliases = _module_state(module)
     call = _functional_call()
+    # Every attribute is named, tied ones with one value: torch 2.x's
+    # tying would name a submodule's attribute again under each of its
+    # names (see _module_state).
+    untied = ({"tie_weights": False}
+              if "tie_weights" in inspect.signature(call).parameters else {})
 
     def functional(*args):
         weights = args[len(inputs):]
         return call(module, {name: weights[i] for name, i in aliases.items()},
-                    args[:len(inputs)])
+                    args[:len(inputs)], **untied)
 
     gm = _trace(functional, tuple(inputs) + tuple(t for _, t in state), "fake")
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
