@@ -14,7 +14,9 @@ tensors run the emulated kernels, CUDA tensors the runtime.
 Shapes: dynamo guards on the shapes it specialized; a graph it marks
 dynamic (after a recompile, or with dynamic=True / mark_dynamic) passes its
 sizes as integer arguments, and Strata compiles a specialization per
-distinct shape, up to the recompile limit (strata.api.Function).
+distinct shape, up to the recompile limit (strata.api.Function); past it,
+as dynamo past its own cache limit, new shapes run eagerly, with one
+warning on the logger 'strata.recompiles'.
 
 Options: torch.compile(model, backend="strata",
 options={"target": "sm_90", "schedule": "tf32=true", "recompile_limit": 8}).
@@ -22,11 +24,14 @@ options={"target": "sm_90", "schedule": "tf32=true", "recompile_limit": 8}).
 Strata compiles inference: the results carry no autograd history.
 """
 
+import logging
 import warnings
 
 import torch
 
-from strata.api import Function
+from strata.api import Function, RecompileLimit
+
+_LOG = logging.getLogger("strata.recompiles")
 
 _OPTIONS = ("target", "schedule", "recompile_limit")
 
@@ -71,9 +76,22 @@ def backend(gm, example_inputs, options=None, **unused):
                           "torch.compile(backend='strata') graph carry no "
                           "autograd history (call it under torch.no_grad())",
                           stacklevel=2)
-        result = function(*args)
+        try:
+            result = function(*args)
+        except RecompileLimit as limit:
+            # As dynamo does at its own cache limit: the program goes on,
+            # the shapes past the limit run eagerly (a decoding loop gives
+            # the graph a new key length at every token).
+            if not eager:
+                _LOG.warning("%s; running the graph's new shapes eagerly "
+                             "(Strata compiles a specialization per shape: "
+                             "raise the limit with options={'recompile_limit"
+                             "': N})", limit)
+            eager.append(limit)
+            return gm(*args)
         return result if isinstance(result, tuple) else (result,)
 
+    eager = []  # The calls past the recompile limit.
     return run
 
 

@@ -158,6 +158,26 @@ def test_torch_compile_dynamic_shapes():
 
 
 @needs_torch2
+def test_torch_compile_runs_shapes_past_the_recompile_limit_eagerly(caplog):
+    # A decoding loop calls its graph with a new key length at every token:
+    # past the limit the program goes on, as dynamo's does past its own
+    # cache limit, the new shapes running eagerly, with one warning.
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: F.softmax(x, -1).cumsum(-1),
+                             backend="strata", dynamic=True,
+                             options={"recompile_limit": 2})
+    with caplog.at_level(logging.INFO, logger="strata.recompiles"):
+        for n in range(3, 9):
+            x = torch.randn(2, n)
+            assert torch.allclose(compiled(x), F.softmax(x, -1).cumsum(-1),
+                                  atol=1e-6)
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, caplog.text
+    assert "2 specializations compiled already" in warnings[0].getMessage()
+    assert "eagerly" in warnings[0].getMessage()
+
+
+@needs_torch2
 def test_torch_compile_graph_breaks():
     torch._dynamo.reset()
     graphs = []
