@@ -5,7 +5,7 @@
 // its fragments (kernelir.getMmaFragmentMap) and accumulates with
 // kernelir.mma.
 
-#include "TileBodyTranslator.h"
+#include "ContractionLowering.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "llvm/Support/MathExtras.h"
@@ -18,8 +18,61 @@ using kernelir::kMmaM;
 using kernelir::kMmaN;
 using kernelir::MmaOperand;
 
-std::optional<TileBodyTranslator::MmaLayout>
-TileBodyTranslator::chooseMmaLayout() {
+namespace {
+/// How the warps of a contraction kernel share its block tile on tensor
+/// cores: a grid of warpRows x warpCols warps, each owning tilesM x tilesN
+/// mma tiles (16 x 8 outputs each), multiplying operands of `operand`
+/// (f16, bf16, or f32 as tf32).
+struct MmaLayout {
+  int64_t warpRows, warpCols, tilesM, tilesN;
+  Type operand;
+};
+
+class MmaContraction : public ContractionLowering {
+public:
+  MmaContraction(KernelContext &ctx, MmaLayout layout)
+      : ContractionLowering(ctx), layout(layout) {}
+
+  /// Gives each thread the result elements of its lane in its warp's mma
+  /// tiles (elementCoords, tile by tile in the accumulator's layout), and
+  /// computes the fragment coordinates of its lane (mmaCoords).
+  bool assignElements() override;
+
+  /// Per step of k, both operand chunks are staged in shared memory (f16
+  /// or bf16 before their widening, or f32), then each warp loads its A
+  /// and B fragments and accumulates its tiles with kernelir.mma.
+  LogicalResult lower(tileir::ContractOp contract) override;
+
+  bool onTensorCores() const override { return true; }
+
+private:
+  /// Whether a tensor-core contraction of halves stores its B chunks
+  /// n-major (ldmatrix), else k-major (ldmatrix .trans): n-major unless
+  /// only the k-major chunk can be copied asynchronously, as a row-major B
+  /// (a weight used as `x @ w`) is.
+  bool storesRhsNMajor(tileir::ContractOp contract);
+
+  MmaLayout layout;
+  /// This lane's fragment coordinates, per value of the fragment: of the
+  /// accumulator (row, column), and of a tf32 B (k, column), which loads
+  /// element by element (the other fragments load with ldmatrix).
+  struct MmaLaneCoords {
+    SmallVector<std::pair<Value, Value>> accumulator, tf32Rhs;
+    SmallVector<std::pair<Value, Value>> &of(MmaOperand operand) {
+      return operand == MmaOperand::Acc ? accumulator : tf32Rhs;
+    }
+  } mmaCoords;
+  /// The origin (row, column) of this warp's tiles in the block tile.
+  Value warpRow0, warpCol0;
+};
+} // namespace
+
+/// The tensor-core layout of a contraction kernel whose operands are f16
+/// (or bf16) widened to f32, or f32 with `tf32`, whose block tile splits
+/// into whole mma tiles among its warps and whose k step is a multiple of
+/// the mma's k; none otherwise.
+static std::optional<MmaLayout> chooseMmaLayout(tileir::KernelOp kernel,
+                                                MultiplyOptions multiply) {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
   if (!multiply.tensorCores || contracts.empty())
     return std::nullopt;
@@ -57,7 +110,15 @@ TileBodyTranslator::chooseMmaLayout() {
   return best;
 }
 
-void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
+std::unique_ptr<ContractionLowering>
+strata::detail::createMmaContraction(KernelContext &ctx) {
+  std::optional<MmaLayout> layout = chooseMmaLayout(ctx.kernel, ctx.multiply);
+  if (!layout)
+    return nullptr;
+  return std::make_unique<MmaContraction>(ctx, *layout);
+}
+
+bool MmaContraction::assignElements() {
   Location loc = kernel.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -98,11 +159,13 @@ void TileBodyTranslator::assignMmaTiles(const MmaLayout &layout) {
         coords.push_back(arith::AddIOp::create(
             b, loc, warpCol0,
             arith::AddIOp::create(b, loc, col, index(n * kMmaN))));
-        elementCoords.push_back(coords);
+        ctx.elementCoords.push_back(coords);
       }
+  ctx.vectorWidth = chooseAccumulatorPairWidth();
+  return true;
 }
 
-bool TileBodyTranslator::storesRhsNMajor(tileir::ContractOp contract) {
+bool MmaContraction::storesRhsNMajor(tileir::ContractOp contract) {
   Region &rhs = contract.getRhs();
   auto copied = [&](bool transposed) {
     return planAsyncCopy(rhs,
@@ -112,12 +175,11 @@ bool TileBodyTranslator::storesRhsNMajor(tileir::ContractOp contract) {
   return copied(/*transposed=*/true) || !copied(/*transposed=*/false);
 }
 
-LogicalResult
-TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
+LogicalResult MmaContraction::lower(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
   int64_t step = contract.getStep();
   // f16 or bf16 (the operands before their widening), or f32 (tf32).
-  Type operand = mma->operand;
+  Type operand = layout.operand;
   bool narrow = !operand.isF32();
   int64_t kStep = kernelir::getMmaK(operand);
   // Halves: B is staged n x k or k x n, whichever its buffer's rows allow
@@ -163,7 +225,7 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
     }
     return result;
   };
-  int64_t tilesM = mma->tilesM, tilesN = mma->tilesN;
+  int64_t tilesM = layout.tilesM, tilesN = layout.tilesN;
   SmallVector<Value> init(tilesM * tilesN, arith::ConstantOp::create(
                                                b, loc, b.getZeroAttr(accType)));
   auto kLoop = stagedLoop(
@@ -190,7 +252,7 @@ TileBodyTranslator::translateMmaContract(tileir::ContractOp contract) {
       });
   // The result elements in elementCoords' order: tile by tile, value v of
   // a tile at [v / 2][v % 2] of its accumulator.
-  SmallVector<Value> &elements = scalars[contract.getResult()];
+  SmallVector<Value> &elements = ctx.scalars[contract.getResult()];
   for (Value acc : kLoop.getResults())
     for (int64_t v = 0; v < 4; ++v)
       elements.push_back(vector::ExtractOp::create(

@@ -2,23 +2,17 @@
 // and stored by the threads, or, where the operand is a plain load of a
 // kernel buffer, copied asynchronously (global to shared, no registers).
 
-#include "TileBodyTranslator.h"
+#include "ContractionLowering.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
-#include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/Utils/ElementStorage.h"
+#include "strata/Dialect/Utils/LoopBox.h"
 
 using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-SmallVector<Value> strata::detail::chunkIndices(Value slot, Value r, Value c) {
-  if (slot)
-    return {slot, r, c};
-  return {r, c};
-}
-
-SmallVector<Value> TileBodyTranslator::storedChunkIndices(Value slot, Value r,
-                                                          Value c) {
+SmallVector<Value> ContractionLowering::storedChunkIndices(Value slot, Value r,
+                                                           Value c) {
   if (!coreMatrixWidth())
     return chunkIndices(slot, r, c);
   Location loc = kernel.getLoc();
@@ -47,9 +41,9 @@ static size_t variedDim(size_t dropped, size_t rank) {
 }
 
 std::pair<SmallVector<Value>, Value>
-TileBodyTranslator::chunkPoint(Region &operand, ValueRange origin,
-                               const ChunkShape &shape, Value k0, Value r,
-                               Value c) {
+ContractionLowering::chunkPoint(Region &operand, ValueRange origin,
+                                const ChunkShape &shape, Value k0, Value r,
+                                Value c) {
   Location loc = operand.getLoc();
   ArrayRef<int64_t> domain = kernel.getDomain();
   size_t rank = domain.size();
@@ -61,7 +55,7 @@ TileBodyTranslator::chunkPoint(Region &operand, ValueRange origin,
   Value kk = shape.rowIsK ? r : c, along = shape.rowIsK ? c : r;
   Value kg = arith::AddIOp::create(b, loc, k0, kk);
   Value point =
-      arith::AddIOp::create(b, loc, mapping.lookup(origin[varied]), along);
+      arith::AddIOp::create(b, loc, ctx.mapping.lookup(origin[varied]), along);
   // Outside the domain or past k the operand is zero.
   Value inside;
   auto require = [&](Value v, int64_t bound) {
@@ -76,7 +70,7 @@ TileBodyTranslator::chunkPoint(Region &operand, ValueRange origin,
   SmallVector<Value> coords;
   for (size_t d = 0; d < rank; ++d)
     if (d != shape.dropped)
-      coords.push_back(d == varied ? point : mapping.lookup(origin[d]));
+      coords.push_back(d == varied ? point : ctx.mapping.lookup(origin[d]));
   coords.push_back(kg);
   return {coords, inside};
 }
@@ -103,21 +97,21 @@ static void forEachShare(OpBuilder &b, Location loc, Value thread,
   }
 }
 
-void TileBodyTranslator::stage(Region &operand, ValueRange origin, Value chunk,
-                               Value slot, const ChunkShape &shape, Value k0,
-                               Value zero) {
+void ContractionLowering::stage(Region &operand, ValueRange origin, Value chunk,
+                                Value slot, const ChunkShape &shape, Value k0,
+                                Value zero) {
   Location loc = operand.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  forEachShare(b, loc, thread, kernel.getThreads(), shape.rows * shape.cols,
+  forEachShare(b, loc, ctx.thread, kernel.getThreads(), shape.rows * shape.cols,
                [&](Value e) {
                  Value r = arith::DivUIOp::create(b, loc, e, index(shape.cols));
                  Value c = arith::RemUIOp::create(b, loc, e, index(shape.cols));
                  auto [coords, inside] =
                      chunkPoint(operand, origin, shape, k0, r, c);
                  auto evaluate = [&, &coords = coords]() -> Value {
-                   return cloneLoopBody(b, operand.front(), coords, mapping)
+                   return cloneLoopBody(b, operand.front(), coords, ctx.mapping)
                        .lookupOrDefault(stagedValue(operand, shape.narrow));
                  };
                  Value value;
@@ -157,8 +151,8 @@ static loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
   return load;
 }
 
-std::optional<TileBodyTranslator::AsyncCopy>
-TileBodyTranslator::planAsyncCopy(Region &operand, const ChunkShape &shape) {
+std::optional<ContractionLowering::AsyncCopy>
+ContractionLowering::planAsyncCopy(Region &operand, const ChunkShape &shape) {
   loopir::LoadOp load = plainOperandLoad(kernel, operand, shape.narrow);
   if (!load)
     return std::nullopt;
@@ -189,17 +183,17 @@ TileBodyTranslator::planAsyncCopy(Region &operand, const ChunkShape &shape) {
   return std::nullopt;
 }
 
-void TileBodyTranslator::stageAsync(Region &operand, ValueRange origin,
-                                    Value chunk, Value slot,
-                                    const ChunkShape &shape, Value k0,
-                                    AsyncCopy copy) {
+void ContractionLowering::stageAsync(Region &operand, ValueRange origin,
+                                     Value chunk, Value slot,
+                                     const ChunkShape &shape, Value k0,
+                                     AsyncCopy copy) {
   Location loc = operand.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   int64_t runsPerRow = shape.storedCols() / copy.width;
   forEachShare(
-      b, loc, thread, kernel.getThreads(), shape.storedRows() * runsPerRow,
+      b, loc, ctx.thread, kernel.getThreads(), shape.storedRows() * runsPerRow,
       [&](Value e) {
         // The run's first element, as stored and in the chunk.
         Value sr = arith::DivUIOp::create(b, loc, e, index(runsPerRow));
@@ -208,13 +202,13 @@ void TileBodyTranslator::stageAsync(Region &operand, ValueRange origin,
             index(copy.width));
         Value r = shape.transposed ? sc : sr, c = shape.transposed ? sr : sc;
         auto [coords, inside] = chunkPoint(operand, origin, shape, k0, r, c);
-        IRMapping at = mapping;
+        IRMapping at = ctx.mapping;
         at.map(operand.front().getArguments(), coords);
         SmallVector<Value> indices;
         for (Value v : copy.load.getIndices())
           indices.push_back(at.lookupOrDefault(v));
         kernelir::AsyncCopyOp::create(
-            b, loc, mapping.lookup(copy.load.getMemref()),
+            b, loc, ctx.mapping.lookup(copy.load.getMemref()),
             expandAccessIndices(b, loc, copy.load.getIndexMap(), indices),
             chunk, storedChunkIndices(slot, sr, sc),
             b.getI64IntegerAttr(copy.width), inside);

@@ -28,17 +28,8 @@ LogicalResult TileBodyTranslator::translate(kernelir::FuncOp func) {
   groupThread = thread; // One group unless the kernel is cooperative.
   if (kernel.isCooperative())
     assignThreadGroups();
-  if ((wgmma = chooseWgmmaLayout())) {
-    assignWgmmaTiles(*wgmma);
-    vectorWidth = chooseAccumulatorPairWidth();
-    return translateOps(source);
-  }
-  if ((mma = chooseMmaLayout())) {
-    assignMmaTiles(*mma);
-    vectorWidth = chooseAccumulatorPairWidth();
-    return translateOps(source);
-  }
-  if (assignRegisterTiles())
+  contraction = chooseContractionLowering(*this);
+  if (contraction && contraction->assignElements())
     return translateOps(source);
   // Thread t owns runs of `vectorWidth` neighbouring elements: run r is
   // elements (r * threads + t) * vectorWidth + 0, 1, ..., so neighbouring
@@ -100,67 +91,12 @@ void TileBodyTranslator::assignThreadGroups() {
   }
 }
 
-bool strata::detail::isRowRun(AffineMap map,
-                              function_ref<bool(unsigned)> isInnermost,
-                              MemRefType buffer, int64_t width) {
-  if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
-      buffer.getShape().back() % width != 0)
-    return false;
-  // The innermost buffer index is an innermost dimension plus an offset
-  // that is the same for the whole run and keeps it aligned (a multiple of
-  // the run: a split-K slice's start, say).
-  AffineExpr last = map.getResults().back();
-  auto dependsOnInnermost = [&](AffineExpr e) {
-    for (unsigned d = 0; d < map.getNumDims(); ++d)
-      if (isInnermost(d) && e.isFunctionOfDim(d))
-        return true;
-    return false;
-  };
-  std::optional<unsigned> inner;
-  for (unsigned d = 0; d < map.getNumDims(); ++d)
-    if (isInnermost(d) && last.isFunctionOfDim(d))
-      inner = d;
-  if (!inner)
-    return false;
-  AffineExpr offset =
-      simplifyAffineExpr(last - getAffineDimExpr(*inner, map.getContext()),
-                         map.getNumDims(), map.getNumSymbols());
-  if (dependsOnInnermost(offset) || !offset.isMultipleOf(width))
-    return false;
-  return llvm::none_of(map.getResults().drop_back(), dependsOnInnermost);
-}
-
 /// Whether the tile access through `map` to `buffer` reads a row run for
 /// runs of `width` points along the tile's innermost dimension.
 static bool isVectorAccess(AffineMap map, MemRefType buffer, int64_t width) {
   unsigned inner = map.getNumDims() - 1;
   return isRowRun(
       map, [&](unsigned d) { return d == inner; }, buffer, width);
-}
-
-int64_t strata::detail::maxVectorWidth(ArrayRef<MemRefType> buffers) {
-  int64_t width = kMaxVectorBits;
-  for (MemRefType buffer : buffers) {
-    if (!buffer.getElementType().isIntOrFloat())
-      return 1;
-    width = std::min<int64_t>(
-        width,
-        kMaxVectorBits / getStorageBits(buffer.getElementType()));
-  }
-  return width;
-}
-
-/// The tile loads' and stores' index maps and buffers, in program order.
-static SmallVector<std::pair<AffineMap, MemRefType>>
-tileAccesses(tileir::KernelOp kernel) {
-  SmallVector<std::pair<AffineMap, MemRefType>> accesses;
-  for (Operation &op : kernel.getBody().front()) {
-    if (auto load = dyn_cast<tileir::LoadOp>(op))
-      accesses.push_back({load.getIndexMap(), load.getMemref().getType()});
-    else if (auto store = dyn_cast<tileir::StoreOp>(op))
-      accesses.push_back({store.getIndexMap(), store.getMemref().getType()});
-  }
-  return accesses;
 }
 
 int64_t TileBodyTranslator::chooseVectorWidth() {
@@ -181,15 +117,6 @@ int64_t TileBodyTranslator::chooseVectorWidth() {
       return width;
   }
   return 1;
-}
-
-int64_t TileBodyTranslator::chooseAccumulatorPairWidth() {
-  // A pair may not straddle the domain's edge (one guard covers it).
-  if (kernel.getDomain().back() % 2 != 0 ||
-      maxVectorWidth(
-          llvm::to_vector(llvm::make_second_range(tileAccesses(kernel)))) < 2)
-    return 1;
-  return 2;
 }
 
 LogicalResult TileBodyTranslator::translateOps(Block &source) {
@@ -226,56 +153,6 @@ LogicalResult TileBodyTranslator::translateOps(Block &source) {
     if (deferred.erase(&op) && failed(emit(op)))
       return failure();
   return success();
-}
-
-bool TileBodyTranslator::assignRegisterTiles() {
-  if (kernel.getBody().getOps<tileir::ContractOp>().empty())
-    return false;
-  ArrayRef<int64_t> tile = kernel.getTile();
-  size_t rank = tile.size();
-  int64_t rows = tile[rank - 2], cols = tile[rank - 1];
-  int64_t threads = kernel.getThreads();
-  // Up to 4 columns per thread, the rest of its elements in rows; the
-  // threads must cover the tile exactly.
-  int64_t tileCols = 1;
-  for (int64_t c : {4, 2})
-    if (cols % c == 0 && elementsPerThread % c == 0) {
-      tileCols = c;
-      break;
-    }
-  int64_t tileRows = elementsPerThread / tileCols;
-  int64_t threadCols = cols / tileCols;
-  if (rows % tileRows != 0 || threadCols == 0 ||
-      (rows / tileRows) * threadCols != threads)
-    return false;
-  int64_t threadRows = rows / tileRows;
-  Location loc = kernel.getLoc();
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  // Interleaved: row r of the thread's block is t_r + r * threadRows and
-  // column c is t_c + c * threadCols, so neighbouring threads read
-  // neighbouring shared columns and store neighbouring global columns.
-  Value threadRow = arith::DivUIOp::create(b, loc, thread, index(threadCols));
-  Value threadCol = arith::RemUIOp::create(b, loc, thread, index(threadCols));
-  SmallVector<Value> rowOf, colOf;
-  for (int64_t r = 0; r < tileRows; ++r)
-    rowOf.push_back(r == 0 ? threadRow
-                           : Value(arith::AddIOp::create(
-                                 b, loc, threadRow, index(r * threadRows))));
-  for (int64_t c = 0; c < tileCols; ++c)
-    colOf.push_back(c == 0 ? threadCol
-                           : Value(arith::AddIOp::create(
-                                 b, loc, threadCol, index(c * threadCols))));
-  Value zero = index(0);
-  for (int64_t r = 0; r < tileRows; ++r)
-    for (int64_t c = 0; c < tileCols; ++c) {
-      SmallVector<Value> coords(rank - 2, zero);
-      coords.push_back(rowOf[r]);
-      coords.push_back(colOf[c]);
-      elementCoords.push_back(coords);
-    }
-  return true;
 }
 
 LogicalResult TileBodyTranslator::translateOp(Operation &op) {
@@ -323,7 +200,7 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
           return translateCompositeScan(scan);
         })
         .Case([&](tileir::ContractOp contract) {
-          return translateContract(contract);
+          return contraction->lower(contract);
         })
         .Default([&](Operation *other) {
           return other->emitError("cannot lower this op to kernelir yet");
@@ -353,21 +230,6 @@ LogicalResult TileBodyTranslator::translateOp(Operation &op) {
   }
   b.clone(op, mapping); // Scalar work shared by all elements or threads.
   return success();
-}
-
-scf::ForOp TileBodyTranslator::buildLoop(
-    Location loc, Value lb, Value ub, Value step, ValueRange init,
-    function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-  return scf::ForOp::create(
-      b, loc, lb, ub, step, init,
-      [&](OpBuilder &nested, Location loc, Value iv, ValueRange carried) {
-        // The translation builds with `b`: move it into the loop.
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        SmallVector<Value> yielded = body(iv, carried);
-        scf::YieldOp::create(b, loc, yielded);
-      });
 }
 
 scf::ForOp TileBodyTranslator::groupStridedLoop(

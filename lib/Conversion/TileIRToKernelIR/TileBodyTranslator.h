@@ -4,41 +4,17 @@
 #define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
 
 #include "BlockCombine.h"
-#include "strata/Conversion/TileIRToKernelIR/TileIRToKernelIR.h"
-#include "strata/Dialect/KernelIR/IR/KernelIR.h"
+#include "ContractionLowering.h"
+#include "KernelContext.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
-#include "strata/Dialect/TileIR/IR/TileIR.h"
 #include "strata/Dialect/Utils/LoopBox.h"
-
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace strata {
 namespace detail {
 using namespace mlir;
 
 using strata::delinearize;
-
-/// The widest global access of one thread, in bits (ld.global.v4.f32).
-constexpr int64_t kMaxVectorBits = 128;
-
-/// Whether an access through `map` reads (or writes) `width` neighbouring
-/// elements of a row of `buffer` for `width` neighbouring values of the
-/// innermost coordinate (the map dimensions `isInnermost` accepts), starting
-/// at a multiple of `width`: the innermost buffer index is that coordinate
-/// plus an offset free of it that is a multiple of `width`, no other index
-/// uses it, and rows are multiples of `width` long.
-bool isRowRun(AffineMap map, function_ref<bool(unsigned)> isInnermost,
-              MemRefType buffer, int64_t width);
-
-/// The indices of element (r, c) of a contraction's operand chunk in
-/// `slot` (null where the chunk has no slots; see stagedLoop).
-SmallVector<Value> chunkIndices(Value slot, Value r, Value c);
-
-/// The most elements of a vector access within kMaxVectorBits for every
-/// buffer of `buffers` (1 if one has no integer or float elements).
-int64_t maxVectorWidth(ArrayRef<MemRefType> buffers);
 
 /// How a chunked fold of a composite monoid splits its components among
 /// the lanes of a row (ComponentSplitFold.cpp): every lane folds the
@@ -84,22 +60,22 @@ planTailColumns(const ComponentSplit &split,
 /// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
 /// thread t owns tile elements t, t + threads, t + 2 * threads, ..., or runs
 /// of `vectorWidth` neighbouring elements where its accesses can be vectors
-/// (see chooseVectorWidth; in a contraction kernel, a register tile instead,
-/// see assignRegisterTiles).
-class TileBodyTranslator {
+/// (see chooseVectorWidth; in a contraction kernel, what its
+/// ContractionLowering assigns). The kernel's contractions are lowered by
+/// their instruction family's ContractionLowering; the tile's elementwise
+/// ops and the row programs' folds, scans and loops here.
+class TileBodyTranslator : public KernelContext {
 public:
-  TileBodyTranslator(OpBuilder &b, tileir::KernelOp kernel,
-                     MultiplyOptions multiply)
-      : b(b), kernel(kernel), multiply(multiply),
-        elementsPerThread(kernel.getTileType(b.getF32Type()).getNumElements() /
-                          kernel.getThreads()) {}
+  using KernelContext::KernelContext;
 
   /// Fills `func`, at the builder, with the kernel's body.
   LogicalResult translate(kernelir::FuncOp func);
 
   /// Whether the translated kernel multiplies on tensor cores (kernelir.mma
   /// or kernelir.wgmma), its tile's accumulators held in registers.
-  bool multipliesOnTensorCores() const { return mma || wgmma; }
+  bool multipliesOnTensorCores() const {
+    return contraction && contraction->onTensorCores();
+  }
 
   /// The tile's elements each thread holds (its accumulators, in a
   /// contraction kernel).
@@ -112,19 +88,6 @@ private:
   /// In a cooperative kernel, splits the threads into one group per point
   /// of the tile (groupPoint, group, groupThread, groupThreads).
   void assignThreadGroups();
-
-  /// In a kernel with a tileir.contract, gives each thread a register tile
-  /// of the block tile (rows x up to 4 columns, interleaved) instead of
-  /// strided elements, so that each step of k loads rows + columns values
-  /// for rows x columns fused multiply-adds. Returns false (and assigns
-  /// nothing) where the tile does not split that way.
-  bool assignRegisterTiles();
-
-  /// A scf.for at the builder carrying `init`; `body` fills it (with the
-  /// builder inside) and returns the values carried to the next iteration.
-  scf::ForOp buildLoop(Location loc, Value lb, Value ub, Value step,
-                       ValueRange init,
-                       function_ref<SmallVector<Value>(Value, ValueRange)> body);
 
   /// A loop over `bounds` that the group's threads share (in registers, no
   /// shared memory): the group's threads take the points thread,
@@ -168,62 +131,6 @@ private:
   /// in kMaxRowCacheBytes (rowCacheOf).
   void planRowCaches();
 
-  /// How the warps of a contraction kernel share its block tile on tensor
-  /// cores: a grid of warpRows x warpCols warps, each owning tilesM x
-  /// tilesN mma tiles (16 x 8 outputs each), multiplying operands of
-  /// `operand` (f16, bf16, or f32 as tf32).
-  struct MmaLayout {
-    int64_t warpRows, warpCols, tilesM, tilesN;
-    Type operand;
-  };
-
-  /// The tensor-core layout of a contraction kernel whose operands are f16
-  /// (or bf16) widened to f32, or f32 with `tf32`, whose block tile splits
-  /// into whole mma tiles among its warps and whose k step is a multiple of
-  /// the mma's k; none otherwise.
-  std::optional<MmaLayout> chooseMmaLayout();
-
-  /// Gives each thread the result elements of its lane in its warp's mma
-  /// tiles (elementCoords, tile by tile in the accumulator's layout), and
-  /// computes the fragment coordinates of its lane (mmaCoords).
-  void assignMmaTiles(const MmaLayout &layout);
-
-  /// A contraction on tensor cores: per step of k, both operand chunks are
-  /// staged in shared memory (f16 or bf16 before their widening, or f32),
-  /// then each warp loads its A and B fragments and accumulates its tiles
-  /// with kernelir.mma.
-  LogicalResult translateMmaContract(tileir::ContractOp contract);
-
-  /// How the warpgroups of a contraction kernel share its block tile with
-  /// kernelir.wgmma: a grid of groupRows x groupCols warpgroups, each
-  /// owning `slabs` slabs of 64 rows by n columns, multiplying operands of
-  /// `operand` (f16 or bf16).
-  struct WgmmaLayout {
-    int64_t groupRows, groupCols, slabs, n;
-    Type operand;
-  };
-
-  /// The warpgroup layout of a contraction kernel whose operands are f16
-  /// or bf16 widened to f32, where wgmma is allowed, the block tile splits
-  /// into whole 64-row slabs among whole warpgroups (n a multiple of 8 up
-  /// to 256) and the k step is a multiple of 16; none otherwise.
-  std::optional<WgmmaLayout> chooseWgmmaLayout();
-
-  /// Gives each thread the result elements of its lane in its warpgroup's
-  /// slabs (elementCoords, slab by slab in wgmma's D layout).
-  void assignWgmmaTiles(const WgmmaLayout &layout);
-
-  /// A contraction by warpgroups: per step of k, both operand chunks are
-  /// staged in shared memory in wgmma's core-matrix layout (B n-major),
-  /// fenced for the async proxy, then each warpgroup multiplies its slabs
-  /// with one kernelir.wgmma each, straight from the chunks.
-  LogicalResult translateWgmmaContract(tileir::ContractOp contract);
-
-  /// The indices of element (r, c) of an operand chunk as stored (c along
-  /// k where the chunk has core matrices), in `slot`: chunkIndices, or
-  /// with coreMatrixWidth() w, [slot, c / w, r, c mod w].
-  SmallVector<Value> storedChunkIndices(Value slot, Value r, Value c);
-
   /// A cooperative fold: each thread folds its share of the points in
   /// registers, then the block combines the partial results.
   LogicalResult translateFold(tileir::FoldOp fold);
@@ -235,106 +142,6 @@ private:
                                          const KernelMonoid &monoid,
                                          Block &body,
                                          ArrayRef<int64_t> bounds);
-
-  /// A contraction, staged through shared memory: per step of `step` k,
-  /// the threads copy the lhs chunk (tile rows x step) and the rhs chunk
-  /// (step x tile columns) into shared buffers, computing each operand
-  /// element once (zero outside the domain or past k), a barrier; each
-  /// thread accumulates its own elements of the result tile from the
-  /// shared chunks; a barrier before the next step overwrites them.
-  LogicalResult translateContract(tileir::ContractOp contract);
-
-  /// The shared buffers of a contraction's operand chunks, of `element`:
-  /// lhs (tile rows x step) and rhs (step x tile columns, or tile columns x
-  /// step with `rhsTransposed`). For tensor-core `fragments` the rows are
-  /// padded so that fragment loads have no bank conflicts.
-  std::pair<Value, Value> createChunks(tileir::ContractOp contract,
-                                       Type element, bool rhsTransposed = false,
-                                       bool fragments = false);
-
-  /// The loop over steps of k of a staged contraction: stage both chunks
-  /// (before their widening with `narrow`; the rhs chunk n x k with
-  /// `rhsTransposed`), a barrier, `multiply` the accumulators (`init`
-  /// before the first step) from the chunks' `slot`, a barrier. With the
-  /// contraction's `stages` > 1, a software pipeline: the chunks have a
-  /// slot per stage (a leading dimension; `slot` is null without one), the
-  /// chunks of the first stages - 1 steps are staged before the loop, and
-  /// step s stages step s + stages - 1 into its slot after one barrier,
-  /// then multiplies its own slot. Operands that are plain loads are
-  /// copied asynchronously (kernelir.async_copy), so the copies are in
-  /// flight while earlier steps multiply.
-  scf::ForOp stagedLoop(
-      tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
-      bool narrow, bool rhsTransposed, ValueRange init,
-      function_ref<SmallVector<Value>(ValueRange acc, Value slot)> multiply);
-
-  /// How one operand chunk is staged; see stage().
-  struct ChunkShape {
-    int64_t rows, cols; // The chunk, before any transposition.
-    bool rowIsK;        // Whether its rows (else its columns) run along k.
-    size_t dropped;     // The domain dimension the operand does not take.
-    bool narrow, transposed;
-    /// The chunk as stored.
-    int64_t storedRows() const { return transposed ? cols : rows; }
-    int64_t storedCols() const { return transposed ? rows : cols; }
-    /// Whether the chunk's rows as stored run along k (else along the tile
-    /// dimension the operand varies).
-    bool storedRowsRunAlongK() const { return rowIsK == transposed; }
-  };
-
-  /// The rhs chunk of a step of `contract`: k x columns, stored transposed
-  /// (columns x k) with `transposed`.
-  ChunkShape rhsChunkShape(tileir::ContractOp contract, bool narrow,
-                           bool transposed);
-
-  /// Whether a tensor-core contraction of halves stores its B chunks
-  /// n-major (ldmatrix), else k-major (ldmatrix .trans): n-major unless
-  /// only the k-major chunk can be copied asynchronously, as a row-major B
-  /// (a weight used as `x @ w`) is.
-  bool storesRhsNMajor(tileir::ContractOp contract);
-
-  /// An operand chunk copied asynchronously: the operand region's load and
-  /// the elements per copy.
-  struct AsyncCopy {
-    loopir::LoadOp load;
-    int64_t width;
-  };
-
-  /// How an operand chunk is copied asynchronously: where the operand
-  /// region is one load of a kernel buffer (before its widening with
-  /// `narrow`) and runs of the chunk's stored rows are aligned runs of that
-  /// buffer's rows within the domain and k, in the widest such runs of 4, 8
-  /// or 16 bytes; none where the chunk must be computed and stored.
-  std::optional<AsyncCopy> planAsyncCopy(Region &operand,
-                                         const ChunkShape &shape);
-
-  /// Copies one operand chunk asynchronously into `slot` (see stagedLoop)
-  /// in runs of `copy.width` elements of its stored rows, neighbouring
-  /// threads taking neighbouring runs; outside the domain or past k the
-  /// copies write zeros.
-  void stageAsync(Region &operand, ValueRange origin, Value chunk, Value slot,
-                  const ChunkShape &shape, Value k0, AsyncCopy copy);
-
-  /// The point of an operand at element (r, c) of its chunk (the region's
-  /// coordinates) and whether it lies in the domain and before k (null
-  /// where that always holds).
-  std::pair<SmallVector<Value>, Value> chunkPoint(Region &operand,
-                                                  ValueRange origin,
-                                                  const ChunkShape &shape,
-                                                  Value k0, Value r, Value c);
-
-  /// Computes one operand chunk and stores it into shared memory:
-  /// `shape.rows` x `shape.cols` elements, thread t taking elements t,
-  /// t + threads, ... (row-major, so neighbouring threads read neighbouring
-  /// addresses of a row-major operand). The operand region takes the
-  /// point's coordinates without dimension `shape.dropped`, then k; the
-  /// tile dimension it varies is the chunk's column (lhs: rows x k) or row
-  /// (rhs: k x columns). With `shape.narrow`, the value staged is the
-  /// operand before its widening (the input of the region's final
-  /// arith.extf). With `shape.transposed`, element (r, c) of the chunk is
-  /// stored at (c, r), in `slot` (see stagedLoop).
-  void stage(Region &operand, ValueRange origin, Value chunk, Value slot,
-             const ChunkShape &shape, Value k0, Value zero);
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
@@ -482,14 +289,6 @@ private:
   /// vector, aligned, with one guard; 1 where none can.
   int64_t chooseVectorWidth();
 
-  /// 2 where the epilogue of a tensor-core tile may load and store its
-  /// elements in pairs: each lane's accumulator elements come in pairs of
-  /// neighbouring columns at even columns (mma.sync's and wgmma's D
-  /// fragments), consecutive in elementCoords, so a pair is one 2-vector
-  /// where the access is a row run (runWidth) and the domain's columns are
-  /// even; else 1.
-  int64_t chooseAccumulatorPairWidth();
-
   /// The elements one access through `map` to `buffer` covers: the kernel's
   /// vector width where the run is a vector of the buffer, else 1.
   int64_t runWidth(AffineMap map, Value buffer);
@@ -511,45 +310,8 @@ private:
   std::pair<SmallVector<Value>, Value> access(Location loc, ValueRange origin,
                                               AffineMap map, int64_t k);
 
-  OpBuilder &b;
-  tileir::KernelOp kernel;
-  MultiplyOptions multiply; // The instructions contractions may use.
-  int64_t elementsPerThread;
-  int64_t vectorWidth = 1; // Neighbouring elements a thread owns in a run.
-  IRMapping mapping; // Non-tile values of the tile program -> kernel values.
-  DenseMap<Value, SmallVector<Value>> scalars; // Tile -> this thread's scalars.
-  SmallVector<Value> programIds;
-  Block *entry = nullptr; // The kernel's entry block (shared buffers).
-  Value thread;           // This thread's index in its block.
-  /// In a cooperative kernel the threads split into one group per point of
-  /// the tile: the group's point (domain coordinates), this thread's group
-  /// and index in it, and the threads of a group.
-  SmallVector<Value> groupPoint;
-  Value group, groupThread; // group: null with one group.
-  int64_t groups = 1, groupThreads = 0;
-  SmallVector<SmallVector<Value>> elementCoords; // Per owned element.
-  std::optional<MmaLayout> mma; // Set in a tensor-core contraction kernel.
-  std::optional<WgmmaLayout> wgmma; // Set in a warpgroup contraction kernel.
-  /// Elements per 16-byte row of a core matrix where the operand chunks are
-  /// in wgmma's layout ([k blocks][rows][w]); 0 for row-major chunks.
-  int64_t coreMatrixWidth() const {
-    return wgmma ? kernelir::getLdMatrixRowElements(wgmma->operand) : 0;
-  }
-  /// This lane's fragment coordinates, per value of the fragment: of the
-  /// accumulator (row, column), and of a tf32 B (k, column), which loads
-  /// element by element (the other fragments load with ldmatrix).
-  struct MmaLaneCoords {
-    SmallVector<std::pair<Value, Value>> accumulator, tf32Rhs;
-    SmallVector<std::pair<Value, Value>> &of(kernelir::MmaOperand operand) {
-      return operand == kernelir::MmaOperand::Acc ? accumulator : tf32Rhs;
-    }
-  } mmaCoords;
-  /// The origin (row, column) of this warp's tiles in the block tile.
-  Value warpRow0, warpCol0;
-  /// Where some groups of the last program instance lie past the domain
-  /// (a row tile that does not divide it): whether this group's row is in
-  /// the domain; null otherwise.
-  Value rowInDomain;
+  /// The lowering of the kernel's contractions (null without any).
+  std::unique_ptr<ContractionLowering> contraction;
   /// Results of split folds not yet shuffled to every lane: the slot that
   /// holds each, the lane of its split that holds it, and the split's lanes
   /// (mapSplitResults).

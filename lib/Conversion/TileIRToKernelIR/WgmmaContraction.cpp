@@ -6,7 +6,7 @@
 // reads them there: no fragment loads through registers, one instruction
 // per 64 x n x 16 instead of (64 / 16) (n / 8) mma.sync per warpgroup.
 
-#include "TileBodyTranslator.h"
+#include "ContractionLowering.h"
 
 using namespace mlir;
 using namespace strata;
@@ -14,8 +14,51 @@ using namespace strata::detail;
 
 using kernelir::kWgmmaM;
 
-std::optional<TileBodyTranslator::WgmmaLayout>
-TileBodyTranslator::chooseWgmmaLayout() {
+namespace {
+/// How the warpgroups of a contraction kernel share its block tile with
+/// kernelir.wgmma: a grid of groupRows x groupCols warpgroups, each owning
+/// `slabs` slabs of 64 rows by n columns, multiplying operands of
+/// `operand` (f16 or bf16).
+struct WgmmaLayout {
+  int64_t groupRows, groupCols, slabs, n;
+  Type operand;
+};
+
+class WgmmaContraction : public ContractionLowering {
+public:
+  WgmmaContraction(KernelContext &ctx, WgmmaLayout layout)
+      : ContractionLowering(ctx), layout(layout) {}
+
+  /// Gives each thread the result elements of its lane in its warpgroup's
+  /// slabs (elementCoords, slab by slab in wgmma's D layout).
+  bool assignElements() override;
+
+  /// Per step of k, both operand chunks are staged in shared memory in
+  /// wgmma's core-matrix layout (B n-major), fenced for the async proxy,
+  /// then each warpgroup multiplies its slabs with one kernelir.wgmma
+  /// each, straight from the chunks.
+  LogicalResult lower(tileir::ContractOp contract) override;
+
+  bool onTensorCores() const override { return true; }
+
+protected:
+  int64_t coreMatrixWidth() const override {
+    return kernelir::getLdMatrixRowElements(layout.operand);
+  }
+
+private:
+  WgmmaLayout layout;
+  /// The origin (row, column) of this warpgroup's slabs in the block tile.
+  Value warpRow0, warpCol0;
+};
+} // namespace
+
+/// The warpgroup layout of a contraction kernel whose operands are f16 or
+/// bf16 widened to f32, where wgmma is allowed, the block tile splits into
+/// whole 64-row slabs among whole warpgroups (n a multiple of 8 up to 256)
+/// and the k step is a multiple of 16; none otherwise.
+static std::optional<WgmmaLayout> chooseWgmmaLayout(tileir::KernelOp kernel,
+                                                    MultiplyOptions multiply) {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
   if (!multiply.wgmma || !multiply.tensorCores ||
       !llvm::hasSingleElement(contracts))
@@ -46,7 +89,16 @@ TileBodyTranslator::chooseWgmmaLayout() {
   return std::nullopt;
 }
 
-void TileBodyTranslator::assignWgmmaTiles(const WgmmaLayout &layout) {
+std::unique_ptr<ContractionLowering>
+strata::detail::createWgmmaContraction(KernelContext &ctx) {
+  std::optional<WgmmaLayout> layout =
+      chooseWgmmaLayout(ctx.kernel, ctx.multiply);
+  if (!layout)
+    return nullptr;
+  return std::make_unique<WgmmaContraction>(ctx, *layout);
+}
+
+bool WgmmaContraction::assignElements() {
   Location loc = kernel.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -83,24 +135,25 @@ void TileBodyTranslator::assignWgmmaTiles(const WgmmaLayout &layout) {
           SmallVector<Value> coords(rank - 2, zero);
           coords.push_back(add(row, s * kWgmmaM + 8 * h));
           coords.push_back(add(col, 8 * j + i));
-          elementCoords.push_back(coords);
+          ctx.elementCoords.push_back(coords);
         }
+  ctx.vectorWidth = chooseAccumulatorPairWidth();
+  return true;
 }
 
-LogicalResult
-TileBodyTranslator::translateWgmmaContract(tileir::ContractOp contract) {
+LogicalResult WgmmaContraction::lower(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
-  Type operand = wgmma->operand;
+  Type operand = layout.operand;
   Value lhsChunk, rhsChunk;
   std::tie(lhsChunk, rhsChunk) =
       createChunks(contract, operand, /*rhsTransposed=*/true);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto accType = VectorType::get({wgmma->n / 8, 2, 2}, b.getF32Type());
+  auto accType = VectorType::get({layout.n / 8, 2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(operand));
   SmallVector<Value> init(
-      wgmma->slabs, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
+      layout.slabs, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
   // Each slab's rows of A and the warpgroup's columns of B, from k block 0
   // of the step's chunks.
   auto at = [&](Value slot, Value row) {
@@ -113,7 +166,7 @@ TileBodyTranslator::translateWgmmaContract(tileir::ContractOp contract) {
       stagedLoop(contract, lhsChunk, rhsChunk, zero, /*narrow=*/true,
                  /*rhsTransposed=*/true, init, [&](ValueRange acc, Value slot) {
                    SmallVector<Value> next;
-                   for (int64_t s = 0; s < wgmma->slabs; ++s) {
+                   for (int64_t s = 0; s < layout.slabs; ++s) {
                      Value row = arith::AddIOp::create(b, loc, warpRow0,
                                                        index(s * kWgmmaM));
                      next.push_back(kernelir::WgmmaOp::create(
@@ -123,7 +176,7 @@ TileBodyTranslator::translateWgmmaContract(tileir::ContractOp contract) {
                    return next;
                  });
   // The result elements in elementCoords' order: slab by slab, [j][h][i].
-  SmallVector<Value> &elements = scalars[contract.getResult()];
+  SmallVector<Value> &elements = ctx.scalars[contract.getResult()];
   for (Value acc : kLoop.getResults())
     for (int64_t v = 0; v < accType.getNumElements(); ++v)
       elements.push_back(vector::ExtractOp::create(

@@ -1,8 +1,8 @@
-// The tile body translation of tileir.contract: operand chunks staged
-// through shared memory per step of k, fused multiply-adds per thread.
+// The contraction lowerings' common part: which one a kernel takes, the
+// shared operand chunks and the loop over steps of k that stages them.
 
-#include "TileBodyTranslator.h"
-#include "strata/Dialect/Utils/LoopBox.h"
+#include "ContractionLowering.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -10,75 +10,31 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-LogicalResult
-TileBodyTranslator::translateContract(tileir::ContractOp contract) {
-  if (wgmma)
-    return translateWgmmaContract(contract);
-  if (mma)
-    return translateMmaContract(contract);
-  Location loc = contract.getLoc();
-  ArrayRef<int64_t> tile = kernel.getTile();
-  size_t rank = tile.size();
-  for (size_t d = 0; d + 2 < rank; ++d)
-    if (tile[d] != 1)
-      return contract.emitError("a contraction's batch dimensions need "
-                                "tile size 1");
-  int64_t step = contract.getStep();
-  Type element = contract.getResult().getType().getElementType();
-  // Operands that both widen the same half type are staged as halves (half
-  // the shared memory and copies; tileir-pipeline counts them so) and
-  // widened as they are read.
-  Type half = contract.getWidenedHalfType();
-  bool narrow = static_cast<bool>(half);
-  Type staged = narrow ? half : element;
-  Value lhsChunk, rhsChunk;
-  std::tie(lhsChunk, rhsChunk) = createChunks(contract, staged);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(staged));
-  Value accZero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  auto read = [&](Value chunk, SmallVector<Value> indices) -> Value {
-    Value x = kernelir::LoadOp::create(b, loc, chunk, indices);
-    return narrow ? arith::ExtFOp::create(b, loc, element, x) : x;
-  };
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  // Per step of k: stage both chunks, then each thread multiplies into its
-  // elements (elementCoords: its register tile) from the chunks' `slot`.
-  auto multiply = [&](Value slot, Value kk, ValueRange partial) {
-    SmallVector<Value> next;
-    // One shared load per distinct row and column of the thread's elements.
-    DenseMap<Value, Value> lhsLoads, rhsLoads;
-    for (auto [m, coords] : llvm::enumerate(elementCoords)) {
-      Value row = coords[rank - 2], col = coords[rank - 1];
-      Value &a = lhsLoads[row];
-      if (!a)
-        a = read(lhsChunk, chunkIndices(slot, row, kk));
-      Value &bv = rhsLoads[col];
-      if (!bv)
-        bv = read(rhsChunk, chunkIndices(slot, kk, col));
-      next.push_back(math::FmaOp::create(b, loc, a, bv, partial[m]));
-    }
-    return next;
-  };
-  SmallVector<Value> init(elementsPerThread, accZero);
-  auto kLoop = stagedLoop(
-      contract, lhsChunk, rhsChunk, zero, narrow,
-      /*rhsTransposed=*/false, init, [&](ValueRange acc, Value slot) {
-        auto inner = buildLoop(loc, index(0), index(step), index(1), acc,
-                               [&](Value kk, ValueRange partial) {
-                                 return multiply(slot, kk, partial);
-                               });
-        return SmallVector<Value>(inner.getResults());
-      });
-  scalars[contract.getResult()] = SmallVector<Value>(kLoop.getResults());
-  return success();
+std::unique_ptr<ContractionLowering>
+strata::detail::chooseContractionLowering(KernelContext &ctx) {
+  if (ctx.kernel.getBody().getOps<tileir::ContractOp>().empty())
+    return nullptr;
+  if (auto wgmma = createWgmmaContraction(ctx))
+    return wgmma;
+  if (auto mma = createMmaContraction(ctx))
+    return mma;
+  return createFmaContraction(ctx);
+}
+
+int64_t ContractionLowering::chooseAccumulatorPairWidth() {
+  // A pair may not straddle the domain's edge (one guard covers it).
+  if (kernel.getDomain().back() % 2 != 0 ||
+      maxVectorWidth(
+          llvm::to_vector(llvm::make_second_range(tileAccesses(kernel)))) < 2)
+    return 1;
+  return 2;
 }
 
 std::pair<Value, Value>
-TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
-                                 bool rhsTransposed, bool fragments) {
+ContractionLowering::createChunks(tileir::ContractOp contract, Type element,
+                                  bool rhsTransposed, bool fragments) {
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(entry);
+  b.setInsertionPointToStart(ctx.entry);
   size_t rank = kernel.getTile().size();
   int64_t rows = kernel.getTile()[rank - 2], cols = kernel.getTile()[rank - 1];
   int64_t step = contract.getStep();
@@ -109,9 +65,9 @@ TileBodyTranslator::createChunks(tileir::ContractOp contract, Type element,
                              : shared(step, cols, /*rowsOfFour=*/bytes == 2)};
 }
 
-TileBodyTranslator::ChunkShape
-TileBodyTranslator::rhsChunkShape(tileir::ContractOp contract, bool narrow,
-                                  bool transposed) {
+ContractionLowering::ChunkShape
+ContractionLowering::rhsChunkShape(tileir::ContractOp contract, bool narrow,
+                                   bool transposed) {
   size_t rank = kernel.getTile().size();
   return {(int64_t)contract.getStep(),
           kernel.getTile()[rank - 1],
@@ -121,7 +77,7 @@ TileBodyTranslator::rhsChunkShape(tileir::ContractOp contract, bool narrow,
           transposed};
 }
 
-scf::ForOp TileBodyTranslator::stagedLoop(
+scf::ForOp ContractionLowering::stagedLoop(
     tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
     bool narrow, bool rhsTransposed, ValueRange init,
     function_ref<SmallVector<Value>(ValueRange, Value)> multiply) {
@@ -167,16 +123,16 @@ scf::ForOp TileBodyTranslator::stagedLoop(
   };
   int64_t steps = llvm::divideCeil(contract.getK(), step);
   if (stages == 1)
-    return buildLoop(loc, index(0), index(steps), index(1), init,
-                     [&](Value kt, ValueRange acc) -> SmallVector<Value> {
-                       stageStep(kt, Value());
-                       commit();
-                       wait(0);
-                       kernelir::BarrierOp::create(b, loc);
-                       SmallVector<Value> next = multiply(acc, Value());
-                       kernelir::BarrierOp::create(b, loc);
-                       return next;
-                     });
+    return ctx.buildLoop(loc, index(0), index(steps), index(1), init,
+                         [&](Value kt, ValueRange acc) -> SmallVector<Value> {
+                           stageStep(kt, Value());
+                           commit();
+                           wait(0);
+                           kernelir::BarrierOp::create(b, loc);
+                           SmallVector<Value> next = multiply(acc, Value());
+                           kernelir::BarrierOp::create(b, loc);
+                           return next;
+                         });
   // The prologue fills the first stages - 1 slots; every step commits one
   // group (empty ones too), so that before step kt's wait the groups of
   // steps up to kt + stages - 2 are committed: stages - 2 may stay pending.
@@ -185,7 +141,7 @@ scf::ForOp TileBodyTranslator::stagedLoop(
       stageStep(index(s), index(s));
     commit();
   }
-  return buildLoop(
+  return ctx.buildLoop(
       loc, index(0), index(steps), index(1), init,
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         wait(stages - 2);
