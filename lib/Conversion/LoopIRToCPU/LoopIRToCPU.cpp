@@ -2,6 +2,7 @@
 // nests and reductions become scf.for nests (ScalarLoops), accesses become
 // memref ones.
 
+#include "strata/Conversion/HostBufferization/HostBufferization.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"

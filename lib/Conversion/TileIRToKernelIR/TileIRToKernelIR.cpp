@@ -4,6 +4,7 @@
 // folds and loops instead.
 
 #include "TileBodyTranslator.h"
+#include "strata/Conversion/HostBufferization/HostBufferization.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
 

@@ -4,12 +4,6 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace strata {
-/// Converts statically shaped tensors to identity-layout memrefs.
-class HostBufferTypeConverter : public mlir::TypeConverter {
-public:
-  HostBufferTypeConverter();
-};
-
 /// How kernelir multiplies contractions: the hardware units it may use.
 struct MultiplyOptions {
   /// f16 and bf16 operands on tensor cores (kernelir.mma, sm_80 and later).
@@ -26,16 +20,6 @@ struct MultiplyOptions {
 void populateTileIRToKernelIRPatterns(mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
                                       MultiplyOptions multiply = {});
-
-/// Patterns that bufferize the host program around the kernels: function
-/// signatures, calls, returns, constant tensors and tensor/buffer casts.
-void populateHostBufferizationPatterns(mlir::TypeConverter &converter,
-                                       mlir::RewritePatternSet &patterns);
-/// Makes `target` accept only host ops whose types `converter` finds legal
-/// (function signatures included): the common legality of the passes that
-/// bufferize the host program.
-void addHostBufferizationLegality(mlir::ConversionTarget &target,
-                                  mlir::TypeConverter &converter);
 } // namespace strata
 
 #endif

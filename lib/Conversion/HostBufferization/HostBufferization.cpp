@@ -2,12 +2,15 @@
 // Kernel results are allocated by the kernel lowering; this file handles the
 // rest of the host program.
 
-#include "strata/Conversion/Passes.h"
+#include "strata/Conversion/HostBufferization/HostBufferization.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace strata;
