@@ -190,10 +190,12 @@ void validate(const Artifact &a) {
       malformed("launch of '" + l.kernel + "' has " +
                 std::to_string(threads) + " threads per block (1 to " +
                 std::to_string(Artifact::kMaxThreadsPerBlock) + ")");
-    if (l.sharedBytes > Artifact::kMaxSharedBytes)
+    if (l.sharedBytes > Artifact::kMaxSharedMemoryBytes)
       malformed("launch of '" + l.kernel + "' asks for " +
-                std::to_string(l.sharedBytes) + " bytes of shared memory (at "
-                "most " + std::to_string(Artifact::kMaxSharedBytes) + ")");
+                std::to_string(l.sharedBytes) +
+                " bytes of shared memory (at "
+                "most " +
+                std::to_string(Artifact::kMaxSharedMemoryBytes) + ")");
   }
   for (int o : a.outputs)
     if (o < 0 || o >= (int)a.buffers.size())

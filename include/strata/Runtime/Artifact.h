@@ -62,7 +62,7 @@ struct Artifact {
   /// sm_90's shared memory per block.
   static constexpr int64_t kMaxBufferBytes = int64_t(1) << 40;
   static constexpr uint64_t kMaxThreadsPerBlock = 1024;
-  static constexpr unsigned kMaxSharedBytes = 227 * 1024;
+  static constexpr unsigned kMaxSharedMemoryBytes = 227 * 1024;
   /// Element size of a dtype in bytes (1 for booleans).
   static int64_t elementBytes(const std::string &dtype);
 };

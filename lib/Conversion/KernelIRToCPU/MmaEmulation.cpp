@@ -34,7 +34,7 @@ void strata::expandMmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   kernel.walk([&](kernelir::MmaOp op) { mmas.push_back(op); });
   if (mmas.empty())
     return;
-  int64_t warps = kernel.getNumThreadsPerBlock() / kernelir::kWarpSize;
+  int64_t warps = kernel.getNumThreadsPerBlock() / kWarpSize;
   MLIRContext *ctx = rewriter.getContext();
   Type f32 = rewriter.getF32Type();
   // A (m x k) and B (k x n) of every warp, per operand type (f16, bf16,
@@ -60,10 +60,8 @@ void strata::expandMmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
     Value self = kernelThreadIndex(rewriter, loc, kernel.getBlock());
-    Value warp =
-        arith::DivUIOp::create(rewriter, loc, self, index(kernelir::kWarpSize));
-    Value lane =
-        arith::RemUIOp::create(rewriter, loc, self, index(kernelir::kWarpSize));
+    Value warp = arith::DivUIOp::create(rewriter, loc, self, index(kWarpSize));
+    Value lane = arith::RemUIOp::create(rewriter, loc, self, index(kWarpSize));
     // (row, column) of value v of this lane's fragment of `operand`.
     auto coords = [&](MmaOperand operand, int64_t v) {
       return *affine::expandAffineMap(

@@ -13,7 +13,7 @@ namespace {
 /// The lane a shuffle reads, within the warp of `lane`.
 Value sourceLane(OpBuilder &b, Location loc, kernelir::ShuffleMode mode,
                  Value lane, Value offset) {
-  Value warp = arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize);
+  Value warp = arith::ConstantIndexOp::create(b, loc, kWarpSize);
   switch (mode) {
   case kernelir::ShuffleMode::XOR:
     return arith::XOrIOp::create(b, loc, lane, offset);
@@ -56,8 +56,7 @@ void strata::expandWarpIndices(RewriterBase &rewriter,
     rewriter.setInsertionPoint(op);
     Location loc = op->getLoc();
     Value self = kernelThreadIndex(rewriter, loc, kernel.getBlock());
-    Value warpSize =
-        arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize);
+    Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
     if (isa<kernelir::LaneIdOp>(op))
       rewriter.replaceOpWithNewOp<arith::RemUIOp>(op, self, warpSize);
     else
@@ -92,7 +91,7 @@ void strata::expandShuffles(RewriterBase &rewriter, kernelir::FuncOp kernel) {
       scratch[type] = createSharedScratch(rewriter, kernel, {threads}, type);
     rewriter.setInsertionPoint(op);
     Value self = kernelThreadIndex(rewriter, loc, kernel.getBlock());
-    Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize);
+    Value warpSize = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
     Value lane = arith::RemUIOp::create(rewriter, loc, self, warpSize);
     Value warpBase = arith::SubIOp::create(rewriter, loc, self, lane);
     Value offset = arith::IndexCastUIOp::create(

@@ -69,10 +69,8 @@ void strata::expandWgmmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
     // Warp q of the warpgroup owns rows 16 q + g (+ 8); lane = 4 g + t
     // owns columns 8 j + 2 t (+ 1).
     Value self = kernelThreadIndex(rewriter, loc, kernel.getBlock());
-    Value warp =
-        arith::DivUIOp::create(rewriter, loc, self, index(kernelir::kWarpSize));
-    Value lane =
-        arith::RemUIOp::create(rewriter, loc, self, index(kernelir::kWarpSize));
+    Value warp = arith::DivUIOp::create(rewriter, loc, self, index(kWarpSize));
+    Value lane = arith::RemUIOp::create(rewriter, loc, self, index(kWarpSize));
     Value q = arith::RemUIOp::create(rewriter, loc, warp, index(4));
     Value g = arith::DivUIOp::create(rewriter, loc, lane, index(4));
     Value t = arith::RemUIOp::create(rewriter, loc, lane, index(4));

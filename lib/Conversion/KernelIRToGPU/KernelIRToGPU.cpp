@@ -43,7 +43,7 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
     int64_t bytes = func.getSharedLayout().second;
     return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
                        SmallVector<int64_t, 3>(func.getBlock()),
-                       bytes > kernelir::kMaxStaticSharedBytes ? bytes : 0};
+                       bytes > kStaticSharedMemoryBytes ? bytes : 0};
   }
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
   if (!func || !func.getKnownGridSizeAttr() || !func.getKnownBlockSizeAttr())
@@ -79,7 +79,7 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
     SmallVector<kernelir::SharedOp> shared(
         op.getBody().front().getOps<kernelir::SharedOp>());
     auto [offsets, bytes] = op.getSharedLayout();
-    bool dynamic = bytes > kernelir::kMaxStaticSharedBytes;
+    bool dynamic = bytes > kStaticSharedMemoryBytes;
     SmallVector<Type> sharedTypes;
     if (!dynamic)
       for (kernelir::SharedOp buffer : shared)
@@ -197,7 +197,7 @@ struct WarpIdToGpu : OpConversionPattern<kernelir::WarpIdOp> {
       ids.push_back(gpu::ThreadIdOp::create(rewriter, loc, d));
     rewriter.replaceOpWithNewOp<arith::DivUIOp>(
         op, linearThreadIndex(rewriter, loc, ids, shape->block),
-        arith::ConstantIndexOp::create(rewriter, loc, kernelir::kWarpSize));
+        arith::ConstantIndexOp::create(rewriter, loc, strata::kWarpSize));
     return success();
   }
 };

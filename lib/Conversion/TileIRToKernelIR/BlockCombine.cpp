@@ -69,14 +69,13 @@ SmallVector<Value> strata::combineAcrossBlock(
   SmallVector<Value> values(partials);
   // A group of fewer lanes than a warp (a power of two, aligned) combines
   // within itself.
-  butterfly(b, loc, std::min<int64_t>(threads, kernelir::kWarpSize), monoid,
-            values);
-  int64_t warps = threads / kernelir::kWarpSize;
+  butterfly(b, loc, std::min<int64_t>(threads, kWarpSize), monoid, values);
+  int64_t warps = threads / kWarpSize;
   if (warps <= 1)
     return values;
 
   SmallVector<Value> posts = declarePosts(b, loc, kernelEntry, values, warps);
-  Value warpSize = arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize);
+  Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
   Value lane = arith::RemUIOp::create(b, loc, thread, warpSize);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -107,7 +106,7 @@ SmallVector<Value> strata::combineAcrossBlock(
     Value identity = arith::ConstantOp::create(b, loc, monoid.identity[i]);
     values[i] = arith::SelectOp::create(b, loc, hasPost, read, identity);
   }
-  butterfly(b, loc, kernelir::kWarpSize, monoid, values);
+  butterfly(b, loc, kWarpSize, monoid, values);
   return values;
 }
 
@@ -119,10 +118,9 @@ BlockScan strata::scanAcrossBlock(OpBuilder &b, Location loc,
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  int64_t width = std::min<int64_t>(threads, kernelir::kWarpSize);
+  int64_t width = std::min<int64_t>(threads, kWarpSize);
   // The lane within the warp, and within its aligned group of `width`.
-  Value lane =
-      arith::RemUIOp::create(b, loc, blockThread, index(kernelir::kWarpSize));
+  Value lane = arith::RemUIOp::create(b, loc, blockThread, index(kWarpSize));
   Value member = arith::RemUIOp::create(b, loc, thread, index(width));
   BlockScan scan;
   scan.prefix.assign(values.begin(), values.end());
@@ -139,7 +137,7 @@ BlockScan strata::scanAcrossBlock(OpBuilder &b, Location loc,
     for (auto [p, c] : llvm::zip(scan.prefix, combined))
       p = arith::SelectOp::create(b, loc, has, c, p);
   }
-  int64_t warps = threads / kernelir::kWarpSize;
+  int64_t warps = threads / kWarpSize;
   if (width == 1) { // A thread alone is its group.
     scan.total = scan.prefix;
     return scan;
@@ -156,10 +154,9 @@ BlockScan strata::scanAcrossBlock(OpBuilder &b, Location loc,
   }
   SmallVector<Value> posts =
       declarePosts(b, loc, kernelEntry, scan.prefix, warps);
-  Value warp =
-      arith::DivUIOp::create(b, loc, thread, index(kernelir::kWarpSize));
+  Value warp = arith::DivUIOp::create(b, loc, thread, index(kWarpSize));
   Value poster = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                       index(kernelir::kWarpSize - 1));
+                                       index(kWarpSize - 1));
   for (auto [p, post] : llvm::zip(scan.prefix, posts))
     kernelir::StoreOp::create(b, loc, p, post, ValueRange{warp}, poster);
   kernelir::BarrierOp::create(b, loc);

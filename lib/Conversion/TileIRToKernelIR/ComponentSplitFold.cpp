@@ -158,7 +158,7 @@ Value TileBodyTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
 std::optional<ComponentSplit> strata::detail::planComponentSplit(
     Operation *fold, ArrayRef<tileir::SharedChunkLoad> loads, int64_t lanes) {
   auto composite = dyn_cast<tileir::CompositeFoldOp>(fold);
-  if (!composite || lanes < 2 || lanes > kernelir::kWarpSize ||
+  if (!composite || lanes < 2 || lanes > kWarpSize ||
       !llvm::isPowerOf2_64(lanes))
     return std::nullopt;
   Block &body = composite.getBody().front();
@@ -537,8 +537,8 @@ std::optional<ComponentSplit> TileBodyTranslator::chooseComponentSplit(
   // the tail's form out of the split: a head dimension of 80 takes 16
   // lanes, 5 slots each, not 32 lanes and 16 components in every lane.
   std::optional<ComponentSplit> split;
-  for (int64_t lanes = std::min<int64_t>(groupThreads, kernelir::kWarpSize);
-       lanes >= 2; lanes /= 2) {
+  for (int64_t lanes = std::min<int64_t>(groupThreads, kWarpSize); lanes >= 2;
+       lanes /= 2) {
     std::optional<ComponentSplit> candidate =
         planComponentSplit(fold, loads, lanes);
     if (candidate && (!split || candidate->joinedHead < split->joinedHead))
@@ -650,8 +650,7 @@ Value TileBodyTranslator::laneOfGroup(Location loc, Value i, int64_t lanes) {
   // A split's lanes are aligned runs of a warp's lanes: this lane minus its
   // place among them is their first.
   Value lane = arith::RemUIOp::create(
-      b, loc, thread,
-      arith::ConstantIndexOp::create(b, loc, kernelir::kWarpSize));
+      b, loc, thread, arith::ConstantIndexOp::create(b, loc, kWarpSize));
   Value first = arith::SubIOp::create(b, loc, lane, splitLane(loc, lanes));
   return arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                     arith::AddIOp::create(b, loc, first, i));

@@ -88,11 +88,10 @@ static std::optional<MmaLayout> chooseMmaLayout(tileir::KernelOp kernel,
   size_t rank = tile.size();
   int64_t rows = tile[rank - 2], cols = tile[rank - 1];
   int64_t threads = kernel.getThreads();
-  if (rows % kMmaM != 0 || cols % kMmaN != 0 ||
-      threads % kernelir::kWarpSize != 0 ||
+  if (rows % kMmaM != 0 || cols % kMmaN != 0 || threads % kWarpSize != 0 ||
       llvm::any_of(tile.drop_back(2), [](int64_t t) { return t != 1; }))
     return std::nullopt;
-  int64_t warps = threads / kernelir::kWarpSize;
+  int64_t warps = threads / kWarpSize;
   int64_t tilesM = rows / kMmaM, tilesN = cols / kMmaN;
   // The warp grid whose warps load the fewest fragments per step (A per
   // row of tiles, B per column): the squarest warp tile.

@@ -335,16 +335,14 @@ LogicalResult TileBodyTranslator::translateCooperativeFold(
 
 LogicalResult TileBodyTranslator::verifyCooperativeGroup(Operation *op,
                                                          StringRef what) {
-  bool subWarp =
-      groupThreads < kernelir::kWarpSize && llvm::isPowerOf2_64(groupThreads);
-  if (groupThreads % kernelir::kWarpSize != 0 && !subWarp)
+  bool subWarp = groupThreads < kWarpSize && llvm::isPowerOf2_64(groupThreads);
+  if (groupThreads % kWarpSize != 0 && !subWarp)
     return op->emitError("a cooperative ")
            << what
            << " needs a power of two below 32 or a whole number of warps "
               "per row, but the kernel has "
            << groupThreads << " threads per row";
-  if (groupThreads > kernelir::kWarpSize &&
-      groupThreads != (int64_t)kernel.getThreads())
+  if (groupThreads > kWarpSize && groupThreads != (int64_t)kernel.getThreads())
     return op->emitError("with several rows per program instance each "
                          "row takes at most one warp, but the kernel "
                          "gives each ")

@@ -7,6 +7,7 @@
 #include "strata/Conversion/HostBufferization/HostBufferization.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -37,12 +38,11 @@ static constexpr int64_t kTensorCoreBlocksPerSM = 2;
 
 static void boundOccupancy(OpBuilder &b, kernelir::FuncOp func,
                            int64_t accumulatorsPerThread) {
-  int64_t shared =
-      func.getSharedLayout().second + kernelir::kSharedBytesReservedPerBlock;
+  int64_t shared = func.getSharedLayout().second + kSharedBytesReservedPerBlock;
   int64_t threads = kTensorCoreBlocksPerSM * func.getNumThreadsPerBlock();
-  if (kernelir::kSharedBytesPerSM / shared == kTensorCoreBlocksPerSM &&
-      threads <= kernelir::kMaxThreadsPerSM &&
-      kernelir::kRegistersPerSM / threads >= 2 * accumulatorsPerThread)
+  if (kSharedBytesPerSM / shared == kTensorCoreBlocksPerSM &&
+      threads <= kMaxThreadsPerSM &&
+      kRegistersPerSM / threads >= 2 * accumulatorsPerThread)
     func.setMinBlocksPerSmAttr(b.getI64IntegerAttr(kTensorCoreBlocksPerSM));
 }
 
@@ -62,11 +62,10 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
     // One block per program instance, in a one-dimensional grid.
     int64_t blocks = 1;
     for (int64_t g : op.getGrid())
-      if (llvm::MulOverflow(blocks, g, blocks) ||
-          blocks > kernelir::kMaxGridSize[0])
+      if (llvm::MulOverflow(blocks, g, blocks) || blocks > kMaxGridSize[0])
         return op.emitOpError("needs more program instances than a grid "
                               "holds (")
-               << kernelir::kMaxGridSize[0]
+               << kMaxGridSize[0]
                << " blocks): its domain is too large for its tile";
     // Each tile element a thread owns is straight-line code.
     if (!op.isCooperative()) {

@@ -224,7 +224,7 @@ LogicalResult printLaneOrWarp(CudaEmitter &emitter, Operation *op,
     return failure();
   emitter.ostream() << "(threadIdx.x + blockDim.x * (threadIdx.y + "
                        "blockDim.y * threadIdx.z)) "
-                    << (lane ? "% " : "/ ") << kernelir::kWarpSize << ";\n";
+                    << (lane ? "% " : "/ ") << kWarpSize << ";\n";
   return success();
 }
 
@@ -270,7 +270,7 @@ LogicalResult printOperation(CudaEmitter &emitter,
     return failure();
   auto kernel = shared->getParentOfType<kernelir::FuncOp>();
   auto [offsets, bytes] = kernel.getSharedLayout();
-  if (bytes <= kernelir::kMaxStaticSharedBytes) {
+  if (bytes <= kStaticSharedMemoryBytes) {
     emitter.line() << "__shared__ __align__(" << kernelir::kSharedAlignment
                    << ") " << *type << " " << emitter.name(shared) << "["
                    << shared.getType().getNumElements() << "];\n";

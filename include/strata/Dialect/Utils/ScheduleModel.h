@@ -5,6 +5,8 @@
 #ifndef STRATA_DIALECT_UTILS_SCHEDULEMODEL_H
 #define STRATA_DIALECT_UTILS_SCHEDULEMODEL_H
 
+#include "strata/Dialect/Utils/GpuLimits.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -94,18 +96,11 @@ constexpr int64_t kMaxFlashRowVectorLength = 256;
 /// once per row only where the scan schedule takes it).
 constexpr int64_t kMinRowLength = 32;
 
-/// Threads per block: CUDA's limit on every NVIDIA GPU since sm_20.
-constexpr int64_t kMaxThreadsPerBlock = 1024;
-
 /// The most tile elements one thread of an elementwise or contraction
 /// kernel may own: each is straight-line code (one guarded access, its
 /// math, registers), so more is no schedule a GPU runs well, and LLVM takes
 /// minutes over it (a million elements per thread did not compile in five).
 constexpr int64_t kMaxElementsPerThread = 1024;
-
-/// Threads per warp: the unit a row program's combine shuffles across (and
-/// kernelir.shuffle's and kernelir.mma's span).
-constexpr int64_t kWarpSize = 32;
 
 /// The elements of an elementwise tile unless asked otherwise (tileir-tile's
 /// tile-elements): 128 threads of 4 f32.
@@ -161,14 +156,6 @@ constexpr int64_t kQTileThreadsPerRow = 4;
 constexpr int64_t kMaxSharedChunkBytes = 24 * 1024;
 constexpr int64_t kMaxChunkPoints = 64;
 constexpr int64_t kMinChunkPoints = 8;
-
-/// Shared memory per block: what a block may declare statically on every
-/// NVIDIA GPU since sm_20 (the default budget of pipelined operand
-/// chunks), and the most any target gives a block (sm_90, dynamically;
-/// sm_80's 163 KiB the driver enforces at launch). kernelir's limits are
-/// these too.
-constexpr int64_t kStaticSharedMemoryBytes = 48 * 1024;
-constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 
 /// Tensor-core operand chunks are staged in shared memory with padded
 /// rows: the stored row length (in elements of `bytes` bytes, at least `cols`)

@@ -9,6 +9,7 @@
 #include "mlir/Interfaces/FunctionImplementation.h"
 
 using namespace mlir;
+using namespace strata;
 using namespace strata::kernelir;
 
 static ParseResult parseAccessTypes(OpAsmParser &parser, Type &bufferType,
@@ -91,9 +92,10 @@ LogicalResult FuncOp::verify() {
            << kMaxThreadsPerBlock << " threads, got "
            << getNumThreadsPerBlock();
   int64_t sharedBytes = getSharedLayout().second;
-  if (sharedBytes > kMaxSharedBytes)
+  if (sharedBytes > kMaxSharedMemoryBytes)
     return emitOpError("a block has at most ")
-           << kMaxSharedBytes << " bytes of shared memory, got " << sharedBytes;
+           << kMaxSharedMemoryBytes << " bytes of shared memory, got "
+           << sharedBytes;
   if (std::optional<int64_t> blocks = getMinBlocksPerSm()) {
     if (*blocks < 1)
       return emitOpError("min_blocks_per_sm must be positive, got ") << *blocks;

@@ -14,7 +14,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "strata/Dialect/Utils/ScheduleModel.h"
+#include "strata/Dialect/Utils/GpuLimits.h"
 
 #include "strata/Dialect/KernelIR/IR/KernelIRDialect.h.inc"
 #include "strata/Dialect/KernelIR/IR/KernelIREnums.h.inc"
@@ -32,31 +32,6 @@ namespace strata::kernelir {
 /// The kernelir.func argument attribute that promises a buffer no other
 /// argument writes during a launch (see kernelir.func).
 constexpr llvm::StringLiteral kNoAliasAttrName = "kernelir.noalias";
-
-/// Threads per warp: a kernelir.shuffle spans one warp, so schedules that
-/// shuffle give blocks a whole number of warps.
-constexpr int64_t kWarpSize = strata::kWarpSize;
-
-/// The shared memory a block may declare statically (__shared__ arrays);
-/// a kernel that needs more gets dynamic shared memory at its launch (up to
-/// kMaxSharedBytes, sm_90's limit per block; sm_80's is 163 KiB, which
-/// the driver enforces at launch).
-constexpr int64_t kMaxStaticSharedBytes = kStaticSharedMemoryBytes;
-constexpr int64_t kMaxSharedBytes = kMaxSharedMemoryBytes;
-
-/// CUDA's limits on each launch dimension (x, y, z) of every GPU since
-/// sm_30: the grid's and the block's (whose product is also at most
-/// kMaxThreadsPerBlock).
-constexpr int64_t kMaxGridSize[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
-constexpr int64_t kMaxBlockSize[3] = {1024, 1024, 64};
-
-/// What one SM of sm_90 holds at once: threads, 32-bit registers, and
-/// shared memory, of which each resident block takes 1 KiB more than it
-/// declares (the system's).
-constexpr int64_t kMaxThreadsPerSM = 2048;
-constexpr int64_t kRegistersPerSM = 64 * 1024;
-constexpr int64_t kSharedBytesPerSM = 228 * 1024;
-constexpr int64_t kSharedBytesReservedPerBlock = 1024;
 
 /// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
 /// and asynchronous copies of up to 16 bytes at aligned indices are aligned.
