@@ -71,10 +71,6 @@ struct ProgramBuilder::Impl {
       return b.getF64FloatAttr(v.f);
     case AttrValue::Kind::Ints:
       return b.getDenseI64ArrayAttr(v.ints);
-    case AttrValue::Kind::I32s: {
-      std::vector<int32_t> narrow(v.ints.begin(), v.ints.end());
-      return b.getDenseI32ArrayAttr(narrow);
-    }
     case AttrValue::Kind::Str:
       return b.getStringAttr(v.s);
     case AttrValue::Kind::Flag:
@@ -170,7 +166,7 @@ int ProgramBuilder::pad(int input, const std::vector<int64_t> &low,
 }
 
 std::vector<int> ProgramBuilder::op(
-    const std::string &name, const std::vector<int> &operands,
+    const std::string &name, const std::vector<std::vector<int>> &operands,
     const std::vector<std::pair<std::vector<int64_t>, std::string>>
         &resultTypes,
     const std::map<std::string, AttrValue> &attrs) {
@@ -179,8 +175,15 @@ std::vector<int> ProgramBuilder::op(
   if (!opName)
     throw CompilerError("unknown operation '" + name + "'");
   OperationState state(impl->loc, *opName);
-  for (int id : operands)
-    state.addOperands(impl->get(id));
+  SmallVector<int32_t> segments;
+  for (const std::vector<int> &group : operands) {
+    for (int id : group)
+      state.addOperands(impl->get(id));
+    segments.push_back(group.size());
+  }
+  if (opName->hasTrait<OpTrait::AttrSizedOperandSegments>())
+    state.addAttribute("operandSegmentSizes",
+                       impl->b.getDenseI32ArrayAttr(segments));
   for (auto &[shape, dtype] : resultTypes)
     state.addTypes(impl->tensorType(shape, dtype));
   for (auto &[key, value] : attrs)

@@ -20,7 +20,7 @@ namespace strata::python {
 /// float, a list of integers, a string, or a flag (a unit attribute when
 /// true).
 struct AttrValue {
-  enum class Kind { Int, I32, Float, Ints, Str, Flag, I32s } kind;
+  enum class Kind { Int, I32, Float, Ints, Str, Flag } kind;
   int64_t i = 0;
   double f = 0;
   std::vector<int64_t> ints;
@@ -50,10 +50,15 @@ public:
   int pad(int input, const std::vector<int64_t> &low,
           const std::vector<int64_t> &high, double value);
   /// Creates `name` (e.g. "tensorir.add"); returns the result value ids.
-  std::vector<int> op(const std::string &name, const std::vector<int> &operands,
-                      const std::vector<std::pair<std::vector<int64_t>,
-                                                  std::string>> &resultTypes,
-                      const std::map<std::string, AttrValue> &attrs);
+  /// `operands` come in the op's operand groups: one value id each, none
+  /// for an absent optional operand, several for a variadic one. An op
+  /// with operand segments (tensorir.layer_norm's optional weight and
+  /// bias) gets its operandSegmentSizes from them.
+  std::vector<int>
+  op(const std::string &name, const std::vector<std::vector<int>> &operands,
+     const std::vector<std::pair<std::vector<int64_t>, std::string>>
+         &resultTypes,
+     const std::map<std::string, AttrValue> &attrs);
   std::vector<int64_t> shape(int value) const;
   std::string dtype(int value) const;
   /// Returns the outputs and hands the verified module over.

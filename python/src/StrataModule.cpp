@@ -17,8 +17,7 @@ using strata::python::AttrValue;
 using strata::python::ProgramBuilder;
 
 /// Python attribute values: a tensorir enum (ReduceKind, CmpPredicate),
-/// bool (a flag), int, float, str, or a list of ints; operandSegmentSizes
-/// is an i32 array.
+/// bool (a flag), int, float, str, or a list of ints.
 static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
   std::map<std::string, AttrValue> result;
   for (auto [key, value] : attrs) {
@@ -45,8 +44,7 @@ static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
       v.s = py::cast<std::string>(value);
     } else if (py::isinstance<py::list>(value) ||
                py::isinstance<py::tuple>(value)) {
-      v.kind = name == "operandSegmentSizes" ? AttrValue::Kind::I32s
-                                             : AttrValue::Kind::Ints;
+      v.kind = AttrValue::Kind::Ints;
       v.ints = py::cast<std::vector<int64_t>>(value);
     } else {
       throw CompilerError("attribute '" + name + "' has an unsupported type");
@@ -54,6 +52,22 @@ static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
     result[name] = v;
   }
   return result;
+}
+
+/// Python operands, in the op's operand groups: a value id, None (an
+/// absent optional operand) or a list of ids (a variadic operand).
+static std::vector<std::vector<int>> toOperandGroups(const py::list &operands) {
+  std::vector<std::vector<int>> groups;
+  for (py::handle operand : operands) {
+    if (operand.is_none())
+      groups.emplace_back();
+    else if (py::isinstance<py::list>(operand) ||
+             py::isinstance<py::tuple>(operand))
+      groups.push_back(py::cast<std::vector<int>>(operand));
+    else
+      groups.push_back({py::cast<int>(operand)});
+  }
+  return groups;
 }
 
 /// Binds a TableGen enum of tensorir as a Python enum whose members are
@@ -204,16 +218,16 @@ PYBIND11_MODULE(_strata, m) {
   py::class_<ProgramBuilder>(m, "ProgramBuilder",
                              "Builds a tensorir function op by op.")
       .def(py::init<const std::string &>(), py::arg("name"))
-      .def("input", &ProgramBuilder::input, py::arg("shape"),
-           py::arg("dtype"))
+      .def("input", &ProgramBuilder::input, py::arg("shape"), py::arg("dtype"))
       .def("set_location", &ProgramBuilder::setLocation, py::arg("file"),
            py::arg("line"), py::arg("what") = "")
-      .def("constant",
-           [](ProgramBuilder &b, py::bytes data,
-              const std::vector<int64_t> &shape, const std::string &dtype) {
-             return b.constant(std::string(data), shape, dtype);
-           },
-           py::arg("data"), py::arg("shape"), py::arg("dtype"))
+      .def(
+          "constant",
+          [](ProgramBuilder &b, py::bytes data,
+             const std::vector<int64_t> &shape, const std::string &dtype) {
+            return b.constant(std::string(data), shape, dtype);
+          },
+          py::arg("data"), py::arg("shape"), py::arg("dtype"))
       // Python ints take the exact integer overload (tried first: pybind
       // does not convert a float to an integer).
       .def("splat",
@@ -226,16 +240,18 @@ PYBIND11_MODULE(_strata, m) {
            py::arg("value"), py::arg("shape"), py::arg("dtype"))
       .def("pad", &ProgramBuilder::pad, py::arg("input"), py::arg("low"),
            py::arg("high"), py::arg("value"))
-      .def("op",
-           [](ProgramBuilder &b, const std::string &name,
-              const std::vector<int> &operands,
-              const std::vector<std::pair<std::vector<int64_t>, std::string>>
-                  &results,
-              const py::dict &attrs) {
-             return b.op(name, operands, results, toAttrs(attrs));
-           },
-           py::arg("name"), py::arg("operands"), py::arg("results"),
-           py::arg("attrs") = py::dict())
+      .def(
+          "op",
+          [](ProgramBuilder &b, const std::string &name,
+             const py::list &operands,
+             const std::vector<std::pair<std::vector<int64_t>, std::string>>
+                 &results,
+             const py::dict &attrs) {
+            return b.op(name, toOperandGroups(operands), results,
+                        toAttrs(attrs));
+          },
+          py::arg("name"), py::arg("operands"), py::arg("results"),
+          py::arg("attrs") = py::dict())
       .def("shape", &ProgramBuilder::shape)
       .def("dtype", &ProgramBuilder::dtype)
       .def("finish", &ProgramBuilder::finish, py::arg("outputs"));

@@ -313,3 +313,19 @@ def test_capture_leaves_the_users_module_as_it_was(how):
     assert model.head.weight is model.shared.weight
     with torch.no_grad():
         assert torch.equal(model(ids), expected)
+
+
+@pytest.mark.parametrize("affine", ["weight", "bias", "both", "neither"])
+def test_layer_norm_operands_survive_the_printed_form(affine):
+    # The GPU artifact is built from the printed tensorir (strata.api), so
+    # the text must say which optional operand is present: `%x, %b` read
+    # back as a weight, and a shift without a scale multiplied instead.
+    torch.manual_seed(1)
+    x, w, b = torch.randn(3, 40), torch.randn(40), torch.randn(40)
+    weight = w if affine in ("weight", "both") else None
+    bias = b if affine in ("bias", "both") else None
+    fn = lambda x: F.layer_norm(x, (40,), weight, bias)
+    module = import_program(capture(fn, (x,)))
+    again = strata.parse(str(module))
+    assert again.to_string(generic=True) == module.to_string(generic=True)
+    assert check(fn, (x,), via="kernel").passed

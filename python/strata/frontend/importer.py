@@ -382,17 +382,11 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
 
     def layer_norm(self, x, normalized_shape, weight=None, bias=None, eps=1e-5):
         shape, dtype = self.out(0)
-        operands = [self.value(x)]
-        segments = [1, 0, 0]
-        if weight is not None:
-            operands.append(self.value(weight))
-            segments[1] = 1
-        if bias is not None:
-            operands.append(self.value(bias))
-            segments[2] = 1
+        # The weight and bias are optional operands: None where absent.
+        operands = [self.value(x)] + [
+            None if t is None else self.value(t) for t in (weight, bias)]
         y = self.op("tensorir.layer_norm", operands, shape, dtype,
-                    normalized_rank=len(normalized_shape), eps=float(eps),
-                    operandSegmentSizes=segments)
+                    normalized_rank=len(normalized_shape), eps=float(eps))
         # The saved mean and 1 / std (for autograd) where the program reads
         # them: the statistics over the normalized dims, kept.
         live = {u.args[1] for u in self.node.users

@@ -118,7 +118,25 @@ func.func @log_softmax(%x: tensor<7x3xf32>) -> tensor<7x3xf32> {
 // CHECK: %[[BB:.*]] = tensorir.broadcast %[[B]] dims [1]
 // CHECK: tensorir.add %[[YW]], %[[BB]]
 func.func @layer_norm(%x: tensor<8x512xf32>, %w: tensor<512xf32>, %b: tensor<512xf32>) -> tensor<8x512xf32> {
-  %0 = tensorir.layer_norm %x, %w, %b normalized_rank 1 eps 1.0e-05 : tensor<8x512xf32>, tensor<512xf32>, tensor<512xf32>
+  %0 = tensorir.layer_norm %x weight(%w : tensor<512xf32>) bias(%b : tensor<512xf32>) normalized_rank 1 eps 1.0e-05 : tensor<8x512xf32>
+  return %0 : tensor<8x512xf32>
+}
+
+// -----
+
+// A shift without a scale: the bias is added to the normalized value, and
+// nothing multiplies it (the printed form names each operand; without the
+// names a bias-only layer norm read back as a weight-only one).
+// CHECK-LABEL: func.func @layer_norm_bias_only
+// CHECK-SAME: (%[[X:.*]]: tensor<8x512xf32>, %[[B:.*]]: tensor<512xf32>)
+// CHECK: %[[RSTD:.*]] = tensorir.rsqrt
+// CHECK: %[[Y:.*]] = tensorir.mul %{{.*}}, %{{.*}}
+// CHECK-NOT: tensorir.mul
+// CHECK: %[[BB:.*]] = tensorir.broadcast %[[B]] dims [1]
+// CHECK-NOT: tensorir.mul
+// CHECK: tensorir.add %[[Y]], %[[BB]]
+func.func @layer_norm_bias_only(%x: tensor<8x512xf32>, %b: tensor<512xf32>) -> tensor<8x512xf32> {
+  %0 = tensorir.layer_norm %x bias(%b : tensor<512xf32>) normalized_rank 1 eps 1.0e-05 : tensor<8x512xf32>
   return %0 : tensor<8x512xf32>
 }
 

@@ -231,7 +231,7 @@ func.func @softmax_axis(%x: tensor<8x64xf32>) {
 
 func.func @layer_norm_weight(%x: tensor<8x64xf32>, %w: tensor<32xf32>) {
   // expected-error @+1 {{weight and bias must have the normalized shape and the input's element type}}
-  %0 = tensorir.layer_norm %x, %w normalized_rank 1 eps 1.0e-05 : tensor<8x64xf32>, tensor<32xf32>
+  %0 = tensorir.layer_norm %x weight(%w : tensor<32xf32>) normalized_rank 1 eps 1.0e-05 : tensor<8x64xf32>
   return
 }
 

@@ -115,8 +115,11 @@ func.func @composites(%x: tensor<8x512xf32>, %w: tensor<512xf32>, %a: tensor<2x1
   %3 = tensorir.softmax %x axis 1 : tensor<8x512xf32>
   // CHECK: tensorir.log_softmax %{{.*}} axis 0 : tensor<8x512xf32>
   %4 = tensorir.log_softmax %x axis 0 : tensor<8x512xf32>
-  // CHECK: tensorir.layer_norm %{{.*}}, %{{.*}}, %{{.*}} normalized_rank 1 eps 1.000000e-05 : tensor<8x512xf32>, tensor<512xf32>, tensor<512xf32>
-  %5 = tensorir.layer_norm %x, %w, %w normalized_rank 1 eps 1.0e-05 : tensor<8x512xf32>, tensor<512xf32>, tensor<512xf32>
+  // CHECK: tensorir.layer_norm %{{.*}} weight(%{{.*}} : tensor<512xf32>) bias(%{{.*}} : tensor<512xf32>) normalized_rank 1 eps 1.000000e-05 : tensor<8x512xf32>
+  %5 = tensorir.layer_norm %x weight(%w : tensor<512xf32>) bias(%w : tensor<512xf32>) normalized_rank 1 eps 1.0e-05 : tensor<8x512xf32>
+  // A shift without a scale prints as one and reads back as one.
+  // CHECK: tensorir.layer_norm %{{.*}} bias(%{{.*}} : tensor<512xf32>) normalized_rank 1
+  %shifted = tensorir.layer_norm %x bias(%w : tensor<512xf32>) normalized_rank 1 eps 1.0e-05 : tensor<8x512xf32>
   // CHECK: tensorir.layer_norm %{{.*}} normalized_rank 2 eps 9.99{{[0-9]*}}E-7 : tensor<8x512xf32>
   %6 = tensorir.layer_norm %x normalized_rank 2 eps 1.0e-06 : tensor<8x512xf32>
   // CHECK: tensorir.gelu %{{.*}} : tensor<8x512xf32>

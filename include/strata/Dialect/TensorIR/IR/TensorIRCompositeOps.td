@@ -81,11 +81,15 @@ def TensorIR_LayerNormOp : TensorIR_CompositeOp<"layer_norm", [
   let description = [{
     Normalizes over the last `normalized_rank` dimensions with the biased
     variance and `eps`, then scales and shifts by the optional `weight` and
-    `bias` (both of the normalized shape).
+    `bias` (both of the normalized shape). Each is named where present, so
+    a shift without a scale reads back as one.
 
     ```mlir
-    %y = tensorir.layer_norm %x, %w, %b normalized_rank 1 eps 1.0e-05
-        : tensor<8x512xf32>, tensor<512xf32>, tensor<512xf32>
+    %y = tensorir.layer_norm %x weight(%w : tensor<512xf32>)
+        bias(%b : tensor<512xf32>) normalized_rank 1 eps 1.0e-05
+        : tensor<8x512xf32>
+    %z = tensorir.layer_norm %x bias(%b : tensor<512xf32>) normalized_rank 1
+        eps 1.0e-05 : tensor<8x512xf32>
     ```
   }];
   let arguments = (ins TensorIR_FloatTensor:$input,
@@ -94,9 +98,9 @@ def TensorIR_LayerNormOp : TensorIR_CompositeOp<"layer_norm", [
                        I64Attr:$normalized_rank, F64Attr:$eps);
   let results = (outs TensorIR_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`,` $weight^)? (`,` $bias^)? `normalized_rank` $normalized_rank
-    `eps` $eps attr-dict `:` type($input) (`,` type($weight)^)?
-    (`,` type($bias)^)?
+    $input (`weight` `(` $weight^ `:` type($weight) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)? `normalized_rank`
+    $normalized_rank `eps` $eps attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }
