@@ -170,7 +170,7 @@ Module::Module() {
   std::call_once(passesRegistered, [] { strata::registerAllPasses(); });
   DialectRegistry registry;
   strata::registerAllDialects(registry);
-  ctx = std::make_unique<MLIRContext>(registry);
+  ctx = std::make_shared<MLIRContext>(registry);
   // Pass pipelines run on one thread: the extension is called from Python,
   // and one core per compilation keeps timings honest.
   ctx->disableMultithreading();
@@ -179,7 +179,25 @@ Module::Module() {
   ctx->printOpOnDiagnostic(false);
 }
 
+Module::Module(std::shared_ptr<MLIRContext> context)
+    : ctx(std::move(context)) {}
+
 Module::~Module() = default;
+
+std::unique_ptr<Module> Module::clone() const {
+  std::unique_ptr<Module> result(new Module(ctx));
+  result->module = std::make_unique<OwningOpRef<ModuleOp>>(op().clone());
+  return result;
+}
+
+int64_t Module::count(const std::string &name) const {
+  int64_t found = 0;
+  op()->walk([&](Operation *inner) {
+    if (inner->getName().getStringRef() == name)
+      ++found;
+  });
+  return found;
+}
 
 std::unique_ptr<Module> Module::parse(const std::string &text,
                                       const std::string &filename) {

@@ -60,6 +60,12 @@ public:
   static std::unique_ptr<Module> create();
   ~Module();
 
+  /// A copy of the module, in the same context: passes run on it leave
+  /// this one as it is.
+  std::unique_ptr<Module> clone() const;
+  /// How many ops named `name` (e.g. "loopir.kernel") the module holds.
+  int64_t count(const std::string &name) const;
+
   mlir::MLIRContext *context() const { return ctx.get(); }
   mlir::ModuleOp op() const;
 
@@ -99,11 +105,14 @@ public:
 
 private:
   Module();
+  /// A module in `context` (a clone's).
+  explicit Module(std::shared_ptr<mlir::MLIRContext> context);
   /// runOnCPU's machine code: a copy of the module with `entry` wrapped for
   /// buffers, lowered through `pipeline` and JIT-compiled.
   std::unique_ptr<mlir::ExecutionEngine>
   compileForCPU(const std::string &entry, const std::string &pipeline);
-  std::unique_ptr<mlir::MLIRContext> ctx;
+  /// Shared with the module's clones.
+  std::shared_ptr<mlir::MLIRContext> ctx;
   std::unique_ptr<mlir::OwningOpRef<mlir::ModuleOp>> module;
   /// runOnCPU's JIT-compiled programs, by entry and pipeline.
   std::map<std::string, std::unique_ptr<mlir::ExecutionEngine>> engines;

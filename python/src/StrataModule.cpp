@@ -132,88 +132,95 @@ PYBIND11_MODULE(_strata, m) {
            "time of every pass. verify_each=False verifies the module once, "
            "at the end, instead of after every pass (faster).")
       .def("verify", &Module::verify)
+      .def("clone", &Module::clone,
+           "A copy of the module: passes run on it leave this one as it is.")
+      .def("count", &Module::count, py::arg("name"),
+           "How many ops named `name` (e.g. 'loopir.kernel') it holds.")
       .def("to_string", &Module::str, py::arg("generic") = false)
       .def("__str__", [](const Module &m) { return m.str(false); })
       .def("gpu_objects", &Module::gpuObjects,
            "The objects (PTX, cubin, ...) of every gpu.binary.")
-      .def("artifact",
-           [](const Module &m, const std::string &entry,
-              const std::vector<std::string> &names, const Module *cubin) {
-             return py::bytes(m.artifact(entry, names, cubin));
-           },
-           py::arg("entry"), py::arg("argument_names"),
-           py::arg("cubin") = nullptr,
-           "The artifact (launch plan, PTX, cubin) of a program lowered by "
-           "strata-lower-to-nvvm.")
+      .def(
+          "artifact",
+          [](const Module &m, const std::string &entry,
+             const std::vector<std::string> &names, const Module *cubin) {
+            return py::bytes(m.artifact(entry, names, cubin));
+          },
+          py::arg("entry"), py::arg("argument_names"),
+          py::arg("cubin") = nullptr,
+          "The artifact (launch plan, PTX, cubin) of a program lowered by "
+          "strata-lower-to-nvvm.")
       .def("result_types", &Module::resultTypes, py::arg("entry"),
            "(shape, element type) of each result of the tensor function "
            "`entry`.")
-      .def("traffic",
-           [](const Module &m, bool tensorCores, bool tf32) {
-             py::list kernels;
-             strata::tileir::Roofline roofline;
-             for (const auto &k : strata::tileir::modelModule(
-                      m.op(), tensorCores, tf32)) {
-               py::dict row;
-               row["name"] = k.name;
-               row["kind"] = k.kind;
-               row["programs"] = k.programs;
-               row["bytes_read"] = k.bytesRead;
-               row["bytes_written"] = k.bytesWritten;
-               row["tile_bytes_read"] = k.tileBytesRead;
-               row["tile_bytes_written"] = k.tileBytesWritten;
-               row["flops"] = k.flops;
-               row["unit"] = k.unit == strata::tileir::MathUnit::Half ? "f16"
-                             : k.unit == strata::tileir::MathUnit::TF32
-                                 ? "tf32"
-                                 : "f32";
-               row["seconds"] = k.seconds(roofline);
-               kernels.append(row);
-             }
-             return kernels;
-           },
-           py::arg("tensor_cores") = true, py::arg("tf32") = false,
-           "The traffic model of every scheduled tile kernel (a module at "
-           "tileir): name, kind, programs, bytes read and written, FLOPs, "
-           "the math unit and the H200 roofline's time. A model, not a "
-           "measurement.")
-      .def("ideal_bytes",
-           [](const Module &m) { return strata::tileir::idealBytes(m.op()); },
-           "Bytes of every argument and result of the host functions.")
+      .def(
+          "traffic",
+          [](const Module &m, bool tensorCores, bool tf32) {
+            py::list kernels;
+            strata::tileir::Roofline roofline;
+            for (const auto &k :
+                 strata::tileir::modelModule(m.op(), tensorCores, tf32)) {
+              py::dict row;
+              row["name"] = k.name;
+              row["kind"] = k.kind;
+              row["programs"] = k.programs;
+              row["bytes_read"] = k.bytesRead;
+              row["bytes_written"] = k.bytesWritten;
+              row["tile_bytes_read"] = k.tileBytesRead;
+              row["tile_bytes_written"] = k.tileBytesWritten;
+              row["flops"] = k.flops;
+              row["unit"] = k.unit == strata::tileir::MathUnit::Half   ? "f16"
+                            : k.unit == strata::tileir::MathUnit::TF32 ? "tf32"
+                                                                       : "f32";
+              row["seconds"] = k.seconds(roofline);
+              kernels.append(row);
+            }
+            return kernels;
+          },
+          py::arg("tensor_cores") = true, py::arg("tf32") = false,
+          "The traffic model of every scheduled tile kernel (a module at "
+          "tileir): name, kind, programs, bytes read and written, FLOPs, "
+          "the math unit and the H200 roofline's time. A model, not a "
+          "measurement.")
+      .def(
+          "ideal_bytes",
+          [](const Module &m) { return strata::tileir::idealBytes(m.op()); },
+          "Bytes of every argument and result of the host functions.")
       .def("to_cuda", &Module::cuda,
            "The kernelir kernels as readable CUDA C++.")
-      .def("run_on_cpu",
-           [](Module &m, const std::string &entry, const std::string &pipeline,
-              const std::vector<py::buffer> &inputs,
-              const std::vector<py::buffer> &outputs) {
-             auto toHost = [](const std::vector<py::buffer> &buffers,
-                              bool writable) {
-               std::vector<strata::python::HostBuffer> result;
-               for (const py::buffer &b : buffers) {
-                 py::buffer_info info = b.request(writable);
-                 // Row-major and contiguous: the descriptor assumes it.
-                 ssize_t expected = info.itemsize;
-                 for (ssize_t d = info.ndim - 1; d >= 0; --d) {
-                   if (info.shape[d] > 1 && info.strides[d] != expected)
-                     throw CompilerError("buffers must be C-contiguous");
-                   expected *= info.shape[d];
-                 }
-                 bool isFloat = info.format == "f" || info.format == "d" ||
-                                info.format == "e";
-                 result.push_back({info.ptr,
-                                   std::vector<int64_t>(info.shape.begin(),
-                                                        info.shape.end()),
-                                   info.itemsize, isFloat});
-               }
-               return result;
-             };
-             m.runOnCPU(entry, pipeline, toHost(inputs, false),
-                        toHost(outputs, true));
-           },
-           py::arg("entry"), py::arg("pipeline"), py::arg("inputs"),
-           py::arg("outputs"),
-           "Runs the tensor function `entry` on the CPU through `pipeline` "
-           "(numpy arrays in, preallocated numpy arrays out).");
+      .def(
+          "run_on_cpu",
+          [](Module &m, const std::string &entry, const std::string &pipeline,
+             const std::vector<py::buffer> &inputs,
+             const std::vector<py::buffer> &outputs) {
+            auto toHost = [](const std::vector<py::buffer> &buffers,
+                             bool writable) {
+              std::vector<strata::python::HostBuffer> result;
+              for (const py::buffer &b : buffers) {
+                py::buffer_info info = b.request(writable);
+                // Row-major and contiguous: the descriptor assumes it.
+                ssize_t expected = info.itemsize;
+                for (ssize_t d = info.ndim - 1; d >= 0; --d) {
+                  if (info.shape[d] > 1 && info.strides[d] != expected)
+                    throw CompilerError("buffers must be C-contiguous");
+                  expected *= info.shape[d];
+                }
+                bool isFloat = info.format == "f" || info.format == "d" ||
+                               info.format == "e";
+                result.push_back(
+                    {info.ptr,
+                     std::vector<int64_t>(info.shape.begin(), info.shape.end()),
+                     info.itemsize, isFloat});
+              }
+              return result;
+            };
+            m.runOnCPU(entry, pipeline, toHost(inputs, false),
+                       toHost(outputs, true));
+          },
+          py::arg("entry"), py::arg("pipeline"), py::arg("inputs"),
+          py::arg("outputs"),
+          "Runs the tensor function `entry` on the CPU through `pipeline` "
+          "(numpy arrays in, preallocated numpy arrays out).");
 
   py::class_<ProgramBuilder>(m, "ProgramBuilder",
                              "Builds a tensorir function op by op.")

@@ -24,6 +24,18 @@ def test_parse_and_print_round_trip():
     assert str(strata.parse(text)) == text
 
 
+def test_clones_lower_apart_and_count_ops():
+    m = strata.parse(PROGRAM)
+    copy = m.clone()
+    copy.run(strata.pipeline("loop"))
+    assert copy.count("loopir.kernel") == 1  # exp and mul fuse
+    assert copy.count("tensorir.exp") == 0
+    # The original is untouched, and outlives its clone.
+    del copy
+    assert m.count("tensorir.exp") == 1 and m.count("loopir.kernel") == 0
+    assert str(m) == str(strata.parse(PROGRAM))
+
+
 # What each stage's output must hold (for the program function {fn}), and
 # the previous dialect it must not.
 STAGE_MARKS = [
