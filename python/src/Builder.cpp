@@ -2,9 +2,11 @@
 
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Verifier.h"
@@ -37,22 +39,22 @@ struct ProgramBuilder::Impl {
       throw CompilerError("no value with id " + std::to_string(id));
     return values[id];
   }
+  /// The element type MLIR spells `dtype` (f32, bf16, i64, i1, ...), as
+  /// the front end names PyTorch's dtypes (importer.DTYPES): the floats
+  /// and signless integers Strata's stages take.
   Type elementType(const std::string &dtype) {
-    static const std::map<std::string, std::function<Type(Builder &)>> types = {
-        {"f64", [](Builder &b) { return b.getF64Type(); }},
-        {"f32", [](Builder &b) { return b.getF32Type(); }},
-        {"f16", [](Builder &b) { return b.getF16Type(); }},
-        {"bf16", [](Builder &b) { return b.getBF16Type(); }},
-        {"i64", [](Builder &b) { return b.getI64Type(); }},
-        {"i32", [](Builder &b) { return b.getI32Type(); }},
-        {"i16", [](Builder &b) { return b.getI16Type(); }},
-        {"i8", [](Builder &b) { return b.getI8Type(); }},
-        {"i1", [](Builder &b) { return b.getI1Type(); }},
-    };
-    auto it = types.find(dtype);
-    if (it == types.end())
+    // (A name that is no type is this error, not the parser's.)
+    ScopedDiagnosticHandler quiet(b.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    Type type = parseType(dtype, b.getContext());
+    bool supported =
+        type && (type.isF64() || type.isF32() || type.isF16() ||
+                 type.isBF16() || type.isSignlessInteger(1) ||
+                 type.isSignlessInteger(8) || type.isSignlessInteger(16) ||
+                 type.isSignlessInteger(32) || type.isSignlessInteger(64));
+    if (!supported)
       throw CompilerError("unsupported element type '" + dtype + "'");
-    return it->second(b);
+    return type;
   }
   RankedTensorType tensorType(const std::vector<int64_t> &shape,
                               const std::string &dtype) {
