@@ -177,8 +177,6 @@ NOT_YET_LOW_PRECISION = {
         "inf where PyTorch's trigamma is finite near a pole",
     ("polygamma.polygamma_n_2", torch.bfloat16):
         "inf where PyTorch's polygamma is finite near a pole",
-    ("mvlgamma.mvlgamma_p_1", torch.bfloat16): ROUNDING % "0.23",
-    ("mvlgamma.mvlgamma_p_5", torch.bfloat16): ROUNDING % "0.25",
     ("nn.functional._scaled_dot_product_attention", torch.bfloat16):
         ROUNDING % "0.41",
 }
@@ -193,16 +191,6 @@ if int(torch.__version__.split(".")[0]) >= 2:
     NOT_YET_LOW_PRECISION.update({
         ("histc", torch.float16): "a count off by one: " +
             UNDERSTOOD_LATER % ("1", "0.01"),
-        ("lgamma", torch.float16): UNDERSTOOD_LATER % ("inf", "0.11"),
-        ("mvlgamma.mvlgamma_p_1", torch.float16):
-            UNDERSTOOD_LATER % ("inf", "0.11"),
-        ("mvlgamma.mvlgamma_p_3", torch.float16):
-            UNDERSTOOD_LATER % ("inf", "0.11"),
-        ("mvlgamma.mvlgamma_p_5", torch.float16):
-            UNDERSTOOD_LATER % ("inf", "0.11"),
-        ("lgamma", torch.bfloat16): UNDERSTOOD_LATER % ("0.34", "0.19"),
-        ("mvlgamma.mvlgamma_p_3", torch.bfloat16):
-            UNDERSTOOD_LATER % ("0.23", "0.20"),
         ("grid_sampler_2d", torch.bfloat16):
             UNDERSTOOD_LATER % ("0.094", "0.037"),
         ("nn.functional.grid_sample", torch.bfloat16):

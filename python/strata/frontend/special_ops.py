@@ -93,10 +93,22 @@ _ERFINV_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613,
                 -0.000200214257)
 
 
+# The dtype each formula computes in: halves in f32, as PyTorch's CPU
+# kernels compute them (the shifted products and powers of the series
+# overflow f16: lgamma's z (z + 1) ... (z + 6) passes 65504 at z = 3.3).
+_COMPUTED_IN = {"f16": "f32", "bf16": "f32"}
+
+
 class SpecialOps:
     def _float_operand(self, x):
+        """`x` as the formulas take it: in the result's float dtype, or f32
+        for halves (_COMPUTED_IN); _float_result rounds back."""
         shape, dtype = self._float_out()
-        return self.expr(x, shape, dtype)
+        return self.expr(x, shape, _COMPUTED_IN.get(dtype, dtype))
+
+    def _float_result(self, e):
+        """A formula's result in the op's dtype (rounded once, for halves)."""
+        return self.cast(e.value, self._float_out()[1])
 
     # -- gamma family --------------------------------------------------------
     @staticmethod
@@ -131,7 +143,7 @@ class SpecialOps:
         return out.where(~(pole | v.abs().eq(math.inf)), math.inf)
 
     def lgamma(self, x):
-        return self._lgamma(self._float_operand(x)).value
+        return self._float_result(self._lgamma(self._float_operand(x)))
 
     def mvlgamma(self, x, p):
         """The multivariate log-gamma: p(p - 1)/4 log(pi) + sum_j
@@ -140,7 +152,7 @@ class SpecialOps:
         out = v.constant(p * (p - 1) / 4 * math.log(math.pi))
         for j in range(p):
             out = out + self._lgamma(v - j / 2)
-        return out.value
+        return self._float_result(out)
 
     def _polygamma_positive(self, n, z):
         """psi^(n)(z) for z > 0, from the recurrence shifted to a = z + J
@@ -189,13 +201,13 @@ class SpecialOps:
         return out.where(~v.eq(math.inf), 0.0).where(~v.eq(-math.inf), math.nan)
 
     def digamma(self, x):
-        return self._polygamma(0, self._float_operand(x)).value
+        return self._float_result(self._polygamma(0, self._float_operand(x)))
 
     def polygamma(self, n, x):
         if not isinstance(n, int) or n < 0:
             self.error("polygamma of order %r: the order must be a "
                        "non-negative integer" % (n,))
-        return self._polygamma(n, self._float_operand(x)).value
+        return self._float_result(self._polygamma(n, self._float_operand(x)))
 
     # -- error function and the normal distribution -------------------------
     def _erfinv(self, x, w):
@@ -210,14 +222,14 @@ class SpecialOps:
 
     def erfinv(self, x):
         v = self._float_operand(x)
-        return self._erfinv(v, -((1.0 - v) * (v + 1.0)).log()).value
+        return self._float_result(self._erfinv(v, -((1.0 - v) * (v + 1.0)).log()))
 
     def ndtri(self, p):
         """The normal quantile sqrt(2) erfinv(2p - 1), with (1 - x)(1 + x) =
         4 p (1 - p) so tails keep their precision."""
         v = self._float_operand(p)
         w = -((v * (1.0 - v)) * 4.0).log()
-        return (self._erfinv(v * 2.0 - 1.0, w) * math.sqrt(2.0)).value
+        return self._float_result((self._erfinv(v * 2.0 - 1.0, w) * math.sqrt(2.0)))
 
     def _erfcx(self, v):
         """exp(x^2) erfc(x): directly up to 9, beyond it the asymptotic
@@ -231,7 +243,7 @@ class SpecialOps:
         return direct.where(~(v > 9.0), series)
 
     def erfcx(self, x):
-        return self._erfcx(self._float_operand(x)).value
+        return self._float_result(self._erfcx(self._float_operand(x)))
 
     def log_ndtr(self, x):
         """log of the normal CDF, as PyTorch: log(erfcx(-t) / 2) - t^2 below
@@ -240,7 +252,7 @@ class SpecialOps:
         t = v * math.sqrt(0.5)
         low = (self._erfcx(-t) * 0.5).log() - t * t
         high = (t.erfc() * -0.5).log1p()
-        return high.where(~(v < -1.0), low).value
+        return self._float_result(high.where(~(v < -1.0), low))
 
     # -- Bessel functions ----------------------------------------------------
     @staticmethod
@@ -267,7 +279,7 @@ class SpecialOps:
             out = out.where(~a.eq(math.inf), math.inf)
         if order == 1:
             out = out.where(~(v < 0), -out)
-        return out.where(~v.isnan(), v).value
+        return self._float_result(out.where(~v.isnan(), v))
 
     def _bessel_jy(self, kind, order, x):
         """J0, J1 (J1 odd; 0 at the infinities) and Y0, Y1 (-inf at 0, NaN
@@ -287,7 +299,7 @@ class SpecialOps:
             if order == 1:
                 out = out.where(~(v < 0), -out)
             # The branches clamp their arguments: NaN is selected back.
-            return out.where(~a.eq(math.inf), 0.0).where(~v.isnan(), v).value
+            return self._float_result(out.where(~a.eq(math.inf), 0.0).where(~v.isnan(), v))
         log_term = (near * 0.5).log() * (2.0 / math.pi) * j_near
         if order == 0:
             y_near = log_term + _poly(t, _Y0_SMALL)
@@ -295,7 +307,7 @@ class SpecialOps:
             y_near = log_term + _poly(t, _Y1_SMALL) / near
         out = y_near.where(~(v > 3.0), f * theta.sin())
         out = out.where(~v.eq(0.0), -math.inf).where(~(v < 0), math.nan)
-        return out.where(~v.eq(math.inf), 0.0).where(~v.isnan(), v).value
+        return self._float_result(out.where(~v.eq(math.inf), 0.0).where(~v.isnan(), v))
 
     def _bessel_k(self, order, scaled, x):
         """K0, K1 (A&S 9.8.5-9.8.8), or e^x times it: inf at 0, NaN below,
@@ -317,7 +329,7 @@ class SpecialOps:
             k_far = k_far * (-far).exp()
         out = k_near.where(~(v > 2.0), k_far)
         out = out.where(~v.eq(0.0), math.inf).where(~(v < 0), math.nan)
-        return out.where(~v.eq(math.inf), 0.0).where(~v.isnan(), v).value
+        return self._float_result(out.where(~v.eq(math.inf), 0.0).where(~v.isnan(), v))
 
     def bessel(self, order, scaled):
         return lambda x: self._bessel_i(order, scaled, x)
@@ -326,7 +338,7 @@ class SpecialOps:
         """sin(x) / x: 1 at 0, 0 at the infinities."""
         v = self._float_operand(x)
         out = (v.sin() / v).where(v.ne(0.0), 1.0)
-        return out.where(~v.abs().eq(math.inf), 0.0).value
+        return self._float_result(out.where(~v.abs().eq(math.inf), 0.0))
 
     def special_table(self, t):
         t["aten.lgamma.default"] = self.lgamma
