@@ -189,8 +189,12 @@ if int(torch.__version__.split(".")[0]) >= 2:
                     "polygamma.polygamma_n_2", "topk"):
         del NOT_YET_LOW_PRECISION[(passing, torch.bfloat16)]
     NOT_YET_LOW_PRECISION.update({
-        ("histc", torch.float16): "a count off by one: " +
-            UNDERSTOOD_LATER % ("1", "0.01"),
+        # Strata counts as PyTorch does; the reference does not: it runs
+        # histc in f64, where PyTorch widens a one-value range to
+        # [x - 1, x + 1] in f16 (torch 2.x's sample: -1.8369 falls in bin
+        # 49 of 100 with f16's bounds, 50 with f64's).
+        ("histc", torch.float16): "the f64 reference bins one element "
+            "differently from f16 bounds (Strata and PyTorch agree)",
         ("grid_sampler_2d", torch.bfloat16):
             UNDERSTOOD_LATER % ("0.094", "0.037"),
         ("nn.functional.grid_sample", torch.bfloat16):
