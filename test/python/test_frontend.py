@@ -329,3 +329,12 @@ def test_layer_norm_operands_survive_the_printed_form(affine):
     again = strata.parse(str(module))
     assert again.to_string(generic=True) == module.to_string(generic=True)
     assert check(fn, (x,), via="kernel").passed
+
+
+@pytest.mark.parametrize("fn", [F.silu, F.elu, F.hardswish, F.celu],
+                         ids=lambda f: f.__name__)
+def test_functions_with_default_parameters_compile(fn):
+    # make_fx wants an argument for every positional parameter: F.silu's
+    # `inplace` made strata.compile(F.silu, (x,)) a tracing error.
+    x = torch.randn(4, 9)
+    assert torch.allclose(strata.compile(fn, (x,))(x), fn(x), atol=1e-6)

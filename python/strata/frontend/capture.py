@@ -213,6 +213,10 @@ def _trace(fn, inputs, mode):
             return proxy_tensor.make_fx(
                 f, decomposition_table=decomposition_table(),
                 tracing_mode=mode, **extra)(*inputs)
+    if not isinstance(fn, torch.nn.Module):
+        # make_fx makes a placeholder of every positional parameter, so a
+        # function with defaults (F.silu's `inplace`) would want them too.
+        fn = _called_with_inputs(fn)
     try:
         gm = trace(fn)
         # A traced program that writes views is traced again functionalized
@@ -226,6 +230,14 @@ def _trace(fn, inputs, mode):
             tracer_class._filter_traceback_frames = saved_filter
         elif "_filter_traceback_frames" in tracer_class.__dict__:
             del tracer_class._filter_traceback_frames
+
+
+def _called_with_inputs(fn):
+    """`fn` called with the inputs alone, its other parameters defaulted."""
+    def call(*inputs):
+        return fn(*inputs)
+    call.__name__ = getattr(fn, "__name__", "program")
+    return call
 
 
 @contextlib.contextmanager
