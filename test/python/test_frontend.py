@@ -338,3 +338,27 @@ def test_functions_with_default_parameters_compile(fn):
     # `inplace` made strata.compile(F.silu, (x,)) a tracing error.
     x = torch.randn(4, 9)
     assert torch.allclose(strata.compile(fn, (x,))(x), fn(x), atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_python_numbers_with_halves_as_pytorch_kernels_take_them(dtype):
+    # PyTorch 2.x multiplies and divides a half tensor by a Python number at
+    # float precision and rounds once (its "opmath"); add and sub round
+    # the number to the tensor's dtype first. bf16(0.7) is 0.6992: the
+    # number rounded first put floor_divide(2.797, 0.7) at 4, not 3.
+    torch.manual_seed(0)
+    x = (torch.rand(8, 37) * 20 - 10).to(dtype)
+    opmath = x.float()  # IEEE f32 arithmetic, then one rounding
+    rounded = torch.tensor(0.7, dtype=dtype).float()
+    cases = {
+        "mul": (lambda t: t * 0.7, opmath * 0.7),
+        "div": (lambda t: t / 0.7, opmath / 0.7),
+        "floor_divide": (lambda t: torch.floor_divide(t, 0.7),
+                         torch.floor_divide(opmath, 0.7)),
+        "add": (lambda t: t + 0.7, opmath + rounded),
+        "remainder": (lambda t: torch.remainder(t, 0.7),
+                      torch.remainder(opmath, rounded)),
+    }
+    for name, (fn, want) in cases.items():
+        got = strata.compile(fn, (x,))(x)
+        assert torch.equal(got, want.to(dtype)), (name, (got != want.to(dtype)).sum())

@@ -34,6 +34,15 @@ DTYPES = {
 }
 
 
+# The ops whose PyTorch CPU kernels take a Python number with a half
+# tensor at float precision (the op's "opmath" type) and round the result
+# once: x * 0.7 in bf16 multiplies by 0.7, not by bf16(0.7) = 0.6992, and
+# floor_divide(2.797, 0.7) is 3, not 4. Measured on torch 2.9.1 against
+# each alternative: add, sub, pow, remainder and fmod round the number to
+# the tensor's dtype first (and so does Strata for them).
+_OPMATH_SCALAR_OPS = ("tensorir.mul", "tensorir.div", "tensorir.floor_div")
+
+
 class UnsupportedOperation(FrontendError):
     """A PyTorch operation Strata cannot import; names the op and the user's
     source line."""
@@ -182,6 +191,11 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
     def elementwise(self, name, args, compute_dtype=None):
         shape, dtype = self.out()
         compute = compute_dtype or dtype
+        if compute_dtype is None and dtype in ("f16", "bf16") and \
+                name in _OPMATH_SCALAR_OPS and any(
+                    isinstance(a, (int, float)) and not isinstance(a, bool)
+                    for a in args):
+            compute = "f32"
         ops = [self.operand(a, shape, compute) for a in args]
         result = self.op(name, ops, shape, compute)
         return self.cast(result, dtype)
