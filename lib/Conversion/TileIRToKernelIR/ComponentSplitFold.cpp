@@ -18,7 +18,7 @@
 // itself, alike for all of them, and each tail contribution is one scalar
 // load of its own (maybe guarded), alike for all.
 
-#include "TileBodyTranslator.h"
+#include "RowProgramTranslator.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -126,8 +126,8 @@ loopir::ReduceOp splittableSum(ArrayRef<Operation *> slice, int64_t lanes) {
 
 } // namespace
 
-Value TileBodyTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
-                                         Value lane, int64_t lanes) {
+Value RowProgramTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
+                                           Value lane, int64_t lanes) {
   Location loc = sum.getLoc();
   int64_t share = sum.getBounds()[0] / lanes;
   auto partial = loopir::ReduceOp::create(b, loc, sum.getResultTypes(),
@@ -304,17 +304,16 @@ strata::detail::planTailColumns(const ComponentSplit &split,
   return columns;
 }
 
-Value TileBodyTranslator::splitLane(Location loc, int64_t lanes) {
+Value RowProgramTranslator::splitLane(Location loc, int64_t lanes) {
   if (groupThreads <= lanes)
     return groupThread;
   return arith::RemUIOp::create(b, loc, groupThread,
                                 arith::ConstantIndexOp::create(b, loc, lanes));
 }
 
-SmallVector<Value> TileBodyTranslator::combineSplit(Operation *fold,
-                                                    const ComponentSplit &split,
-                                                    ValueRange acc,
-                                                    ValueRange contribution) {
+SmallVector<Value>
+RowProgramTranslator::combineSplit(Operation *fold, const ComponentSplit &split,
+                                   ValueRange acc, ValueRange contribution) {
   // The region's ops for the head's results and those of the tail
   // components in position 0 of each slot (tail[s * lanes]), which combine
   // as the others of their slot do (planComponentSplit).
@@ -342,8 +341,8 @@ SmallVector<Value> TileBodyTranslator::combineSplit(Operation *fold,
 }
 
 SmallVector<Value>
-TileBodyTranslator::splitIdentity(Operation *fold,
-                                  const ComponentSplit &split) {
+RowProgramTranslator::splitIdentity(Operation *fold,
+                                    const ComponentSplit &split) {
   Location loc = fold->getLoc();
   ArrayAttr identities = cast<tileir::CompositeFoldOp>(fold).getIdentities();
   SmallVector<Value> init;
@@ -358,7 +357,7 @@ TileBodyTranslator::splitIdentity(Operation *fold,
   return init;
 }
 
-SmallVector<Value> TileBodyTranslator::foldByComponents(
+SmallVector<Value> RowProgramTranslator::foldByComponents(
     Operation *fold, Block &body, ArrayRef<int64_t> bounds,
     ArrayRef<tileir::SharedChunkLoad> loads, ArrayRef<Value> chunks,
     const ComponentSplit &split, TailRead readTail, Value first, Value end,
@@ -495,8 +494,8 @@ SmallVector<Value> TileBodyTranslator::foldByComponents(
   return SmallVector<Value>(groupLoop.getResults());
 }
 
-bool TileBodyTranslator::translateSplitFold(Operation *fold, Block &body,
-                                            ArrayRef<int64_t> bounds) {
+bool RowProgramTranslator::translateSplitFold(Operation *fold, Block &body,
+                                              ArrayRef<int64_t> bounds) {
   if (!isa<tileir::CompositeFoldOp>(fold))
     return false;
   // Every scalar load of the body may be a tail component's own.
@@ -531,7 +530,7 @@ bool TileBodyTranslator::translateSplitFold(Operation *fold, Block &body,
   return true;
 }
 
-std::optional<ComponentSplit> TileBodyTranslator::chooseComponentSplit(
+std::optional<ComponentSplit> RowProgramTranslator::chooseComponentSplit(
     Operation *fold, ArrayRef<tileir::SharedChunkLoad> loads) {
   // The most lanes (up to a warp's) that leave the fewest components of
   // the tail's form out of the split: a head dimension of 80 takes 16
@@ -547,8 +546,8 @@ std::optional<ComponentSplit> TileBodyTranslator::chooseComponentSplit(
   return split;
 }
 
-TileBodyTranslator::SplitRuns
-TileBodyTranslator::splitRuns(const ComponentSplit &split, Location loc) {
+RowProgramTranslator::SplitRuns
+RowProgramTranslator::splitRuns(const ComponentSplit &split, Location loc) {
   // The runs of a group's lanes (its warps, or runs of a warp's lanes) take
   // turns over groups of split.lanes points.
   SplitRuns runs{groupThreads / split.lanes, Value(), Value()};
@@ -563,9 +562,9 @@ TileBodyTranslator::splitRuns(const ComponentSplit &split, Location loc) {
 }
 
 SmallVector<Value>
-TileBodyTranslator::combineSplitRuns(Operation *fold,
-                                     const ComponentSplit &split,
-                                     ValueRange acc, const SplitRuns &runs) {
+RowProgramTranslator::combineSplitRuns(Operation *fold,
+                                       const ComponentSplit &split,
+                                       ValueRange acc, const SplitRuns &runs) {
   if (runs.count == 1)
     return SmallVector<Value>(acc);
   // Lane l of every run holds the same components: each posts its fold to
@@ -612,9 +611,9 @@ TileBodyTranslator::combineSplitRuns(Operation *fold,
   return result;
 }
 
-void TileBodyTranslator::mapSplitResults(Operation *fold,
-                                         const ComponentSplit &split,
-                                         ValueRange acc) {
+void RowProgramTranslator::mapSplitResults(Operation *fold,
+                                           const ComponentSplit &split,
+                                           ValueRange acc) {
   for (auto [i, c] : llvm::enumerate(split.head))
     mapping.map(fold->getResult(c), acc[i]);
   // Tail component e lives in slot e / lanes of lane e % lanes; it is
@@ -626,7 +625,7 @@ void TileBodyTranslator::mapSplitResults(Operation *fold,
                                           (int64_t)(e % lanes), lanes};
 }
 
-void TileBodyTranslator::gatherBeforeUse(Operation &op) {
+void RowProgramTranslator::gatherBeforeUse(Operation &op) {
   if (pendingGathers.empty())
     return;
   op.walk([&](Operation *inner) {
@@ -646,7 +645,7 @@ void TileBodyTranslator::gatherBeforeUse(Operation &op) {
   });
 }
 
-Value TileBodyTranslator::laneOfGroup(Location loc, Value i, int64_t lanes) {
+Value RowProgramTranslator::laneOfGroup(Location loc, Value i, int64_t lanes) {
   // A split's lanes are aligned runs of a warp's lanes: this lane minus its
   // place among them is their first.
   Value lane = arith::RemUIOp::create(

@@ -4,27 +4,27 @@
 // registers. Work is linear in the row (plus a ladder of log2(32) shuffles
 // per chunk), and the row is read and written once, coalesced.
 
-#include "TileBodyTranslator.h"
+#include "RowProgramTranslator.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 
 using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-LogicalResult TileBodyTranslator::translateScan(tileir::ScanOp scan) {
+LogicalResult RowProgramTranslator::translateScan(tileir::ScanOp scan) {
   return translateCooperativeScan(
       scan, combinerMonoid(scan.getCombinerList(), scan.getPrefixTypes()),
       scan.getBody().front(), scan.getEach().front(), scan.getBounds()[0]);
 }
 
 LogicalResult
-TileBodyTranslator::translateCompositeScan(tileir::CompositeScanOp scan) {
+RowProgramTranslator::translateCompositeScan(tileir::CompositeScanOp scan) {
   return translateCooperativeScan(
       scan, regionMonoid(scan.getIdentities(), &scan.getCombine().front()),
       scan.getBody().front(), scan.getEach().front(), scan.getBounds()[0]);
 }
 
-LogicalResult TileBodyTranslator::translateCooperativeScan(
+LogicalResult RowProgramTranslator::translateCooperativeScan(
     Operation *scan, const KernelMonoid &monoid, Block &body, Block &each,
     int64_t length) {
   Location loc = scan->getLoc();

@@ -8,7 +8,7 @@
 // folds its row's points of the chunk from there: flash attention's loop
 // over key/value tiles, with the row's online-softmax fold as the algebra.
 
-#include "TileBodyTranslator.h"
+#include "RowProgramTranslator.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
 
@@ -127,7 +127,7 @@ bool isCornerDecided(const IdentityGuard &guard, Operation *fold,
 
 } // namespace
 
-void TileBodyTranslator::planSharedChunks() {
+void RowProgramTranslator::planSharedChunks() {
   if (groups == 1)
     return;
   SmallVector<bool> tiled;
@@ -162,7 +162,7 @@ void TileBodyTranslator::planSharedChunks() {
   sharedChunkBytes = points * bytesPerPoint;
 }
 
-LogicalResult TileBodyTranslator::translateChunkedFold(
+LogicalResult RowProgramTranslator::translateChunkedFold(
     Operation *fold, const KernelMonoid &monoid, Block &body,
     ArrayRef<int64_t> bounds, ArrayRef<tileir::SharedChunkLoad> loads) {
   Location loc = fold->getLoc();
@@ -278,12 +278,13 @@ LogicalResult TileBodyTranslator::translateChunkedFold(
   return success();
 }
 
-void TileBodyTranslator::stageChunk(Operation *fold, Block &body,
-                                    ArrayRef<int64_t> bounds,
-                                    ArrayRef<tileir::SharedChunkLoad> loads,
-                                    ArrayRef<Value> chunks,
-                                    ArrayRef<std::optional<int64_t>> columns,
-                                    Value tailChunk, Value first, Value skip) {
+void RowProgramTranslator::stageChunk(Operation *fold, Block &body,
+                                      ArrayRef<int64_t> bounds,
+                                      ArrayRef<tileir::SharedChunkLoad> loads,
+                                      ArrayRef<Value> chunks,
+                                      ArrayRef<std::optional<int64_t>> columns,
+                                      Value tailChunk, Value first,
+                                      Value skip) {
   Location loc = fold->getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -332,7 +333,7 @@ void TileBodyTranslator::stageChunk(Operation *fold, Block &body,
   kernelir::BarrierOp::create(b, loc);
 }
 
-SmallVector<Value> TileBodyTranslator::foldChunk(
+SmallVector<Value> RowProgramTranslator::foldChunk(
     Operation *fold, const KernelMonoid &monoid, Block &body,
     ArrayRef<int64_t> bounds, ArrayRef<tileir::SharedChunkLoad> loads,
     ArrayRef<Value> chunks, Value first, ValueRange acc, Value skip) {
@@ -356,7 +357,7 @@ SmallVector<Value> TileBodyTranslator::foldChunk(
   return SmallVector<Value>(own.getResults());
 }
 
-Value TileBodyTranslator::chunkEnd(Value first, int64_t points, Value skip) {
+Value RowProgramTranslator::chunkEnd(Value first, int64_t points, Value skip) {
   Location loc = first.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -369,9 +370,9 @@ Value TileBodyTranslator::chunkEnd(Value first, int64_t points, Value skip) {
   return end;
 }
 
-void TileBodyTranslator::readFromChunks(IRMapping &m,
-                                        ArrayRef<tileir::SharedChunkLoad> loads,
-                                        ArrayRef<Value> chunks, Value offset) {
+void RowProgramTranslator::readFromChunks(
+    IRMapping &m, ArrayRef<tileir::SharedChunkLoad> loads,
+    ArrayRef<Value> chunks, Value offset) {
   // The copies are changed in place (new ops of the conversion, so nothing
   // is erased under the rewriter).
   for (auto [l, chunk] : llvm::zip(loads, chunks)) {

@@ -3,7 +3,7 @@
 // In a cooperative kernel (one point per tile) the threads share the point's
 // folds and loops instead.
 
-#include "TileBodyTranslator.h"
+#include "KernelBodyTranslator.h"
 #include "strata/Conversion/HostBufferization/HostBufferization.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Conversion/Passes.h"
@@ -20,7 +20,6 @@ namespace strata {
 
 using namespace mlir;
 using namespace strata;
-using strata::detail::TileBodyTranslator;
 
 /// A tensor-core kernel holds its tile's accumulators in registers (64
 /// floats a thread in a 128 x 128 tile of 256 threads), and ptxas, left to
@@ -93,12 +92,13 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
       if (isa<MemRefType>(type))
         func.setArgAttr(i, kernelir::kNoAliasAttrName, rewriter.getUnitAttr());
     rewriter.setInsertionPointToStart(&func.getBody().front());
-    TileBodyTranslator translator(rewriter, op, multiply);
-    if (failed(translator.translate(func)))
+    std::unique_ptr<strata::detail::KernelBodyTranslator> translator =
+        strata::detail::createKernelBodyTranslator(rewriter, op, multiply);
+    if (failed(translator->translate(func)))
       return failure();
     kernelir::ReturnOp::create(rewriter, loc);
-    if (translator.multipliesOnTensorCores())
-      boundOccupancy(rewriter, func, translator.getElementsPerThread());
+    if (translator->multipliesOnTensorCores())
+      boundOccupancy(rewriter, func, translator->getElementsPerThread());
 
     rewriter.setInsertionPoint(op);
     SmallVector<Value> args(adaptor.getInputs());

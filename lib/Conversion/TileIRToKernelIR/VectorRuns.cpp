@@ -5,7 +5,7 @@
 // rows); a row that several loops read comes from global memory once
 // (RowCache).
 
-#include "TileBodyTranslator.h"
+#include "RowProgramTranslator.h"
 #include "strata/Conversion/LoopIRCommon/ScalarLoops.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 
@@ -61,7 +61,7 @@ static constexpr int64_t kMaxRowCacheBytes = 32 * 1024;
 /// warps takes 2 KiB).
 static constexpr int64_t kCombinePostsBytes = 8 * 1024;
 
-void TileBodyTranslator::planRowCaches() {
+void RowProgramTranslator::planRowCaches() {
   // A buffer the kernel writes may change between two reads.
   DenseSet<Value> written;
   kernel.walk([&](loopir::StoreOp s) { written.insert(s.getMemref()); });
@@ -146,8 +146,8 @@ void TileBodyTranslator::planRowCaches() {
   }
 }
 
-int64_t TileBodyTranslator::chooseRunWidth(Block &body,
-                                           ArrayRef<int64_t> bounds) {
+int64_t RowProgramTranslator::chooseRunWidth(Block &body,
+                                             ArrayRef<int64_t> bounds) {
   if (bounds.empty()) // A box of one point has no innermost index to run.
     return 1;
   SmallVector<MemRefType> buffers;
@@ -172,7 +172,7 @@ int64_t TileBodyTranslator::chooseRunWidth(Block &body,
 }
 
 SmallVector<IRMapping>
-TileBodyTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
+RowProgramTranslator::cloneRun(Block &body, ValueRange first, int64_t width) {
   Location loc = body.getParentOp()->getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);

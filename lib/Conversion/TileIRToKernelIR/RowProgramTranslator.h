@@ -1,11 +1,11 @@
-// Translating the body of one tileir.kernel into its kernelir.func.
+// Translating a row program (a cooperative tileir.kernel): a thread group
+// per row shares the row's folds, scans and loops.
 
-#ifndef STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
-#define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_TILEBODYTRANSLATOR_H
+#ifndef STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_ROWPROGRAMTRANSLATOR_H
+#define STRATA_LIB_CONVERSION_TILEIRTOKERNELIR_ROWPROGRAMTRANSLATOR_H
 
 #include "BlockCombine.h"
-#include "ContractionLowering.h"
-#include "KernelContext.h"
+#include "KernelBodyTranslator.h"
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
 #include "strata/Dialect/TileIR/Analysis/SharedChunks.h"
 #include "strata/Dialect/Utils/LoopBox.h"
@@ -56,36 +56,20 @@ std::optional<TailColumns>
 planTailColumns(const ComponentSplit &split,
                 ArrayRef<tileir::SharedChunkLoad> loads);
 
-/// Translates the body of one tileir.kernel into the body of its
-/// kernelir.func. A tile value becomes `elementsPerThread` scalars per thread:
-/// thread t owns tile elements t, t + threads, t + 2 * threads, ..., or runs
-/// of `vectorWidth` neighbouring elements where its accesses can be vectors
-/// (see chooseVectorWidth; in a contraction kernel, what its
-/// ContractionLowering assigns). The kernel's contractions are lowered by
-/// their instruction family's ContractionLowering; the tile's elementwise
-/// ops and the row programs' folds, scans and loops here.
-class TileBodyTranslator : public KernelContext {
+/// Translates a row program: the kernel's threads split into one group per
+/// point of the tile (a row), and a group shares its row's folds, scans and
+/// loops (group-strided, in runs where the body reads rows as vectors),
+/// combining across its threads by shuffles and shared memory.
+class RowProgramTranslator : public KernelBodyTranslator {
 public:
-  using KernelContext::KernelContext;
-
-  /// Fills `func`, at the builder, with the kernel's body.
-  LogicalResult translate(kernelir::FuncOp func);
-
-  /// Whether the translated kernel multiplies on tensor cores (kernelir.mma
-  /// or kernelir.wgmma), its tile's accumulators held in registers.
-  bool multipliesOnTensorCores() const {
-    return contraction && contraction->onTensorCores();
-  }
-
-  /// The tile's elements each thread holds (its accumulators, in a
-  /// contraction kernel).
-  int64_t getElementsPerThread() const { return elementsPerThread; }
+  using KernelBodyTranslator::KernelBodyTranslator;
 
 private:
-  LogicalResult translateOps(Block &source);
-  LogicalResult translateOp(Operation &op);
+  void prepare() override;
+  LogicalResult translateProgramOp(Operation &op) override;
+  void beforeTopLevelOp(Operation &op) override;
 
-  /// In a cooperative kernel, splits the threads into one group per point
+  /// Splits the threads into one group per point
   /// of the tile (groupPoint, group, groupThread, groupThreads).
   void assignThreadGroups();
 
@@ -140,8 +124,7 @@ private:
   /// combines (combineAcrossBlock); every thread gets the results.
   LogicalResult translateCooperativeFold(Operation *fold,
                                          const KernelMonoid &monoid,
-                                         Block &body,
-                                         ArrayRef<int64_t> bounds);
+                                         Block &body, ArrayRef<int64_t> bounds);
 
   LogicalResult translateDistribute(tileir::DistributeOp loop);
 
@@ -284,34 +267,6 @@ private:
   /// which every lane runs) uses into place, at the builder.
   void gatherBeforeUse(Operation &op);
 
-  /// The widest runs of neighbouring elements (up to kMaxVectorBits) each
-  /// thread can own so that some tile access reads or writes a run as one
-  /// vector, aligned, with one guard; 1 where none can.
-  int64_t chooseVectorWidth();
-
-  /// The elements one access through `map` to `buffer` covers: the kernel's
-  /// vector width where the run is a vector of the buffer, else 1.
-  int64_t runWidth(AffineMap map, Value buffer);
-
-  LogicalResult translateLoad(tileir::LoadOp load);
-  /// Each owned element's coordinate along the op's dimension.
-  LogicalResult translateCoordinate(tileir::CoordinateOp coordinate);
-  LogicalResult translateStore(tileir::StoreOp store);
-
-  LogicalResult translateMap(tileir::MapOp map);
-
-  /// The generic schedule: each owned element is a point that runs the
-  /// Loop IR body (lowered to scalar loops by the same conversion) when it
-  /// lies inside the domain.
-  LogicalResult translatePoints(tileir::ForEachPointOp points);
-
-  /// The buffer indices of element k of a tile at `origin`, and whether the
-  /// element lies inside the kernel's domain.
-  std::pair<SmallVector<Value>, Value> access(Location loc, ValueRange origin,
-                                              AffineMap map, int64_t k);
-
-  /// The lowering of the kernel's contractions (null without any).
-  std::unique_ptr<ContractionLowering> contraction;
   /// Results of split folds not yet shuffled to every lane: the slot that
   /// holds each, the lane of its split that holds it, and the split's lanes
   /// (mapSplitResults).

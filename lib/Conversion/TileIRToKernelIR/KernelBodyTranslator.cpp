@@ -1,0 +1,122 @@
+// The part of a kernel body's translation every kind of tile program
+// shares, and the choice of the translator for a program's kind.
+
+#include "KernelBodyTranslator.h"
+#include "RowProgramTranslator.h"
+#include "TileProgramTranslator.h"
+#include "strata/Dialect/Utils/LoopBox.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+LogicalResult KernelBodyTranslator::translate(kernelir::FuncOp func) {
+  Block &source = kernel.getBody().front();
+  Location loc = kernel.getLoc();
+  mapping.map(source.getArguments(), func.getArguments());
+  Value block = kernelir::BlockIdOp::create(b, loc, kernelir::Dim::x);
+  entry = &func.getBody().front();
+  thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
+  programIds = delinearize(b, loc, block, kernel.getGrid());
+  groupThread = thread; // One group unless the program is a row program.
+  prepare();
+  return translateOps(source);
+}
+
+LogicalResult KernelBodyTranslator::translateOps(Block &source) {
+  // Scalar arithmetic is translated where it is first used, not where it
+  // stands: an epilogue written as all its values, then all its stores,
+  // keeps one value live per store otherwise (attention's output row: 128
+  // values of every thread at once).
+  llvm::SmallPtrSet<Operation *, 32> deferred;
+  for (Operation &op : source.without_terminator())
+    if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
+        !op.hasTrait<OpTrait::ConstantLike>() && op.getNumRegions() == 0 &&
+        isMemoryEffectFree(&op) &&
+        llvm::none_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>))
+      deferred.insert(&op);
+  std::function<LogicalResult(Operation &)> emit = [&](Operation &op) {
+    SmallVector<Operation *> producers;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && deferred.contains(def))
+          producers.push_back(def);
+    });
+    // Each producer once, and before this op (one producer may already be
+    // another's: it is taken off the list when emitted, not when listed).
+    for (Operation *def : producers)
+      if (deferred.erase(def) && failed(emit(*def)))
+        return failure();
+    return translateOp(op);
+  };
+  for (Operation &op : source.without_terminator())
+    if (!deferred.contains(&op) && failed(emit(op)))
+      return failure();
+  // What no op of the block used (the terminator may, or nothing).
+  for (Operation &op : source.without_terminator())
+    if (deferred.erase(&op) && failed(emit(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelBodyTranslator::translateOp(Operation &op) {
+  if (op.getBlock() == &kernel.getBody().front())
+    beforeTopLevelOp(op);
+  if (auto pid = dyn_cast<tileir::ProgramIdOp>(op)) {
+    mapping.map(pid.getResult(), programIds[pid.getDim()]);
+    return success();
+  }
+  if (auto point = dyn_cast<tileir::PointOp>(op)) {
+    mapping.map(point.getResult(), groupPoint[point.getDim()]);
+    return success();
+  }
+  if (auto offset = dyn_cast<tileir::TileOffsetOp>(op)) {
+    int64_t size = kernel.getTile()[offset.getDim()];
+    Value id = programIds[offset.getDim()];
+    mapping.map(offset.getResult(),
+                size == 1
+                    ? id
+                    : arith::MulIOp::create(b, op.getLoc(), id,
+                                            arith::ConstantIndexOp::create(
+                                                b, op.getLoc(), size)));
+    return success();
+  }
+  if (isa<tileir::TileIRDialect>(op.getDialect()))
+    return translateProgramOp(op);
+  bool touchesTiles =
+      llvm::any_of(op.getOperandTypes(), llvm::IsaPred<tileir::TileType>) ||
+      llvm::any_of(op.getResultTypes(), llvm::IsaPred<tileir::TileType>);
+  // Scalar Loop IR (a reduction one thread runs) is lowered by the
+  // conversion's patterns after the translation.
+  bool scalarLoops = isa<loopir::ReduceOp, loopir::ParallelOp>(op);
+  if (touchesTiles || (op.getNumRegions() != 0 && !scalarLoops))
+    return op.emitError("cannot lower this op to kernelir yet");
+  if (isa<loopir::StoreOp>(op)) {
+    // Uniform code of a cooperative kernel: one thread of the group writes
+    // the row's value, the others would write the same one.
+    OpBuilder::InsertionGuard guard(b);
+    Value zero = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
+    Value first = arith::CmpIOp::create(
+        b, op.getLoc(), arith::CmpIPredicate::eq, groupThread, zero);
+    if (rowInDomain)
+      first = arith::AndIOp::create(b, op.getLoc(), first, rowInDomain);
+    auto ifOp = scf::IfOp::create(b, op.getLoc(), TypeRange{}, first,
+                                  /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    b.clone(op, mapping);
+    return success();
+  }
+  b.clone(op, mapping); // Scalar work shared by all elements or threads.
+  return success();
+}
+
+std::unique_ptr<KernelBodyTranslator>
+strata::detail::createKernelBodyTranslator(OpBuilder &b,
+                                           tileir::KernelOp kernel,
+                                           MultiplyOptions multiply) {
+  if (kernel.isCooperative())
+    return std::make_unique<RowProgramTranslator>(b, kernel, multiply);
+  return std::make_unique<TileProgramTranslator>(b, kernel, multiply);
+}
