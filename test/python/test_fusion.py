@@ -100,3 +100,70 @@ def test_residual_stream_is_read_not_recomputed():
     assert max(len(h.split(",")) for h in heads) <= 4, text
     report = check(residual, inputs)
     assert report.passed, report
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+CONCATENATIONS = [
+    # Rotary embeddings: q * cos + rotate_half(q) * sin, one kernel.
+    ("rotary", lambda q, c, s: q * c + rotate_half(q) * s,
+     lambda dtype: (torch.randn(2, 3, 13, 38, dtype=dtype),
+                    torch.randn(13, 38, dtype=dtype),
+                    torch.randn(13, 38, dtype=dtype)), 1),
+    # A class token before patch embeddings, then a computed consumer.
+    ("class_token", lambda c, p: torch.cat((c.expand(3, 1, 20), p), 1).exp(),
+     lambda dtype: (torch.randn(1, 1, 20, dtype=dtype),
+                    torch.randn(3, 7, 20, dtype=dtype)), 1),
+    # Three computed parts along the middle axis.
+    ("three_parts", lambda a, b: torch.cat((a.exp(), b * 2, a.abs()), 1) - 1,
+     lambda dtype: (torch.randn(5, 3, 7, dtype=dtype),
+                    torch.randn(5, 4, 7, dtype=dtype)), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name,fn,inputs,most", CONCATENATIONS,
+                         ids=[c[0] for c in CONCATENATIONS])
+def test_concatenation_fuses_into_its_consumer(name, fn, inputs, most, dtype):
+    """A concatenation of few inputs is one nest over the result (a guarded
+    load per input, selected by position), so it and what computes its
+    parts fuse into its consumer: rotary embeddings' rotate_half was a
+    kernel of two nests (the generic schedule) and the negation a third."""
+    torch.manual_seed(0)
+    args = inputs(dtype)
+    for via in ["loop", "kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, args, via=via)
+        assert report.passed, (via, report)
+        assert report.kernels <= most, "%s: %d kernels" % (name, report.kernels)
+
+
+def test_concatenation_of_many_inputs_and_dtypes():
+    """Five inputs keep one nest per input; integers, booleans and an empty
+    part concatenate in either form."""
+    torch.manual_seed(0)
+    parts = [torch.randn(4, n) for n in (2, 1, 3, 1, 2)]
+    report = check(lambda *xs: torch.cat([x * (i + 1) for i, x in enumerate(xs)], 1),
+                   parts, via="kernel")
+    assert report.passed, report
+    ints = (torch.randint(-5, 5, (3, 4)), torch.randint(-5, 5, (2, 4)))
+    report = check(lambda a, b: torch.cat((a, b + 1)) * 3, ints, via="kernel")
+    assert report.passed, report
+    bools = (torch.rand(3, 2) > 0.5, torch.rand(3, 5) > 0.5, torch.zeros(3, 0) > 0)
+    report = check(lambda a, b, e: ~torch.cat((a, e, b), 1), bools, via="kernel")
+    assert report.passed, report
+
+
+def test_computed_producer_fuses_under_a_pad_guard():
+    """A computed producer read through a padded view fuses under its guard:
+    its loads read nothing out of bounds, and the padding is selected where
+    the guard fails (exp of the padding would replace it)."""
+    torch.manual_seed(0)
+    x = torch.randn(6, 9)
+    fn = lambda x: -F.pad(x.exp(), (2, 1, 1, 3), value=1.5)
+    for via in ["loop", "kernel", "kernel-reversed"]:
+        report = check(fn, (x,), via=via)
+        assert report.passed, (via, report)
+        assert report.kernels == 1, report.kernels

@@ -163,19 +163,99 @@ struct IotaToKernel : OpConversionPattern<tensorir::IotaOp> {
   }
 };
 
-/// One parallel nest per input with elements, each storing into its part of
-/// the result.
+/// Concatenations of at most this many inputs are one nest over the result
+/// (see ConcatToKernel); more would test every input's range per element.
+constexpr size_t kMaxSelectedConcatInputs = 4;
+
+/// A concatenation of few inputs is one nest over the result: each element
+/// loads from every input through a guard that holds only on that input's
+/// part of the axis (the others read no memory), and a chain of selects by
+/// position takes the one that holds. So it is an elementwise kernel,
+/// which the elementwise schedule takes and which fuses into its consumers
+/// (rotary embeddings' rotate_half into its product with sin, a KV cache's
+/// concatenation into attention); with more inputs it is one parallel nest
+/// per input, each storing into its part of the result (a kernel of
+/// several nests, which only the generic schedule takes and which fuses
+/// into nothing).
 struct ConcatToKernel : OpConversionPattern<tensorir::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tensorir::ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder::InsertionGuard guard(rewriter);
     SmallVector<Value> inputs;
     for (Value in : adaptor.getInputs())
       if (cast<RankedTensorType>(in.getType()).getNumElements() != 0)
         inputs.push_back(in);
+    // (Without an input of elements, the result has none: no nest.)
+    auto kernel = !inputs.empty() && inputs.size() <= kMaxSelectedConcatInputs
+                      ? selectedConcat(op, inputs, rewriter)
+                      : concatByNests(op, inputs, rewriter);
+    rewriter.replaceOp(op, kernel.getResults());
+    return success();
+  }
+
+  /// The map from result coordinates to an input's, whose part of the axis
+  /// starts at `offset`, and the guard that holds on that part (none where
+  /// the part is the whole axis of `length`).
+  static std::pair<AffineMap, IntegerSetAttr>
+  inputAccess(int64_t rank, int64_t axis, int64_t offset, int64_t size,
+              int64_t length, MLIRContext *ctx) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx) - (d == axis ? offset : 0));
+    // offset <= position <= offset + size - 1, each where it bounds.
+    AffineExpr position = getAffineDimExpr(axis, ctx);
+    SmallVector<AffineExpr> bounds;
+    if (offset > 0)
+      bounds.push_back(position - offset);
+    if (offset + size < length)
+      bounds.push_back(offset + size - 1 - position);
+    IntegerSetAttr part;
+    if (!bounds.empty())
+      part = IntegerSetAttr::get(IntegerSet::get(
+          rank, 0, bounds, SmallVector<bool>(bounds.size(), false)));
+    return {AffineMap::get(rank, 0, exprs, ctx), part};
+  }
+
+  loopir::KernelOp selectedConcat(tensorir::ConcatOp op, ValueRange inputs,
+                                  ConversionPatternRewriter &rewriter) const {
+    int64_t axis = op.getAxis(), rank = op.getType().getRank();
+    int64_t length = op.getType().getShape()[axis];
+    Type element = op.getType().getElementType();
+    return buildLoopKernel(
+        rewriter, op.getLoc(), TypeRange{op.getType()}, inputs,
+        [&](OpBuilder &b, Location loc, ValueRange buffers, ValueRange out,
+            ValueRange ivs) {
+          TypedAttr zero = cast<TypedAttr>(b.getZeroAttr(element));
+          SmallVector<Value> parts;
+          SmallVector<int64_t> ends;
+          int64_t offset = 0;
+          for (Value buffer : buffers) {
+            int64_t size = cast<MemRefType>(buffer.getType()).getShape()[axis];
+            auto [map, part] =
+                inputAccess(rank, axis, offset, size, length, b.getContext());
+            parts.push_back(loopir::LoadOp::create(
+                b, loc, buffer, ivs, AffineMapAttr::get(map), part,
+                part ? zero : TypedAttr()));
+            offset += size;
+            ends.push_back(offset);
+          }
+          // From the last input back: before input i's end, input i.
+          Value x = parts.back();
+          for (int64_t i = (int64_t)parts.size() - 2; i >= 0; --i) {
+            Value end = arith::ConstantIndexOp::create(b, loc, ends[i]);
+            Value before = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, ivs[axis], end);
+            x = arith::SelectOp::create(b, loc, before, parts[i], x);
+          }
+          loopir::StoreOp::create(b, loc, x, out[0], ivs, AffineMapAttr());
+        });
+  }
+
+  loopir::KernelOp concatByNests(tensorir::ConcatOp op, ValueRange inputs,
+                                 ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    OpBuilder::InsertionGuard guard(rewriter);
     auto kernel = buildEmptyLoopKernel(rewriter, loc, TypeRange{op.getType()},
                                        inputs);
     Block *body = &kernel.getBody().front();
@@ -202,8 +282,7 @@ struct ConcatToKernel : OpConversionPattern<tensorir::ConcatOp> {
     }
     rewriter.setInsertionPointToEnd(body);
     loopir::YieldOp::create(rewriter, loc);
-    rewriter.replaceOp(op, kernel.getResults());
-    return success();
+    return kernel;
   }
 };
 

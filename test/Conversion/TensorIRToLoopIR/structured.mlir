@@ -55,16 +55,40 @@ func.func @iota() -> tensor<4x8xf32> {
 
 // -----
 
-// One nest per input, each storing at its offset along the axis.
-// CHECK-DAG: #[[SHIFT:.*]] = affine_map<(d0, d1) -> (d0, d1 + 3)>
+// A concatenation of few inputs is one nest over the result: each input
+// loaded through a guard that holds on its part of the axis, the part
+// selected by position.
+// CHECK-DAG: #[[BACK:.*]] = affine_map<(d0, d1) -> (d0, d1 - 3)>
+// CHECK-DAG: #[[FIRST:.*]] = affine_set<(d0, d1) : (-d1 + 2 >= 0)>
+// CHECK-DAG: #[[SECOND:.*]] = affine_set<(d0, d1) : (d1 - 3 >= 0)>
 // CHECK-LABEL: func.func @concat
-// CHECK: loopir.parallel (%{{.*}}, %{{.*}}) in [4, 3] {
-// CHECK: loopir.store %{{.*}}, %[[OUT:.*]][%{{.*}}, %{{.*}}] : memref<4x8xf32>
-// CHECK: loopir.parallel (%{{.*}}, %{{.*}}) in [4, 5] {
-// CHECK: loopir.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] map #[[SHIFT]] : memref<4x8xf32>
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [4, 8] {
+// CHECK-NEXT: %[[A:.*]] = loopir.load %{{.*}}[%[[I]], %[[J]]] map #{{.*}} if #[[FIRST]] else 0.000000e+00 : f32 : memref<4x3xf32>
+// CHECK-NEXT: %[[B:.*]] = loopir.load %{{.*}}[%[[I]], %[[J]]] map #[[BACK]] if #[[SECOND]] else 0.000000e+00 : f32 : memref<4x5xf32>
+// CHECK-NEXT: %[[C:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[IN_A:.*]] = arith.cmpi ult, %[[J]], %[[C]] : index
+// CHECK-NEXT: %[[V:.*]] = arith.select %[[IN_A]], %[[A]], %[[B]] : f32
+// CHECK-NEXT: loopir.store %[[V]], %{{.*}}[%[[I]], %[[J]]] : memref<4x8xf32>
 func.func @concat(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
   %0 = tensorir.concat %a, %b axis 1 : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Of more inputs, one nest per input, each storing at its offset along the
+// axis.
+// CHECK-DAG: #[[SHIFT:.*]] = affine_map<(d0) -> (d0 + 7)>
+// CHECK-LABEL: func.func @concat_many
+// CHECK: loopir.parallel (%{{.*}}) in [2] {
+// CHECK: loopir.parallel (%{{.*}}) in [1] {
+// CHECK: loopir.parallel (%{{.*}}) in [3] {
+// CHECK: loopir.parallel (%{{.*}}) in [1] {
+// CHECK: loopir.parallel (%{{.*}}) in [2] {
+// CHECK: loopir.store %{{.*}}, %{{.*}}[%{{.*}}] map #[[SHIFT]] : memref<9xi64>
+func.func @concat_many(%a: tensor<2xi64>, %b: tensor<1xi64>, %c: tensor<3xi64>, %d: tensor<1xi64>, %e: tensor<2xi64>) -> tensor<9xi64> {
+  %0 = tensorir.concat %a, %b, %c, %d, %e axis 0 : (tensor<2xi64>, tensor<1xi64>, tensor<3xi64>, tensor<1xi64>, tensor<2xi64>) -> tensor<9xi64>
+  return %0 : tensor<9xi64>
 }
 
 // -----

@@ -22,19 +22,46 @@ func.func @views_around_pad(%x: tensor<8x6xf32>) -> tensor<10x4xf32> {
 
 // -----
 
-// A computed input is no view: fused under the guard, exp(padding) would
-// replace the padding. It stays a kernel, which the guarded load reads.
+// A computed input fuses under the guard: exp is computed where the guard
+// holds (its load guarded too, so nothing out of bounds is read) and the
+// padding is selected elsewhere (exp(padding) would replace it).
+// CHECK-DAG: #[[PART:.*]] = affine_set<(d0, d1) : (d0 - 1 >= 0, -d0 + 8 >= 0)>
 // CHECK-LABEL: func.func @computed_input
-// CHECK: %[[E:.*]] = loopir.kernel
-// CHECK: math.exp
-// CHECK: loopir.kernel ins(%[[E]] : tensor<8x6xf32>) -> tensor<10x6xf32>
-// CHECK: loopir.load %{{.*}} map #{{.*}} if #{{.*}} else 1.000000e+00 : f32 : memref<8x6xf32>
-// CHECK-NEXT: arith.negf
+// CHECK: loopir.kernel ins(%{{.*}} : tensor<8x6xf32>) -> tensor<10x6xf32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: loopir.parallel (%[[I:.*]], %[[J:.*]]) in [10, 6] {
+// CHECK-NEXT: %[[X:.*]] = loopir.load %{{.*}}[%[[I]], %[[J]]] map #{{.*}} if #[[PART]] else 0.000000e+00 : f32 : memref<8x6xf32>
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK: %[[LOW:.*]] = arith.cmpi sge
+// CHECK: %[[HIGH:.*]] = arith.cmpi sge
+// CHECK-NEXT: %[[IN:.*]] = arith.andi %[[LOW]], %[[HIGH]] : i1
+// CHECK-NEXT: %[[V:.*]] = arith.select %[[IN]], %[[E]], %[[ONE]] : f32
+// CHECK-NEXT: arith.negf %[[V]]
+// CHECK-NOT: loopir.kernel
 func.func @computed_input(%x: tensor<8x6xf32>) -> tensor<10x6xf32> {
   %e = tensorir.exp %x : tensor<8x6xf32>
   %p = tensorir.pad %e low [1, 0] high [1, 0] value 1.0 : f32 : tensor<8x6xf32> -> tensor<10x6xf32>
   %n = tensorir.neg %p : tensor<10x6xf32>
   return %n : tensor<10x6xf32>
+}
+
+// -----
+
+// A padded copy takes no computed producer (it fuses into its consumer as
+// a copy, the guard with it): in a window's reduction the computed value
+// would need a guard and a select per point. exp stays a kernel.
+// CHECK-LABEL: func.func @computed_input_of_window
+// CHECK: %[[E:.*]] = loopir.kernel
+// CHECK: math.exp
+// CHECK: loopir.kernel ins(%[[E]] : tensor<8xf32>) -> tensor<8xf32>
+// CHECK: loopir.reduce max
+// CHECK: loopir.load %{{.*}} map #{{.*}} if #{{.*}} else 0xFF800000 : f32 : memref<8xf32>
+func.func @computed_input_of_window(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensorir.exp %x : tensor<8xf32>
+  %p = tensorir.pad %e low [1] high [1] value 0xFF800000 : f32 : tensor<8xf32> -> tensor<10xf32>
+  %w = tensorir.window %p sizes [3] strides [1] dilations [1] : tensor<10xf32> -> tensor<8x3xf32>
+  %m = tensorir.reduce max %w axes [1] : tensor<8x3xf32> -> tensor<8xf32>
+  return %m : tensor<8xf32>
 }
 
 // -----
