@@ -352,6 +352,25 @@ def test_topk_of_a_long_row_orders_ties_and_nan_as_a_stable_sort(largest, via):
     assert torch.equal(indices, stable), (indices, stable)
 
 
+
+@pytest.mark.parametrize("via", ["kernel", "kernel-reversed", "kernel-shuffled"])
+def test_sort_and_topk_of_rows_of_4096(via):
+    # The bar: rows of at least 4096 elements, sorted in both
+    # directions with ties and NaN (a stable sort's indices), and top-k of
+    # more than the 16 taken by rounds, in every thread order.
+    torch.manual_seed(12)
+    x = randn(3, 4100)
+    x[0, ::7] = 0.5
+    x[1, 5] = math.nan
+    x[2, 100:110] = math.nan
+    y = torch.randperm(3 * 4096).reshape(3, 4096).float()  # no ties
+    report = check(lambda x, y: (
+        *torch.sort(x, dim=1, stable=True),
+        *torch.sort(x, dim=1, descending=True, stable=True),
+        *torch.topk(y, 40, 1), *torch.topk(y, 1000, 1, largest=False),
+        torch.argsort(y, 1)), (x, y), via=via)
+    assert report.passed, report
+
 def test_histogram_counts_nan_nowhere():
     # NaN is in no bin (PyTorch 1.13 counts it in the first).
     x = torch.tensor([math.nan, 0.7, 0.2, math.nan])
