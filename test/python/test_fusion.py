@@ -167,3 +167,33 @@ def test_computed_producer_fuses_under_a_pad_guard():
         report = check(fn, (x,), via=via)
         assert report.passed, (via, report)
         assert report.kernels == 1, report.kernels
+
+
+def test_weights_rounded_to_a_half_are_written_by_their_softmax():
+    """Eager attention in halves (the zoo's Llama layer, transformers'
+    `eager`): an f32 softmax of the scaled, masked scores rounded to bf16
+    before P . V. The rounding stays with the softmax's row, which writes
+    the bf16 weights that P . V stages like any operand; fused into P . V's
+    operand instead, the f32 exponentials were written, summed by a kernel
+    of their own and read back by P . V (2.3 times the weights' bytes)."""
+    torch.manual_seed(0)
+
+    def attend(q, k, v):
+        b, h, t, e = q.shape
+        kv = k.shape[1]
+        k = k[:, :, None].expand(b, kv, h // kv, t, e).reshape(b, h, t, e)
+        v = v[:, :, None].expand(b, kv, h // kv, t, e).reshape(b, h, t, e)
+        s = q @ k.transpose(2, 3) / 8.0
+        mask = torch.full((t, t), float("-inf")).triu(1)
+        return F.softmax(s.float() + mask, dim=-1).to(q.dtype) @ v
+
+    args = (torch.randn(1, 4, 70, 64, dtype=torch.bfloat16),
+            torch.randn(1, 2, 70, 64, dtype=torch.bfloat16),
+            torch.randn(1, 2, 70, 64, dtype=torch.bfloat16))
+    text = loop_ir(attend, *args)
+    assert "x70x70xf32>" not in text, text
+    assert re.search(r"-> tensor<1x4x70x70xbf16>", text), text
+    assert text.count("loopir.kernel") == 3, text
+    for via in ["kernel", "kernel-reversed"]:
+        report = check(attend, args, via=via)
+        assert report.passed, (via, report)

@@ -724,6 +724,36 @@ Value selectSitePadding(RewriterBase &b, LoadOp site, Value value) {
   return arith::SelectOp::create(b, loc, holds, value, padding);
 }
 
+/// Whether `p` stores fewer bits per element than a load of its own that
+/// reads a different element for each of its elements (a wide tensor of
+/// the result's shape, not a broadcast row statistic): the softmax weights
+/// rounded to a half from their f32 exponentials.
+bool narrowsAWideTensor(Producer p, FusionMemo &memo) {
+  Type result = p.store.getValue().getType();
+  if (!result.isIntOrFloat())
+    return false;
+  unsigned bits = result.getIntOrFloatBitWidth();
+  unsigned rank = p.nest.getBounds().size();
+  bool narrows = false;
+  p.nest.walk([&](LoadOp load) {
+    Type t = load.getType();
+    if (t.isIntOrFloat() && t.getIntOrFloatBitWidth() > bits &&
+        memo.readDims(load.getIndexMap()).count() >= rank)
+      narrows = true;
+  });
+  return narrows;
+}
+
+/// Whether a load of `buffer` is an operand of a staged contraction.
+bool readsInStagedContraction(Value buffer, FusionMemo &memo) {
+  for (LoadOp load : loadsOf(buffer)) {
+    auto [unit, nest] = outerUnit(load);
+    if (nest && isStagedContraction(unit, nest, memo))
+      return true;
+  }
+  return false;
+}
+
 /// Whether a load of `buffer` sits in a reduction of its kernel's nest
 /// other than a row-vector fold.
 bool recomputesInReduction(Value buffer, FusionMemo &memo) {
@@ -976,6 +1006,18 @@ struct FuseProducer : OpRewritePattern<KernelOp> {
         !stagedContractionBox(p.nest, m) &&
         llvm::any_of(uses.consumers, [&](auto use) {
           return readsInContractionEpilogue(
+              use.first.getInputBuffers()[use.second], m);
+        }))
+      return false;
+    // A rounding to a half stays where it rounds: fused into a contraction's
+    // operand, the contraction would stage the wide values (twice the
+    // bytes per element, computed rather than copied asynchronously) where
+    // the rounded tensor is what it multiplies. (The softmax of f32 scores
+    // rounded to bf16 before P . V in transformers' eager attention: fused,
+    // the exponentials were written and read back in f32, 2.3 times the
+    // weights' bytes.)
+    if (narrowsAWideTensor(p, m) && llvm::any_of(uses.consumers, [&](auto use) {
+          return readsInStagedContraction(
               use.first.getInputBuffers()[use.second], m);
         }))
       return false;
