@@ -611,24 +611,25 @@ void composeAccess(RewriterBase &b, LoadOp load, ValueRange producerIvs,
   });
 }
 
-/// Whether `p` is a copy through a map (a layout op): its one load is what
-/// it stores.
-bool isCopy(Producer p) {
-  auto load = p.store.getValue().getDefiningOp<LoadOp>();
-  return load && load->getBlock() == p.store->getBlock() &&
-         llvm::range_size(p.nest.getBody().front()) == 3;
+/// Whether `body` (a nest's) loads one element and stores it: a copy
+/// through the load's map.
+bool copiesOneLoad(Block &body) {
+  if (llvm::range_size(body) != 3) // load, store, yield
+    return false;
+  auto load = dyn_cast<LoadOp>(body.front());
+  auto store = dyn_cast<StoreOp>(*std::next(body.begin()));
+  return load && store && store.getValue() == load.getResult();
 }
 
-/// Whether `kernel` copies its one input through a map: one nest of a load
-/// and the store of it.
+/// Whether `p` is a copy through a map (a layout op): its one load is what
+/// it stores.
+bool isCopy(Producer p) { return copiesOneLoad(p.nest.getBody().front()); }
+
+/// Whether `kernel` copies its one input through a map in one nest.
 bool isCopyKernel(KernelOp kernel) {
   auto nests = kernel.getBody().front().getOps<ParallelOp>();
-  if (kernel.getInputs().size() != 1 || !llvm::hasSingleElement(nests))
-    return false;
-  Block &body = (*nests.begin()).getBody().front();
-  auto store = dyn_cast<StoreOp>(*std::next(body.begin()));
-  return llvm::range_size(body) == 3 && store &&
-         store.getValue().getDefiningOp<LoadOp>();
+  return kernel.getInputs().size() == 1 && llvm::hasSingleElement(nests) &&
+         copiesOneLoad((*nests.begin()).getBody().front());
 }
 
 /// Whether `p` may be inlined at every load of its result, where some of
