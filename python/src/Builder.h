@@ -1,31 +1,21 @@
-// Builds a tensorir program op by op, for the Python front end. Ops are
-// created through MLIR's generic OperationState (name, operands, result
-// types, attributes) so that the importer, which knows PyTorch, chooses the
-// ops; the verifier checks every one when the program is finished.
+// Builds a tensorir program op by op, for the Python front end: one typed
+// constructor per op, so the importer, which knows PyTorch, chooses the ops
+// and Strata's C++ types them; the verifier checks every one when the
+// program is finished.
 #ifndef STRATA_PYTHON_BUILDER_H
 #define STRATA_PYTHON_BUILDER_H
 
 #include "Compiler.h"
+#include "strata/Dialect/TensorIR/IR/TensorIR.h"
 
 #include <cstdint>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
-#include <variant>
+#include <utility>
 #include <vector>
 
 namespace strata::python {
-
-/// An attribute value from Python: an integer (i64, or i32 for enums), a
-/// float, a list of integers, a string, or a flag (a unit attribute when
-/// true).
-struct AttrValue {
-  enum class Kind { Int, I32, Float, Ints, Str, Flag } kind;
-  int64_t i = 0;
-  double f = 0;
-  std::vector<int64_t> ints;
-  std::string s;
-};
 
 class ProgramBuilder {
 public:
@@ -49,16 +39,63 @@ public:
   /// value typed as the input's elements).
   int pad(int input, const std::vector<int64_t> &low,
           const std::vector<int64_t> &high, double value);
-  /// Creates `name` (e.g. "tensorir.add"); returns the result value ids.
-  /// `operands` come in the op's operand groups: one value id each, none
-  /// for an absent optional operand, several for a variadic one. An op
-  /// with operand segments (tensorir.layer_norm's optional weight and
-  /// bias) gets its operandSegmentSizes from them.
-  std::vector<int>
-  op(const std::string &name, const std::vector<std::vector<int>> &operands,
-     const std::vector<std::pair<std::vector<int64_t>, std::string>>
-         &resultTypes,
-     const std::map<std::string, AttrValue> &attrs);
+  // Typed constructors, one per tensorir op the front end builds (Triton's
+  // ir.cc is the model): value ids in, result ids out, attributes as typed
+  // arguments, and each result typed by the op's own inference
+  // (InferTypeOpInterface) or by the argument that is the op's meaning (a
+  // cast's dtype, a reshape's shape). What the op's inference rejects is a
+  // CompilerError here, in the op's words; the verifier checks the rest
+  // when the program is finished.
+
+  /// An elementwise op typed as its operands (ElementwiseOps.def).
+  template <typename OpTy> int unary(int x);
+  template <typename OpTy> int binary(int lhs, int rhs);
+  int cmp(tensorir::CmpPredicate predicate, int lhs, int rhs);
+  int select(int condition, int trueValue, int falseValue);
+  int cast(int x, const std::string &dtype);
+  int bitcast(int x, const std::string &dtype);
+  int iota(const std::vector<int64_t> &shape, int64_t dim,
+           const std::string &dtype);
+  int clamp(int x, std::optional<double> min, std::optional<double> max);
+  int gelu(int x, bool tanh);
+
+  int reshape(int x, const std::vector<int64_t> &shape);
+  int broadcast(int x, const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &dims);
+  int transpose(int x, const std::vector<int64_t> &perm);
+  int slice(int x, const std::vector<int64_t> &offsets,
+            const std::vector<int64_t> &shape,
+            const std::vector<int64_t> &strides);
+  int window(int x, const std::vector<int64_t> &sizes,
+             const std::vector<int64_t> &strides,
+             const std::vector<int64_t> &dilations);
+  int concat(const std::vector<int> &inputs, int64_t axis);
+  int gather(int x, int indices, int64_t axis);
+
+  int reduce(tensorir::ReduceKind kind, int x, const std::vector<int64_t> &axes,
+             bool keepdim);
+  /// (values, indices) of the first extreme along `axis`.
+  std::pair<int, int> argReduce(tensorir::ReduceKind kind, int x, int64_t axis,
+                                bool keepdim);
+  int mean(int x, const std::vector<int64_t> &axes, bool keepdim);
+  int var(int x, const std::vector<int64_t> &axes, int64_t correction,
+          bool keepdim);
+
+  int matmul(int lhs, int rhs);
+  int einsum(const std::string &equation, const std::vector<int> &inputs);
+  int linear(int x, int weight, std::optional<int> bias);
+  int softmax(int x, int64_t axis);
+  int logSoftmax(int x, int64_t axis);
+  int layerNorm(int x, std::optional<int> weight, std::optional<int> bias,
+                int64_t normalizedRank, double eps);
+  /// A convolution (tensorir.conv), or with `outputPadding` a transposed
+  /// one (tensorir.conv_transpose).
+  int conv(int x, int weight, std::optional<int> bias,
+           const std::vector<int64_t> &strides,
+           const std::vector<int64_t> &padding,
+           const std::vector<int64_t> &dilations, int64_t groups,
+           std::optional<std::vector<int64_t>> outputPadding);
+
   std::vector<int64_t> shape(int value) const;
   std::string dtype(int value) const;
   /// Returns the outputs and hands the verified module over.

@@ -1,4 +1,5 @@
 #include "Compiler.h"
+#include "Diagnostics.h"
 
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/InitAll.h"
@@ -34,74 +35,6 @@ using namespace mlir;
 namespace strata::python {
 
 namespace {
-/// Collects every diagnostic emitted while it lives, as "loc: error: msg".
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          append(diag);
-          for (Diagnostic &note : diag.getNotes())
-            append(note);
-          return success();
-        }) {}
-
-  /// Throws the diagnostics (or `fallback` where there were none), and
-  /// `reproducer`'s line where there is one.
-  [[noreturn]] void fail(const std::string &fallback,
-                         const std::string &reproducer = "") {
-    std::string text = messages.empty() ? fallback : messages;
-    if (!reproducer.empty())
-      text += "\n" + reproducer;
-    throw CompilerError(text);
-  }
-
-  /// Whether an error was reported (some upstream passes report one and
-  /// succeed: gpu-module-to-binary without libdevice leaves its calls
-  /// undefined in the PTX).
-  bool sawError() const { return errors; }
-
-private:
-  void append(Diagnostic &diag) {
-    errors |= diag.getSeverity() == DiagnosticSeverity::Error;
-    llvm::raw_string_ostream os(messages);
-    if (!messages.empty())
-      os << "\n";
-    // file:line:col, like a C compiler, where the location has one. An
-    // error without a location (a pass's option, say) is its message alone:
-    // the caller says it is an error.
-    if (auto file = diag.getLocation()->findInstanceOf<FileLineColLoc>()) {
-      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-         << file.getColumn() << ": ";
-    } else if (isa<UnknownLoc>(diag.getLocation())) {
-      if (diag.getSeverity() == DiagnosticSeverity::Error) {
-        os << diag.str();
-        return;
-      }
-    } else {
-      os << diag.getLocation() << ": ";
-    }
-    switch (diag.getSeverity()) {
-    case DiagnosticSeverity::Error:
-      os << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      os << "warning: ";
-      break;
-    case DiagnosticSeverity::Note:
-      os << "note: ";
-      break;
-    case DiagnosticSeverity::Remark:
-      os << "remark: ";
-      break;
-    }
-    os << diag.str();
-  }
-
-  std::string messages;
-  bool errors = false;
-  ScopedDiagnosticHandler handler;
-};
-
 const char *formatName(gpu::CompilationTarget format) {
   switch (format) {
   case gpu::CompilationTarget::Offload:

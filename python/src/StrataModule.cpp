@@ -13,62 +13,7 @@ namespace py = pybind11;
 using strata::python::CompilerError;
 using strata::python::GpuObject;
 using strata::python::Module;
-using strata::python::AttrValue;
 using strata::python::ProgramBuilder;
-
-/// Python attribute values: a tensorir enum (ReduceKind, CmpPredicate),
-/// bool (a flag), int, float, str, or a list of ints.
-static std::map<std::string, AttrValue> toAttrs(const py::dict &attrs) {
-  std::map<std::string, AttrValue> result;
-  for (auto [key, value] : attrs) {
-    std::string name = py::cast<std::string>(key);
-    AttrValue v{};
-    if (py::isinstance<strata::tensorir::ReduceKind>(value)) {
-      v.kind = AttrValue::Kind::I32;
-      v.i = static_cast<int64_t>(py::cast<strata::tensorir::ReduceKind>(value));
-    } else if (py::isinstance<strata::tensorir::CmpPredicate>(value)) {
-      v.kind = AttrValue::Kind::I32;
-      v.i =
-          static_cast<int64_t>(py::cast<strata::tensorir::CmpPredicate>(value));
-    } else if (py::isinstance<py::bool_>(value)) {
-      v.kind = AttrValue::Kind::Flag;
-      v.i = py::cast<bool>(value);
-    } else if (py::isinstance<py::int_>(value)) {
-      v.kind = AttrValue::Kind::Int;
-      v.i = py::cast<int64_t>(value);
-    } else if (py::isinstance<py::float_>(value)) {
-      v.kind = AttrValue::Kind::Float;
-      v.f = py::cast<double>(value);
-    } else if (py::isinstance<py::str>(value)) {
-      v.kind = AttrValue::Kind::Str;
-      v.s = py::cast<std::string>(value);
-    } else if (py::isinstance<py::list>(value) ||
-               py::isinstance<py::tuple>(value)) {
-      v.kind = AttrValue::Kind::Ints;
-      v.ints = py::cast<std::vector<int64_t>>(value);
-    } else {
-      throw CompilerError("attribute '" + name + "' has an unsupported type");
-    }
-    result[name] = v;
-  }
-  return result;
-}
-
-/// Python operands, in the op's operand groups: a value id, None (an
-/// absent optional operand) or a list of ids (a variadic operand).
-static std::vector<std::vector<int>> toOperandGroups(const py::list &operands) {
-  std::vector<std::vector<int>> groups;
-  for (py::handle operand : operands) {
-    if (operand.is_none())
-      groups.emplace_back();
-    else if (py::isinstance<py::list>(operand) ||
-             py::isinstance<py::tuple>(operand))
-      groups.push_back(py::cast<std::vector<int>>(operand));
-    else
-      groups.push_back({py::cast<int>(operand)});
-  }
-  return groups;
-}
 
 /// Binds a TableGen enum of tensorir as a Python enum whose members are
 /// its cases (0 to `max`), named as the IR spells them (the generated
@@ -82,6 +27,59 @@ static void bindEnum(py::module_ &m, const char *name, const char *doc,
     if (llvm::StringRef case_ = stringifyEnum(static_cast<Enum>(i));
         !case_.empty())
       bound.value(case_.data(), static_cast<Enum>(i));
+}
+
+/// The typed constructors of ProgramBuilder, one method per tensorir op,
+/// named as the op (Builder.h).
+static void bindTypedOps(py::class_<ProgramBuilder> &builder) {
+  using namespace strata::tensorir;
+  using B = ProgramBuilder;
+#define STRATA_UNARY(name, Op) builder.def(#name, &B::unary<Op>, py::arg("x"));
+#define STRATA_BINARY(name, Op)                                                \
+  builder.def(#name, &B::binary<Op>, py::arg("lhs"), py::arg("rhs"));
+#include "ElementwiseOps.def"
+  builder
+      .def("cmp", &B::cmp, py::arg("predicate"), py::arg("lhs"), py::arg("rhs"))
+      .def("select", &B::select, py::arg("condition"), py::arg("true_value"),
+           py::arg("false_value"))
+      .def("cast", &B::cast, py::arg("x"), py::arg("dtype"))
+      .def("bitcast", &B::bitcast, py::arg("x"), py::arg("dtype"))
+      .def("iota", &B::iota, py::arg("shape"), py::arg("dim"), py::arg("dtype"))
+      .def("clamp", &B::clamp, py::arg("x"), py::arg("min") = py::none(),
+           py::arg("max") = py::none())
+      .def("gelu", &B::gelu, py::arg("x"), py::arg("tanh") = false)
+      .def("reshape", &B::reshape, py::arg("x"), py::arg("shape"))
+      .def("broadcast", &B::broadcast, py::arg("x"), py::arg("shape"),
+           py::arg("dims"))
+      .def("transpose", &B::transpose, py::arg("x"), py::arg("perm"))
+      .def("slice", &B::slice, py::arg("x"), py::arg("offsets"),
+           py::arg("shape"), py::arg("strides"))
+      .def("window", &B::window, py::arg("x"), py::arg("sizes"),
+           py::arg("strides"), py::arg("dilations"))
+      .def("concat", &B::concat, py::arg("inputs"), py::arg("axis"))
+      .def("gather", &B::gather, py::arg("x"), py::arg("indices"),
+           py::arg("axis"))
+      .def("reduce", &B::reduce, py::arg("kind"), py::arg("x"), py::arg("axes"),
+           py::arg("keepdim") = false)
+      .def("arg_reduce", &B::argReduce, py::arg("kind"), py::arg("x"),
+           py::arg("axis"), py::arg("keepdim") = false)
+      .def("mean", &B::mean, py::arg("x"), py::arg("axes"),
+           py::arg("keepdim") = false)
+      .def("var", &B::var, py::arg("x"), py::arg("axes"), py::arg("correction"),
+           py::arg("keepdim") = false)
+      .def("matmul", &B::matmul, py::arg("lhs"), py::arg("rhs"))
+      .def("einsum", &B::einsum, py::arg("equation"), py::arg("inputs"))
+      .def("linear", &B::linear, py::arg("x"), py::arg("weight"),
+           py::arg("bias") = py::none())
+      .def("softmax", &B::softmax, py::arg("x"), py::arg("axis"))
+      .def("log_softmax", &B::logSoftmax, py::arg("x"), py::arg("axis"))
+      .def("layer_norm", &B::layerNorm, py::arg("x"),
+           py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+           py::arg("normalized_rank"), py::arg("eps"))
+      .def("conv", &B::conv, py::arg("x"), py::arg("weight"),
+           py::arg("bias") = py::none(), py::arg("strides"), py::arg("padding"),
+           py::arg("dilations"), py::arg("groups"),
+           py::arg("output_padding") = py::none());
 }
 
 PYBIND11_MODULE(_strata, m) {
@@ -222,9 +220,9 @@ PYBIND11_MODULE(_strata, m) {
           "Runs the tensor function `entry` on the CPU through `pipeline` "
           "(numpy arrays in, preallocated numpy arrays out).");
 
-  py::class_<ProgramBuilder>(m, "ProgramBuilder",
-                             "Builds a tensorir function op by op.")
-      .def(py::init<const std::string &>(), py::arg("name"))
+  py::class_<ProgramBuilder> builder(m, "ProgramBuilder",
+                                     "Builds a tensorir function op by op.");
+  builder.def(py::init<const std::string &>(), py::arg("name"))
       .def("input", &ProgramBuilder::input, py::arg("shape"), py::arg("dtype"))
       .def("set_location", &ProgramBuilder::setLocation, py::arg("file"),
            py::arg("line"), py::arg("what") = "")
@@ -247,19 +245,8 @@ PYBIND11_MODULE(_strata, m) {
            py::arg("value"), py::arg("shape"), py::arg("dtype"))
       .def("pad", &ProgramBuilder::pad, py::arg("input"), py::arg("low"),
            py::arg("high"), py::arg("value"))
-      .def(
-          "op",
-          [](ProgramBuilder &b, const std::string &name,
-             const py::list &operands,
-             const std::vector<std::pair<std::vector<int64_t>, std::string>>
-                 &results,
-             const py::dict &attrs) {
-            return b.op(name, toOperandGroups(operands), results,
-                        toAttrs(attrs));
-          },
-          py::arg("name"), py::arg("operands"), py::arg("results"),
-          py::arg("attrs") = py::dict())
       .def("shape", &ProgramBuilder::shape)
       .def("dtype", &ProgramBuilder::dtype)
       .def("finish", &ProgramBuilder::finish, py::arg("outputs"));
+  bindTypedOps(builder);
 }

@@ -162,3 +162,37 @@ def test_parse_rejects_what_upstream_mlir_crashes_on():
                        match=r"<string>:2:26: error: a dense array of index"):
         strata.parse('// array<index: 0>\nmodule attributes {t.x = array<index: 1>} {}')
     strata.parse('module attributes {t.s = "array<index: 1>"} {} // array<index>')
+
+
+def test_program_builder_types_each_op_as_the_op_infers():
+    import _strata
+    b = _strata.ProgramBuilder("f")
+    x = b.input([3, 5], "f32")
+    w = b.input([5, 7], "f32")
+    y = b.matmul(x, w)
+    assert (b.shape(y), b.dtype(y)) == ([3, 7], "f32")
+    total = b.reduce(_strata.ReduceKind.sum, b.exp(y), [1], keepdim=True)
+    assert b.shape(total) == [3, 1]
+    values, indices = b.arg_reduce(_strata.ReduceKind.max, y, 0)
+    assert (b.shape(values), b.dtype(indices)) == ([7], "i64")
+    norm = b.layer_norm(y, None, b.input([7], "f32"), normalized_rank=1,
+                        eps=1e-5)
+    flat = b.reshape(b.cast(norm, "bf16"), [21])
+    assert (b.shape(flat), b.dtype(flat)) == ([21], "bf16")
+    module = b.finish([flat])
+    text = str(module)
+    assert "tensorir.layer_norm" in text and "tensorir.arg_reduce" in text
+    # The generic constructor by op name is gone.
+    assert not hasattr(b, "op")
+
+
+def test_program_builder_rejects_what_an_op_cannot_type():
+    import _strata
+    b = _strata.ProgramBuilder("f")
+    x = b.input([3, 5], "f32")
+    with pytest.raises(strata.CompilerError, match="matmul"):
+        b.matmul(x, b.input([4, 7], "f32"))
+    with pytest.raises(strata.CompilerError, match="transpose"):
+        b.transpose(x, [0, 0])
+    with pytest.raises(strata.CompilerError, match="negative"):
+        b.reshape(x, [-1, 15])

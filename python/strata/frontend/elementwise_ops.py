@@ -47,12 +47,10 @@ _FLOAT_MAX = {"f32": torch.finfo(torch.float32).max,
 class ElementwiseOps:
     def cmp(self, predicate, a, b):
         """tensorir.cmp of two values of one shape and dtype."""
-        return self.b.op("tensorir.cmp", [a, b], [(self.shape(a), "i1")],
-                         {"predicate": predicate})[0]
+        return self.b.cmp(predicate, a, b)
 
     def select(self, condition, a, b):
-        return self.op("tensorir.select", [condition, a, b], self.shape(a),
-                       self.dtype(a))
+        return self.b.select(condition, a, b)
 
     def rounding(self, name):
         """floor/ceil/round/trunc: the identity on integers, as in PyTorch."""
@@ -68,37 +66,35 @@ class ElementwiseOps:
         # * 10^-d for negative d.
         shape, dtype = self.out()
         if not _is_float(dtype) or decimals == 0:
-            return self.rounding("tensorir.round")(x)
+            return self.rounding("round")(x)
         scale = self.b.splat(10.0 ** abs(decimals), shape, dtype)
         v = self.cast(self.value(x), dtype)
-        inward, outward = (("tensorir.mul", "tensorir.div") if decimals > 0
-                           else ("tensorir.div", "tensorir.mul"))
-        scaled = self.op(inward, [v, scale], shape, dtype)
-        rounded = self.op("tensorir.round", [scaled], shape, dtype)
-        return self.op(outward, [rounded, scale], shape, dtype)
+        inward, outward = (("mul", "div") if decimals > 0
+                           else ("div", "mul"))
+        scaled = getattr(self.b, inward)(v, scale)
+        rounded = self.b.round(scaled)
+        return getattr(self.b, outward)(rounded, scale)
 
     def frac(self, x):
         shape, dtype = self.out()
         v = self.cast(self.value(x), dtype)
-        return self.op("tensorir.sub",
-                       [v, self.op("tensorir.trunc", [v], shape, dtype)],
-                       shape, dtype)
+        return self.b.sub(v, self.b.trunc(v))
 
     def divide(self, x, y, rounding_mode=None):
         """torch.div: true division, or rounded toward zero ("trunc") or
         down ("floor")."""
         if rounding_mode is None:
-            return self.elementwise("tensorir.div", [x, y])
+            return self.elementwise("div", [x, y])
         shape, dtype = self.out()
         if rounding_mode == "floor":
-            return self.elementwise("tensorir.floor_div", [x, y])
+            return self.elementwise("floor_div", [x, y])
         if rounding_mode != "trunc":
             self.error("division with rounding_mode=%r is not supported"
                        % rounding_mode)
-        quotient = self.elementwise("tensorir.div", [x, y])
+        quotient = self.elementwise("div", [x, y])
         if not _is_float(dtype):  # Signed integer division truncates.
             return quotient
-        return self.op("tensorir.trunc", [quotient], shape, dtype)
+        return self.b.trunc(quotient)
 
     def bitwise(self, name):
         def convert(x, y):
@@ -113,7 +109,7 @@ class ElementwiseOps:
         if _is_float(dtype):
             self.error("bitwise_not of floats is not defined")
         ones = self.b.splat(-1.0, shape, dtype)  # All bits set (true for i1).
-        return self.op("tensorir.xor", [self.value(x), ones], shape, dtype)
+        return self.b.xor(self.value(x), ones)
 
     def truth(self, arg, shape):
         """`arg != 0` as booleans of `shape` (a tensor or a Python scalar)."""
@@ -124,15 +120,14 @@ class ElementwiseOps:
     def logical(self, name):
         def convert(x, y):
             shape, dtype = self.out()
-            result = self.op(name, [self.truth(x, shape), self.truth(y, shape)],
-                             shape, "i1")
+            result = getattr(self.b, name)(self.truth(x, shape), self.truth(y, shape))
             return self.cast(result, dtype)
         return convert
 
     def logical_not(self, x):
         shape, dtype = self.out()
         true = self.b.splat(1.0, shape, "i1")
-        result = self.op("tensorir.xor", [self.truth(x, shape), true], shape, "i1")
+        result = self.b.xor(self.truth(x, shape), true)
         return self.cast(result, dtype)
 
     def classify(self, kind):
@@ -151,7 +146,7 @@ class ElementwiseOps:
                 return self.cmp(EQ, v, inf)
             if kind == "isneginf":
                 return self.cmp(EQ, v, self.b.splat(-math.inf, shape, dtype))
-            magnitude = self.op("tensorir.abs", [v], shape, dtype)
+            magnitude = self.b.abs(v)
             # |x| < inf is false for NaN, as isfinite is.
             return self.cmp(EQ if kind == "isinf" else LT, magnitude, inf)
         return convert
@@ -176,11 +171,9 @@ class ElementwiseOps:
         shape, dtype = self.out()
         v = self.operand(x, shape, dtype)
         if min is not None:
-            v = self.op("tensorir.max", [v, self.operand(min, shape, dtype)],
-                        shape, dtype)
+            v = self.b.max(v, self.operand(min, shape, dtype))
         if max is not None:
-            v = self.op("tensorir.min", [v, self.operand(max, shape, dtype)],
-                        shape, dtype)
+            v = self.b.min(v, self.operand(max, shape, dtype))
         return v
 
     def log_sigmoid(self, x):
@@ -188,13 +181,11 @@ class ElementwiseOps:
         shape, dtype = self.out(0)
         v = self.cast(self.value(x), dtype)
         zero = self.b.splat(0.0, shape, dtype)
-        smaller = self.op("tensorir.min", [v, zero], shape, dtype)
-        magnitude = self.op("tensorir.abs", [v], shape, dtype)
-        negated = self.op("tensorir.neg", [magnitude], shape, dtype)
-        tail = self.op("tensorir.log1p",
-                       [self.op("tensorir.exp", [negated], shape, dtype)],
-                       shape, dtype)
-        return [self.op("tensorir.sub", [smaller, tail], shape, dtype), None]
+        smaller = self.b.min(v, zero)
+        magnitude = self.b.abs(v)
+        negated = self.b.neg(magnitude)
+        tail = self.b.log1p(self.b.exp(negated))
+        return [self.b.sub(smaller, tail), None]
 
     def rrelu_with_noise(self, x, noise, lower=0.125, upper=1 / 3,
                          training=False, generator=None):
@@ -209,29 +200,29 @@ class ElementwiseOps:
 
     def elementwise_table(self, t):
         for name in FLOAT_FUNCTIONS:
-            t["aten.%s.default" % name] = self.unary("tensorir." + name)
+            t["aten.%s.default" % name] = self.unary(name)
         for name in ROUNDINGS:
-            t["aten.%s.default" % name] = self.rounding("tensorir." + name)
+            t["aten.%s.default" % name] = self.rounding(name)
         t["aten.round.decimals"] = self.round_decimals
         t["aten.frac.default"] = self.frac
-        t["aten.sign.default"] = self.unary("tensorir.sign")
-        t["aten.sgn.default"] = self.unary("tensorir.sign")
-        t["aten.atan2.default"] = self.binary("tensorir.atan2")
+        t["aten.sign.default"] = self.unary("sign")
+        t["aten.sgn.default"] = self.unary("sign")
+        t["aten.atan2.default"] = self.binary("atan2")
         for overload in _SCALAR_AND_TENSOR:
-            t["aten.fmod." + overload] = self.binary("tensorir.rem")
-            t["aten.remainder." + overload] = self.binary("tensorir.mod")
-            t["aten.floor_divide." + overload] = self.binary("tensorir.floor_div")
+            t["aten.fmod." + overload] = self.binary("rem")
+            t["aten.remainder." + overload] = self.binary("mod")
+            t["aten.floor_divide." + overload] = self.binary("floor_div")
             for name in ("and", "or", "xor"):
                 t["aten.bitwise_%s.%s" % (name, overload)] = \
-                    self.bitwise("tensorir." + name)
-        t["aten.floor_divide.default"] = self.binary("tensorir.floor_div")
+                    self.bitwise(name)
+        t["aten.floor_divide.default"] = self.binary("floor_div")
         t["aten.div.Tensor"] = self.divide
         t["aten.div.Scalar"] = self.divide
         t["aten.div.Tensor_mode"] = self.divide
         t["aten.div.Scalar_mode"] = self.divide
         t["aten.bitwise_not.default"] = self.bitwise_not
         for name in ("and", "or", "xor"):
-            t["aten.logical_%s.default" % name] = self.logical("tensorir." + name)
+            t["aten.logical_%s.default" % name] = self.logical(name)
         t["aten.logical_not.default"] = self.logical_not
         for kind in ("isnan", "isinf", "isposinf", "isneginf", "isfinite"):
             t["aten.%s.default" % kind] = self.classify(kind)

@@ -40,7 +40,7 @@ DTYPES = {
 # floor_divide(2.797, 0.7) is 3, not 4. Measured on torch 2.9.1 against
 # each alternative: add, sub, pow, remainder and fmod round the number to
 # the tensor's dtype first (and so does Strata for them).
-_OPMATH_SCALAR_OPS = ("tensorir.mul", "tensorir.div", "tensorir.floor_div")
+_OPMATH_SCALAR_OPS = ("mul", "div", "floor_div")
 
 
 class UnsupportedOperation(FrontendError):
@@ -120,9 +120,6 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             self.error("no shape is known for '%s'" % self.node.target)
         return list(meta.shape), _dtype(meta.dtype)
 
-    def op(self, name, operands, shape, dtype, **attrs):
-        return self.b.op(name, operands, [(list(shape), dtype)], attrs)[0]
-
     def shape(self, v):
         return list(self.b.shape(v))
 
@@ -132,7 +129,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
     def cast(self, v, dtype):
         if self.dtype(v) == dtype:
             return v
-        return self.op("tensorir.cast", [v], self.shape(v), dtype)
+        return self.b.cast(v, dtype)
 
     def broadcast(self, v, shape):
         """NumPy broadcasting of `v` to `shape`, made explicit."""
@@ -143,7 +140,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         if offset < 0:
             self.error("cannot broadcast %s to %s" % (have, shape))
         dims = list(range(offset, len(shape)))
-        return self.op("tensorir.broadcast", [v], shape, self.dtype(v), dims=dims)
+        return self.b.broadcast(v, shape, dims)
 
     def operand(self, arg, shape, dtype):
         """A tensor operand of an elementwise op: a graph value or a Python
@@ -197,20 +194,17 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                     for a in args):
             compute = "f32"
         ops = [self.operand(a, shape, compute) for a in args]
-        result = self.op(name, ops, shape, compute)
+        result = getattr(self.b, name)(*ops)
         return self.cast(result, dtype)
 
     def binary(self, name):
         def convert(x, y, alpha=1):
             if alpha != 1:
-                if name not in ("tensorir.add", "tensorir.sub"):
+                if name not in ("add", "sub"):
                     self.error("alpha is only supported for add and sub")
                 shape, dtype = self.out()
-                y = self.op("tensorir.mul",
-                            [self.operand(y, shape, dtype),
-                             self.b.splat(float(alpha), shape, dtype)],
-                            shape, dtype)
-                return self.op(name, [self.operand(x, shape, dtype), y], shape, dtype)
+                y = self.b.mul(self.operand(y, shape, dtype), self.b.splat(float(alpha), shape, dtype))
+                return getattr(self.b, name)(self.operand(x, shape, dtype), y)
             return self.elementwise(name, [x, y])
         return convert
 
@@ -222,8 +216,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             shape, _ = self.out()
             dtype = self.promoted(x, y)
             a, b = self.operand(x, shape, dtype), self.operand(y, shape, dtype)
-            return self.b.op("tensorir.cmp", [a, b], [(shape, "i1")],
-                             {"predicate": predicate})[0]
+            return self.b.cmp(predicate, a, b)
         return convert
 
     def identity(self, x, *rest, **kw):
@@ -237,18 +230,17 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         return self.cast(self.value(x), dtype)
 
     def rsub(self, x, y, alpha=1):
-        return self.binary("tensorir.sub")(y, x, alpha)
+        return self.binary("sub")(y, x, alpha)
 
     def pow(self, x, exponent):
         shape, dtype = self.out()
         if not _is_float(dtype):
             self.error("integer pow is not supported")
-        return self.elementwise("tensorir.pow", [x, exponent])
+        return self.elementwise("pow", [x, exponent])
 
     def gelu(self, x, approximate="none"):
         shape, dtype = self.out()
-        return self.op("tensorir.gelu", [self.value(x)], shape, dtype,
-                       tanh=(approximate == "tanh"))
+        return self.b.gelu(self.value(x), tanh=(approximate == "tanh"))
 
     def clamp(self, x, min=None, max=None):
         shape, dtype = self.out()
@@ -257,13 +249,9 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         if any(isinstance(bound, int) and float(bound) != bound
                for bound in (min, max)):
             return self.clamp_tensors(x, min, max)
-        attrs = {}
-        if min is not None:
-            attrs["min"] = float(min)
-        if max is not None:
-            attrs["max"] = float(max)
-        return self.op("tensorir.clamp", [self.cast(self.value(x), dtype)],
-                       shape, dtype, **attrs)
+        return self.b.clamp(self.cast(self.value(x), dtype),
+                            None if min is None else float(min),
+                            None if max is None else float(max))
 
     def hardtanh(self, x, min_val=-1.0, max_val=1.0):
         return self.clamp(x, min_val, max_val)
@@ -287,9 +275,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
     def where(self, cond, x, y):
         shape, dtype = self.out()
         c = self.broadcast(self.value(cond), shape)
-        return self.op("tensorir.select",
-                       [c, self.operand(x, shape, dtype), self.operand(y, shape, dtype)],
-                       shape, dtype)
+        return self.b.select(c, self.operand(x, shape, dtype), self.operand(y, shape, dtype))
 
     def masked_fill(self, x, mask, value):
         return self.where(mask, value, x)
@@ -309,9 +295,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         def convert(x, dims=None, keepdim=False, dtype=None):
             shape, out_dtype = self.out()
             v = self.cast(self.value(x), out_dtype)
-            return self.op("tensorir.reduce", [v], shape, out_dtype,
-                           kind=kind,
-                           axes=self._axes(x, dims), keepdim=bool(keepdim))
+            return self.b.reduce(kind, v, self._axes(x, dims), keepdim=bool(keepdim))
         return convert
 
     def reduce_all(self, kind):
@@ -319,38 +303,26 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
 
     def mean(self, x, dims=None, keepdim=False, dtype=None):
         shape, dtype = self.out()
-        return self.op("tensorir.mean", [self.cast(self.value(x), dtype)], shape,
-                       dtype, axes=self._axes(x, dims), keepdim=bool(keepdim))
+        return self.b.mean(self.cast(self.value(x), dtype), self._axes(x, dims), keepdim=bool(keepdim))
 
     def var(self, x, dims=None, unbiased=None, keepdim=False, correction=None):
         shape, dtype = self.out()
         if correction is None:
             correction = 1 if unbiased is None or unbiased else 0
-        return self.op("tensorir.var", [self.value(x)], shape, dtype,
-                       axes=self._axes(x, dims), correction=int(correction),
-                       keepdim=bool(keepdim))
+        return self.b.var(self.value(x), self._axes(x, dims), int(correction), keepdim=bool(keepdim))
 
     def std(self, x, dims=None, unbiased=None, keepdim=False, correction=None):
         shape, dtype = self.out()
         variance = self.var(x, dims, unbiased, keepdim, correction)
-        return self.op("tensorir.sqrt", [variance], shape, dtype)
+        return self.b.sqrt(variance)
 
     def arg_reduce(self, kind):
         def convert(x, dim, keepdim=False):
-            # Both results' types follow from the input (either may be unused).
-            meta = _meta(x)
-            rank = len(meta.shape)
+            rank = len(_meta(x).shape)
             if rank == 0:  # The extreme of one element, at position 0.
                 return [self.value(x), self.b.splat(0.0, [], "i64")]
-            axis = _norm_dim(dim, rank)
-            vshape = [1 if d == axis else s for d, s in enumerate(meta.shape)
-                      if keepdim or d != axis]
-            vdtype, ishape, idtype = _dtype(meta.dtype), vshape, "i64"
-            return self.b.op("tensorir.arg_reduce", [self.value(x)],
-                             [(vshape, vdtype), (ishape, idtype)],
-                             {"kind": kind,
-                              "axis": _norm_dim(dim, rank),
-                              "keepdim": bool(keepdim)})
+            return list(self.b.arg_reduce(kind, self.value(x),
+                                          _norm_dim(dim, rank), bool(keepdim)))
         return convert
 
     def any_all(self, kind):
@@ -360,9 +332,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             shape, dtype = self.out()
             truth = self.cast(self.cast(self.value(x), "i1"),
                               "i64" if kind == "any" else "i8")
-            reduced = self.op("tensorir.reduce", [truth], shape, self.dtype(truth),
-                              kind=SUM if kind == "any" else MIN,
-                              axes=self._axes(x, dims), keepdim=bool(keepdim))
+            reduced = self.b.reduce(SUM if kind == "any" else MIN, truth, self._axes(x, dims), keepdim=bool(keepdim))
             return self.cast(self.cast(reduced, "i1"), dtype)
         return convert
 
@@ -374,13 +344,9 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
                 return self.arg_reduce(kind)(x, dim, keepdim)[1]
             shape, _ = self.out()
             v = self.value(x)
-            flat = self.op("tensorir.reshape", [v], [_numel(self.shape(v))],
-                           self.dtype(v))
-            index = self.b.op("tensorir.arg_reduce", [flat],
-                              [([], self.dtype(v)), ([], "i64")],
-                              {"kind": kind, "axis": 0,
-                               "keepdim": False})[1]
-            return self.op("tensorir.reshape", [index], shape, "i64")
+            flat = self.b.reshape(v, [_numel(self.shape(v))])
+            index = self.b.arg_reduce(kind, flat, 0)[1]
+            return self.b.reshape(index, shape)
         return convert
 
     def softmax(self, name):
@@ -388,19 +354,18 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
             shape, dtype = self.out()
             v = self.cast(self.value(x), dtype)
             if not shape:  # A 0-d tensor's softmax is over its one element.
-                row = self.op("tensorir.reshape", [v], [1], dtype)
-                result = self.op(name, [row], [1], dtype, axis=0)
-                return self.op("tensorir.reshape", [result], [], dtype)
-            return self.op(name, [v], shape, dtype, axis=_norm_dim(dim, len(shape)))
+                row = self.b.reshape(v, [1])
+                result = getattr(self.b, name)(row, 0)
+                return self.b.reshape(result, [])
+            return getattr(self.b, name)(v, _norm_dim(dim, len(shape)))
         return convert
 
     def layer_norm(self, x, normalized_shape, weight=None, bias=None, eps=1e-5):
         shape, dtype = self.out(0)
         # The weight and bias are optional operands: None where absent.
-        operands = [self.value(x)] + [
-            None if t is None else self.value(t) for t in (weight, bias)]
-        y = self.op("tensorir.layer_norm", operands, shape, dtype,
-                    normalized_rank=len(normalized_shape), eps=float(eps))
+        weight, bias = [None if t is None else self.value(t) for t in (weight, bias)]
+        y = self.b.layer_norm(self.value(x), weight, bias,
+                              normalized_rank=len(normalized_shape), eps=float(eps))
         # The saved mean and 1 / std (for autograd) where the program reads
         # them: the statistics over the normalized dims, kept.
         live = {u.args[1] for u in self.node.users
@@ -410,47 +375,38 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         axes = list(range(len(shape) - len(normalized_shape), len(shape)))
         stats_shape, stats_dtype = self.out(1)
         v = self.cast(self.value(x), stats_dtype)
-        mean = self.op("tensorir.mean", [v], stats_shape, stats_dtype, axes=axes,
-                       keepdim=True)
-        var = self.op("tensorir.var", [v], stats_shape, stats_dtype, axes=axes,
-                      correction=0, keepdim=True)
+        mean = self.b.mean(v, axes, keepdim=True)
+        var = self.b.var(v, axes, 0, keepdim=True)
         rstd = self.expr_of(var) + float(eps)
         return [y, mean, rstd.rsqrt().value]
 
     # Contractions
     def matmul(self, a, b):
         shape, dtype = self.out()
-        return self.op("tensorir.matmul", [self.value(a), self.value(b)], shape, dtype)
+        return self.b.matmul(self.value(a), self.value(b))
 
     def addmm(self, bias, a, b, beta=1, alpha=1):
         """beta * bias + alpha * (a @ b) (addmm, baddbmm); with beta = 0
         the bias is not read (its NaNs do not propagate), as in PyTorch."""
         shape, dtype = self.out()
-        product = self.op("tensorir.matmul", [self.value(a), self.value(b)], shape, dtype)
+        product = self.b.matmul(self.value(a), self.value(b))
         if alpha != 1:
-            product = self.op("tensorir.mul",
-                              [product, self.b.splat(float(alpha), shape, dtype)],
-                              shape, dtype)
+            product = self.b.mul(product, self.b.splat(float(alpha), shape, dtype))
         if beta == 0:
             return product
         bias = self.operand(bias, shape, dtype)
         if beta != 1:
-            bias = self.op("tensorir.mul",
-                           [bias, self.b.splat(float(beta), shape, dtype)],
-                           shape, dtype)
-        return self.op("tensorir.add", [product, bias], shape, dtype)
+            bias = self.b.mul(bias, self.b.splat(float(beta), shape, dtype))
+        return self.b.add(product, bias)
 
     def linear(self, x, weight, bias=None):
         shape, dtype = self.out()
-        operands = [self.value(x), self.value(weight)]
-        if bias is not None:
-            operands.append(self.value(bias))
-        return self.op("tensorir.linear", operands, shape, dtype)
+        return self.b.linear(self.value(x), self.value(weight),
+                             None if bias is None else self.value(bias))
 
     def einsum(self, equation, operands):
         shape, dtype = self.out()
-        return self.op("tensorir.einsum", [self.value(o) for o in operands],
-                       shape, dtype, equation=equation.replace(" ", ""))
+        return self.b.einsum(equation.replace(" ", ""), [self.value(o) for o in operands])
 
     # Layout
     def transpose_t(self, x):
@@ -458,7 +414,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         rank = len(shape)
         if rank < 2:
             return self.value(x)
-        return self.op("tensorir.transpose", [self.value(x)], shape, dtype, perm=[1, 0])
+        return self.b.transpose(self.value(x), [1, 0])
 
     def transpose(self, x, d0, d1):
         shape, dtype = self.out()
@@ -466,19 +422,19 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         perm = list(range(rank))
         d0, d1 = _norm_dim(d0, rank), _norm_dim(d1, rank)
         perm[d0], perm[d1] = perm[d1], perm[d0]
-        return self.op("tensorir.transpose", [self.value(x)], shape, dtype, perm=perm)
+        return self.b.transpose(self.value(x), perm)
 
     def permute(self, x, dims):
         shape, dtype = self.out()
         perm = [_norm_dim(d, len(shape)) for d in dims]
-        return self.op("tensorir.transpose", [self.value(x)], shape, dtype, perm=perm)
+        return self.b.transpose(self.value(x), perm)
 
     def reshape(self, x, *rest, **kw):
         shape, dtype = self.out()
         v = self.value(x)
         if self.shape(v) == shape:
             return v
-        return self.op("tensorir.reshape", [v], shape, dtype)
+        return self.b.reshape(v, shape)
 
     def expand(self, x, sizes, implicit=False):
         shape, dtype = self.out()
@@ -495,8 +451,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         offsets[dim], strides[dim] = begin, step
         if shape == in_shape:
             return self.value(x)
-        return self.op("tensorir.slice", [self.value(x)], shape, dtype,
-                       offsets=offsets, strides=strides)
+        return self.b.slice(self.value(x), offsets, shape, strides)
 
     def select_index(self, x, dim, index):
         shape, dtype = self.out()
@@ -508,9 +463,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         sliced_shape[dim] = 1
         offsets = [0] * rank
         offsets[dim] = index
-        s = self.op("tensorir.slice", [self.value(x)], sliced_shape, dtype,
-                    offsets=offsets, strides=[1] * rank)
-        return self.op("tensorir.reshape", [s], shape, dtype)
+        s = self.b.slice(self.value(x), offsets, sliced_shape, [1] * rank)
+        return self.b.reshape(s, shape)
 
     def split(self, x, split_size, dim=0):
         in_shape = list(_meta(x).shape)
@@ -522,14 +476,12 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         else:
             sizes = list(split_size)
         results, begin = [], 0
-        dtype = self.dtype(self.value(x))
         for size in sizes:
             shape = list(in_shape)
             shape[dim] = size
             offsets = [0] * rank
             offsets[dim] = begin
-            results.append(self.op("tensorir.slice", [self.value(x)], shape, dtype,
-                                   offsets=offsets, strides=[1] * rank))
+            results.append(self.b.slice(self.value(x), offsets, shape, [1] * rank))
             begin += size
         return results
 
@@ -539,25 +491,22 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         # torch.cat); if all are such, the result is one of them.
         kept = [t for t in tensors if list(_meta(t).shape) != [0]] or tensors[:1]
         values = [self.cast(self.value(t), dtype) for t in kept]
-        return self.op("tensorir.concat", values, shape, dtype,
-                       axis=_norm_dim(dim, len(shape)))
+        return self.b.concat(values, _norm_dim(dim, len(shape)))
 
     def embedding(self, weight, indices, *rest):
         shape, dtype = self.out()
-        return self.op("tensorir.gather", [self.value(weight), self.value(indices)],
-                       shape, dtype, axis=0)
+        return self.b.gather(self.value(weight), self.value(indices), 0)
 
     def index_select(self, x, dim, index):
         shape, dtype = self.out()
         v, ids = self.value(x), self.value(index)
         if not self.shape(v):  # A 0-d tensor's one element, by a 1-element index.
-            v = self.op("tensorir.reshape", [v], [1], dtype)
+            v = self.b.reshape(v, [1])
             if self.shape(ids) != [1]:
-                ids = self.op("tensorir.reshape", [ids], [1], self.dtype(ids))
-            picked = self.op("tensorir.gather", [v, ids], [1], dtype, axis=0)
-            return self.op("tensorir.reshape", [picked], shape, dtype)
-        return self.op("tensorir.gather", [v, ids], shape, dtype,
-                       axis=_norm_dim(dim, len(self.shape(v))))
+                ids = self.b.reshape(ids, [1])
+            picked = self.b.gather(v, ids, 0)
+            return self.b.reshape(picked, shape)
+        return self.b.gather(v, ids, _norm_dim(dim, len(self.shape(v))))
 
     # Generators
     def full(self, size, fill_value, *rest, **kw):
@@ -577,29 +526,26 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         if end is None:
             start, end = 0, start
         shape, dtype = self.out()
-        iota = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": 0})[0]
+        iota = self.b.iota(shape, 0, "i64")
         v = self.cast(iota, dtype)
         if step != 1:
-            v = self.op("tensorir.mul", [v, self.b.splat(float(step), shape, dtype)],
-                        shape, dtype)
+            v = self.b.mul(v, self.b.splat(float(step), shape, dtype))
         if start != 0:
-            v = self.op("tensorir.add", [v, self.b.splat(float(start), shape, dtype)],
-                        shape, dtype)
+            v = self.b.add(v, self.b.splat(float(start), shape, dtype))
         return v
 
     def triangle(self, upper):
         def convert(x, diagonal=0):
             shape, dtype = self.out()
             rank = len(shape)
-            rows = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": rank - 2})[0]
-            cols = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": rank - 1})[0]
+            rows = self.b.iota(shape, rank - 2, "i64")
+            cols = self.b.iota(shape, rank - 1, "i64")
             # triu keeps col - row >= diagonal; tril keeps col - row <= diagonal.
-            diff = self.op("tensorir.sub", [cols, rows], shape, "i64")
+            diff = self.b.sub(cols, rows)
             k = self.b.splat(float(diagonal), shape, "i64")
-            keep = self.b.op("tensorir.cmp", [diff, k], [(shape, "i1")],
-                             {"predicate": GE if upper else LE})[0]
+            keep = self.b.cmp(GE if upper else LE, diff, k)
             zero = self.b.splat(0.0, shape, dtype)
-            return self.op("tensorir.select", [keep, self.value(x), zero], shape, dtype)
+            return self.b.select(keep, self.value(x), zero)
         return convert
 
     def getitem(self, container, index):
@@ -616,15 +562,15 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t = {}
         for name in ("add", "sub", "mul"):
             for overload in ("Tensor", "Scalar"):
-                t["aten.%s.%s" % (name, overload)] = self.binary("tensorir." + name)
+                t["aten.%s.%s" % (name, overload)] = self.binary(name)
         t["aten.rsub.Scalar"] = self.rsub
         t["aten.rsub.Tensor"] = self.rsub
-        t["aten.maximum.default"] = self.binary("tensorir.max")
-        t["aten.minimum.default"] = self.binary("tensorir.min")
+        t["aten.maximum.default"] = self.binary("max")
+        t["aten.minimum.default"] = self.binary("min")
         t["aten.pow.Tensor_Scalar"] = self.pow
         t["aten.pow.Tensor_Tensor"] = self.pow
         for name in ("neg", "abs"):
-            t["aten.%s.default" % name] = self.unary("tensorir." + name)
+            t["aten.%s.default" % name] = self.unary(name)
         self.elementwise_table(t)
         self.layout_table(t)
         self.window_table(t)
@@ -636,8 +582,8 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         self.index_table(t)
         self.order_table(t)
         self.functional_forms_table(t)
-        t["aten.relu.default"] = self.unary("tensorir.relu")
-        t["aten.silu.default"] = self.unary("tensorir.silu")
+        t["aten.relu.default"] = self.unary("relu")
+        t["aten.silu.default"] = self.unary("silu")
         t["aten.gelu.default"] = self.gelu
         t["aten.clamp.default"] = self.clamp
         t["aten.hardtanh.default"] = self.hardtanh
@@ -685,12 +631,12 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
         t["aten.std.correction"] = lambda x, dims=None, correction=None, keepdim=False: \
             self.std(x, dims, None, keepdim, correction)
         t["aten.std.dim"] = self.std
-        t["aten._softmax.default"] = self.softmax("tensorir.softmax")
-        t["aten._log_softmax.default"] = self.softmax("tensorir.log_softmax")
+        t["aten._softmax.default"] = self.softmax("softmax")
+        t["aten._log_softmax.default"] = self.softmax("log_softmax")
         t["aten.softmax.int"] = lambda x, dim, dtype=None: \
-            self.softmax("tensorir.softmax")(x, dim)
+            self.softmax("softmax")(x, dim)
         t["aten.log_softmax.int"] = lambda x, dim, dtype=None: \
-            self.softmax("tensorir.log_softmax")(x, dim)
+            self.softmax("log_softmax")(x, dim)
         t["aten.native_layer_norm.default"] = self.layer_norm
         t["aten.mm.default"] = self.matmul
         t["aten.bmm.default"] = self.matmul
@@ -779,8 +725,7 @@ class Importer(ElementwiseOps, MathOps, SpecialOps, LayoutOps, StructureOps,
 
     def broadcast_in_dim(self, x, shape, broadcast_dimensions):
         out_shape, dtype = self.out()
-        return self.op("tensorir.broadcast", [self.value(x)], out_shape, dtype,
-                       dims=list(broadcast_dimensions))
+        return self.b.broadcast(self.value(x), out_shape, list(broadcast_dimensions))
 
     @classmethod
     def supported_ops(cls):

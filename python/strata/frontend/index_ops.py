@@ -49,16 +49,14 @@ def _strides(shape):
 
 class IndexOps:
     def iota(self, shape, dim):
-        return self.expr_of(self.b.op("tensorir.iota", [], [(list(shape), "i64")],
-                                      {"dim": dim})[0])
+        return self.expr_of(self.b.iota(list(shape), dim, "i64"))
 
     def take_flat(self, v, positions):
         """v's elements (row-major) at `positions` (an i64 expression), in
         the positions' shape."""
         total = math.prod(self.shape(v))
-        flat = self.op("tensorir.reshape", [v], [total], self.dtype(v))
-        return self.op("tensorir.gather", [flat, positions.value], positions.shape,
-                       self.dtype(v), axis=0)
+        flat = self.b.reshape(v, [total])
+        return self.b.gather(flat, positions.value, 0)
 
     def wrapped(self, index, size):
         """An index expression with negative values counted from the end."""
@@ -112,8 +110,7 @@ class IndexOps:
         strides = _strides(xs)
         for d in indexed:
             i = self.cast(self.value(indices[d]), "i64")
-            i = self.op("tensorir.broadcast", [i], shape, "i64",
-                        dims=b_dims[len(bshape) - len(self.shape(i)):])
+            i = self.b.broadcast(i, shape, b_dims[len(bshape) - len(self.shape(i)):])
             positions = positions + self.wrapped(self.expr_of(i), xs[d]) * strides[d]
         for k, d in enumerate(before):
             positions = positions + self.iota(shape, k) * strides[d]
@@ -128,7 +125,6 @@ class IndexOps:
         extent K inserted after `dim`), combined by `mode` ("last", "add",
         "prod", "amax", "amin", "mean"). Index values outside [0, base's
         extent) name no element."""
-        shape = base.shape
         pull = index.shape
         k_axis = dim + 1
         j = self.iota(pull, dim)
@@ -153,9 +149,7 @@ class IndexOps:
                 if include_self:
                     total, count = total + base, count + 1
                 mean = total / count.maximum(1) if float_type else \
-                    self.expr_of(self.op("tensorir.floor_div",
-                                         [total.value, count.maximum(1).value],
-                                         shape, base.dtype))
+                    self.expr_of(self.b.floor_div(total.value, count.maximum(1).value))
                 return mean.where(hit, base)
             return (base + total) if include_self else total.where(hit, base)
         if mode == "prod":
@@ -169,8 +163,7 @@ class IndexOps:
 
     def _along(self, v, pull, index_dims):
         """`v` broadcast to the pull shape `pull`, its dims at `index_dims`."""
-        return self.expr_of(self.op("tensorir.broadcast", [v], pull, self.dtype(v),
-                                    dims=index_dims))
+        return self.expr_of(self.b.broadcast(v, pull, index_dims))
 
     def _scatter(self, mode, src_is_value=False):
         """scatter / scatter_add / scatter_reduce along `dim` by an index of
@@ -200,9 +193,7 @@ class IndexOps:
                 source = self.cast(self.value(src), dtype)
                 sshape = self.shape(source)
                 if sshape != ishape:
-                    source = self.op("tensorir.slice", [source], ishape, dtype,
-                                     offsets=[0] * len(shape),
-                                     strides=[1] * len(shape))
+                    source = self.b.slice(source, [0] * len(shape), ishape, [1] * len(shape))
             if any(high):
                 source = self.b.pad(source, [0] * len(shape), high, 0.0)
             pull = shape[:dim + 1] + [ishape[dim]] + shape[dim + 1:]
@@ -218,7 +209,7 @@ class IndexOps:
         v = self.value(arg)
         if self.shape(v):
             return arg
-        return _Known(self.op("tensorir.reshape", [v], [1], self.dtype(v)))
+        return _Known(self.b.reshape(v, [1]))
 
     def as_vector(self, compute):
         """`compute()` with the op's 0-d result seen as a vector of one,
@@ -230,7 +221,7 @@ class IndexOps:
             v = compute()
         finally:
             self.out = saved
-        return self.op("tensorir.reshape", [v], shape, dtype)
+        return self.b.reshape(v, shape)
 
     def _index_along(self, mode):
         """index_add / index_copy / index_fill / index_reduce: a 1-D index
@@ -247,7 +238,7 @@ class IndexOps:
             dim = _norm_dim(dim, len(shape))
             ids = self.cast(self.value(index), "i64")
             if not self.shape(ids):
-                ids = self.op("tensorir.reshape", [ids], [1], "i64")
+                ids = self.b.reshape(ids, [1])
             k = self.shape(ids)[0]
             pull = shape[:dim + 1] + [k] + shape[dim + 1:]
             index_b = self._along(ids, pull, [dim + 1])
@@ -262,7 +253,7 @@ class IndexOps:
                 s = self.cast(self.value(source), dtype)
                 ss = self.shape(s)
                 if not ss:
-                    s = self.op("tensorir.reshape", [s], [1] * len(shape), dtype)
+                    s = self.b.reshape(s, [1] * len(shape))
                     ss = self.shape(s)
                 source_b = self._along(s, pull,
                                        [d for d in range(len(pull)) if d != dim])
@@ -312,33 +303,31 @@ class IndexOps:
         if tensor_value and math.prod(self.shape(self.value(values))) != 1:
             self.error("index_put with a boolean mask and more than one value "
                        "is not supported")
-        m = self.op("tensorir.broadcast", [m], shape, "i1",
-                    dims=list(range(len(mshape))))
+        m = self.b.broadcast(m, shape, list(range(len(mshape))))
         if tensor_value:
-            vals = self.op("tensorir.reshape", [self.cast(self.value(values), dtype)],
-                           [], dtype)
+            vals = self.b.reshape(self.cast(self.value(values), dtype), [])
             vals = self.broadcast(vals, shape)
         else:
             vals = self.operand(values, shape, dtype)
         if accumulate:
             zero = self.b.splat(0.0, shape, dtype)
-            vals = self.op("tensorir.select", [m, vals, zero], shape, dtype)
-            return self.op("tensorir.add", [v, vals], shape, dtype)
-        return self.op("tensorir.select", [m, vals, v], shape, dtype)
+            vals = self.b.select(m, vals, zero)
+            return self.b.add(v, vals)
+        return self.b.select(m, vals, v)
 
     def _put_flat(self, v, positions, values, how):
         """`values` put at flat `positions` of `v`, pulled."""
-        xs, dtype = self.shape(v), self.dtype(v)
+        xs = self.shape(v)
         total = math.prod(xs)
         k = math.prod(positions.shape)
-        flat_v = self.op("tensorir.reshape", [v], [total], dtype)
-        flat_p = self.op("tensorir.reshape", [positions.value], [k], "i64")
-        flat_s = self.op("tensorir.reshape", [values.value], [k], dtype)
+        flat_v = self.b.reshape(v, [total])
+        flat_p = self.b.reshape(positions.value, [k])
+        flat_s = self.b.reshape(values.value, [k])
         pull = [total, k]
         out = self._pull(self.expr_of(flat_v), 0,
                          self._along(flat_p, pull, [1]),
                          self._along(flat_s, pull, [1]), how)
-        return self.op("tensorir.reshape", [out.value], xs, dtype)
+        return self.b.reshape(out.value, xs)
 
     def as_strided_scatter(self, x, src, size, stride, storage_offset=None):
         """The input with its strided view (offset + sum(i_k stride_k) in
@@ -408,7 +397,7 @@ class IndexOps:
         t = self.value(test_elements)
         dtype = self.promoted(elements, test_elements)
         n = math.prod(self.shape(t))
-        flat_t = self.op("tensorir.reshape", [self.cast(t, dtype)], [n], dtype)
+        flat_t = self.b.reshape(self.cast(t, dtype), [n])
         pull = shape + [n]
         ee = self.expr_of(self.broadcast_dims(self.cast(e, dtype), pull,
                                                list(range(len(shape)))))
@@ -463,15 +452,14 @@ class IndexOps:
             plane = math.prod(shape[lead:])
             k = math.prod(vs[lead:])
             outer = shape[:lead]
-            flat_v = self.op("tensorir.reshape", [v], outer + [k], dtype)
-            ids = self.op("tensorir.reshape", [self.cast(self.value(indices), "i64")],
-                          outer + [k], "i64")
+            flat_v = self.b.reshape(v, outer + [k])
+            ids = self.b.reshape(self.cast(self.value(indices), "i64"), outer + [k])
             pull = outer + [plane, k]
             base = self.expr_of(self.b.splat(0.0, outer + [plane], dtype))
             dims = list(range(lead)) + [lead + 1]
             out = self._pull(base, lead, self._along(ids, pull, dims),
                              self._along(flat_v, pull, dims), "last")
-            return self.op("tensorir.reshape", [out.value], shape, dtype)
+            return self.b.reshape(out.value, shape)
         return convert
 
     def embedding_bag(self, weight, indices, offsets, scale_grad_by_freq=False,
@@ -497,11 +485,11 @@ class IndexOps:
             self.error("embedding_bag mode %r is not supported" % (mode,))
         if per_sample_weights is not None and mode != 0:
             self.error("embedding_bag takes per_sample_weights only with mode 'sum'")
-        rows = self.op("tensorir.gather", [w, ids], [n, dim], dtype, axis=0)
+        rows = self.b.gather(w, ids, 0)
         if per_sample_weights is not None:
             scale = self.cast(self.value(per_sample_weights), dtype)
-            scale = self.op("tensorir.broadcast", [scale], [n, dim], dtype, dims=[0])
-            rows = self.op("tensorir.mul", [rows, scale], [n, dim], dtype)
+            scale = self.b.broadcast(scale, [n, dim], [0])
+            rows = self.b.mul(rows, scale)
         b = self.iota([bags], 0)
         starts = self.expr_of(self.take_flat(offs, b))
         ends = self.expr_of(self.take_flat(offs, (b + 1).minimum(count - 1)))
@@ -546,8 +534,7 @@ class IndexOps:
             positions = positions + self.iota(tshape, td) * stride
         picked = self.expr_of(self.take_flat(v, positions))
         if weight is not None:
-            w = self.expr_of(self.op("tensorir.gather", [self.cast(self.value(weight), dtype),
-                                                          safe.value], tshape, dtype, axis=0))
+            w = self.expr_of(self.b.gather(self.cast(self.value(weight), dtype), safe.value, 0))
         else:
             w = picked.constant(1.0)
         w = w.where(~ignored, 0.0)
@@ -568,10 +555,10 @@ class IndexOps:
         v = self.value(x)
         given = self.shape(v)
         xs = [1] * (2 - len(given)) + given  # One sample (of one class).
-        v = self.op("tensorir.reshape", [v], xs, self.dtype(v))
+        v = self.b.reshape(v, xs)
         n, c = xs
         t = self.cast(self.value(target), "i64")
-        t = self.op("tensorir.reshape", [t], [n], "i64")
+        t = self.b.reshape(t, [n])
         te = self.expr_of(t)
         picked = self.expr_of(self.take_flat(v, te + self.iota([n], 0) * c))
         xe = self.expr_of(self.cast(v, dtype))
@@ -580,15 +567,14 @@ class IndexOps:
         if p == 2:
             z = z * z
         if weight is not None:
-            w = self.expr_of(self.op("tensorir.gather", [self.cast(self.value(weight), dtype), t],
-                                     [n], dtype, axis=0))
+            w = self.expr_of(self.b.gather(self.cast(self.value(weight), dtype), t, 0))
             z = z * self.expr_of(self.broadcast_dims(w.value, [n, c], [0]))
         tb = self.expr_of(self.broadcast_dims(t, [n, c], [0]))
         z = z.where(self.iota([n, c], 1).ne(tb), 0.0)
         per_sample = z.reduce(SUM, [1]) / float(c)
         if reduction == 0:
             out_shape, _ = self.out()
-            return self.op("tensorir.reshape", [per_sample.value], out_shape, dtype)
+            return self.b.reshape(per_sample.value, out_shape)
         total = per_sample.reduce(SUM, [0])
         return (total / float(n)).value if reduction == 1 else total.value
 

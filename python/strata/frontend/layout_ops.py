@@ -22,8 +22,7 @@ class LayoutOps:
         strides = [-1 if d in flipped else 1 for d in range(rank)]
         if not any(shape[d] > 1 for d in flipped):
             return self.value(x)
-        return self.op("tensorir.slice", [self.value(x)], shape, dtype,
-                       offsets=offsets, strides=strides)
+        return self.b.slice(self.value(x), offsets, shape, strides)
 
     def _pad_pairs(self, pad, rank):
         """(dim, before, after) per padded dimension: F.pad lists the last
@@ -38,7 +37,6 @@ class LayoutOps:
         """tensorir.pad (a view its consumers read through a guarded load),
         after a slice where a pad is negative."""
         v = self.value(x)
-        dtype = self.dtype(v)
         shape = self.shape(v)
         rank = len(shape)
         low, high = [0] * rank, [0] * rank
@@ -52,8 +50,7 @@ class LayoutOps:
                 self.error("padding %s removes more than dimension %d holds"
                            % (list(pad), dim))
         if sliced != shape:
-            v = self.op("tensorir.slice", [v], sliced, dtype, offsets=offsets,
-                        strides=[1] * rank)
+            v = self.b.slice(v, offsets, sliced, [1] * rank)
         if any(low) or any(high):
             v = self.b.pad(v, low, high, float(value))
         return v
@@ -64,22 +61,18 @@ class LayoutOps:
         def splat(value):
             return self.b.splat(float(value), [length], "i64")
 
-        def op(name, *operands):
-            return self.op("tensorir." + name, list(operands), [length], "i64")
-
-        iota = self.b.op("tensorir.iota", [], [([length], "i64")], {"dim": 0})[0]
-        j = op("sub", iota, splat(before))
+        iota = self.b.iota([length], 0, "i64")
+        j = self.b.sub(iota, splat(before))
         last = splat(size - 1)
         if mode == "reflect":  # -1 -> 1, size -> size - 2.
-            return op("sub", last, op("abs", op("sub", last, op("abs", j))))
+            return self.b.sub(last, self.b.abs(self.b.sub(last, self.b.abs(j))))
         if mode == "replicate":
-            return op("min", op("max", j, splat(0)), last)
-        return op("mod", j, splat(size))  # circular
+            return self.b.min(self.b.max(j, splat(0)), last)
+        return self.b.mod(j, splat(size))  # circular
 
     def index_pad(self, mode):
         def convert(x, pad):
             v = self.value(x)
-            dtype = self.dtype(v)
             for dim, before, after in self._pad_pairs(pad, len(self.shape(v))):
                 shape = self.shape(v)
                 size = shape[dim]
@@ -91,7 +84,7 @@ class LayoutOps:
                 length = size + before + after
                 index = self._source_index(mode, size, before, length)
                 shape[dim] = length
-                v = self.op("tensorir.gather", [v, index], shape, dtype, axis=dim)
+                v = self.b.gather(v, index, dim)
             return v
         return convert
 
@@ -129,8 +122,7 @@ class StructureOps:
 
     def unsqueeze(self, v, dim):
         shape = self.shape(v)
-        return self.op("tensorir.reshape", [v], shape[:dim] + [1] + shape[dim:],
-                       self.dtype(v))
+        return self.b.reshape(v, shape[:dim] + [1] + shape[dim:])
 
     def stack(self, tensors, dim=0):
         shape, dtype = self.out()
@@ -145,7 +137,7 @@ class StructureOps:
             return parts[0]
         shape = self.shape(parts[0])
         shape[dim] = len(parts)
-        return self.op("tensorir.concat", parts, shape, self.dtype(values[0]), axis=dim)
+        return self.b.concat(parts, dim)
 
     def unbind(self, x, dim=0):
         v = self.value(x)
@@ -156,18 +148,15 @@ class StructureOps:
         for i in range(shape[dim]):
             offsets = [i if d == dim else 0 for d in range(len(shape))]
             one = shape[:dim] + [1] + shape[dim + 1:]
-            s = self.op("tensorir.slice", [v], one, self.dtype(v), offsets=offsets,
-                        strides=[1] * len(shape))
-            results.append(self.op("tensorir.reshape", [s], rest, self.dtype(v)))
+            s = self.b.slice(v, offsets, one, [1] * len(shape))
+            results.append(self.b.reshape(s, rest))
         return results
 
     def narrow(self, x, dim, start, length):
         return self.slice(x, dim, start, start + length)
 
     def transpose_dims(self, v, perm):
-        shape = self.shape(v)
-        return self.op("tensorir.transpose", [v], [shape[p] for p in perm],
-                       self.dtype(v), perm=list(perm))
+        return self.b.transpose(v, list(perm))
 
     def rot90(self, x, k=1, dims=(0, 1)):
         """k quarter turns from dims[0] toward dims[1]: flips and a
@@ -184,8 +173,7 @@ class StructureOps:
             s = self.shape(v)
             offsets = [max(s[e] - 1, 0) if e == d else 0 for e in range(rank)]
             strides = [-1 if e == d else 1 for e in range(rank)]
-            return self.op("tensorir.slice", [v], s, dtype, offsets=offsets,
-                           strides=strides)
+            return self.b.slice(v, offsets, s, strides)
 
         perm = list(range(rank))
         perm[d0], perm[d1] = perm[d1], perm[d0]
@@ -206,14 +194,13 @@ class StructureOps:
             n = len(lead)
             if not down:
                 c, h, w = s[-3] // (r * r), s[-2], s[-1]
-                v = self.op("tensorir.reshape", [v], lead + [c, r, r, h, w], dtype)
+                v = self.b.reshape(v, lead + [c, r, r, h, w])
                 perm = list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2]
             else:
                 c, h, w = s[-3], s[-2] // r, s[-1] // r
-                v = self.op("tensorir.reshape", [v], lead + [c, h, r, w, r], dtype)
+                v = self.b.reshape(v, lead + [c, h, r, w, r])
                 perm = list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3]
-            return self.op("tensorir.reshape", [self.transpose_dims(v, perm)],
-                           shape, dtype)
+            return self.b.reshape(self.transpose_dims(v, perm), shape)
         return convert
 
     def _diagonal_of(self, v, offset, dim1, dim2):
@@ -229,13 +216,10 @@ class StructureOps:
         length = max(0, min(rows, cols - offset) if offset >= 0
                      else min(rows + offset, cols))
         lead = [shape[d] for d in rest]
-        flat = self.op("tensorir.reshape", [moved], lead + [rows * cols],
-                       self.dtype(v))
+        flat = self.b.reshape(moved, lead + [rows * cols])
         if length == 0:
             return self.b.splat(0.0, lead + [0], self.dtype(v))
-        return self.op("tensorir.slice", [flat], lead + [length], self.dtype(v),
-                       offsets=[0] * len(lead) + [start],
-                       strides=[1] * len(lead) + [cols + 1])
+        return self.b.slice(flat, [0] * len(lead) + [start], lead + [length], [1] * len(lead) + [cols + 1])
 
     def diagonal(self, x, offset=0, dim1=0, dim2=1):
         return self._diagonal_of(self.value(x), offset, dim1, dim2)
@@ -267,12 +251,10 @@ class StructureOps:
         elif high[along] < 0:
             kept = [shape[along] if d == along else s
                     for d, s in enumerate(self.shape(v))]
-            v = self.op("tensorir.slice", [v], kept, dtype, offsets=[0] * rank,
-                        strides=[1] * rank)
-        v = self.op("tensorir.broadcast", [v], shape, dtype,
-                    dims=list(range(rank)))
-        rows = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": d1})[0]
-        cols = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": d2})[0]
+            v = self.b.slice(v, [0] * rank, kept, [1] * rank)
+        v = self.b.broadcast(v, shape, list(range(rank)))
+        rows = self.b.iota(shape, d1, "i64")
+        cols = self.b.iota(shape, d2, "i64")
         on = (self.expr_of(cols) - self.expr_of(rows)).eq(offset)
         return self.select(on.value, v, self.b.splat(0.0, shape, dtype))
 
@@ -292,12 +274,12 @@ class StructureOps:
             v = self.cast(self.value(t), dtype)
             s = self.shape(v)
             if len(s) == 0:
-                s, v = [1, 1], self.op("tensorir.reshape", [v], [1, 1], dtype)
+                s, v = [1, 1], self.b.reshape(v, [1, 1])
             elif len(s) == 1:
-                s, v = [1, s[0]], self.op("tensorir.reshape", [v], [1, s[0]], dtype)
+                s, v = [1, s[0]], self.b.reshape(v, [1, s[0]])
             blocks.append(self.b.pad(v, [0, col], [0, shape[1] - col - s[1]], 0.0))
             col += s[1]
-        return self.op("tensorir.concat", blocks, shape, dtype, axis=0)
+        return self.b.concat(blocks, 0)
 
     def as_strided(self, x, size, stride, storage_offset=None):
         """A strided view of the input's elements (row-major): a gather of
@@ -305,12 +287,12 @@ class StructureOps:
         shape, dtype = self.out()
         v = self.value(x)
         total = math.prod(self.shape(v))
-        flat = self.op("tensorir.reshape", [v], [total], dtype)
+        flat = self.b.reshape(v, [total])
         pos = self.expr_of(self.b.splat(float(storage_offset or 0), shape, "i64"))
         for d, st in enumerate(stride):
-            coord = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": d})[0]
+            coord = self.b.iota(shape, d, "i64")
             pos = pos + self.expr_of(coord) * st
-        return self.op("tensorir.gather", [flat, pos.value], shape, dtype, axis=0)
+        return self.b.gather(flat, pos.value, 0)
 
     def repeat_interleave(self, x, repeats, dim=None, output_size=None):
         """Each element `repeats` times along `dim` (the flattened input
@@ -318,16 +300,15 @@ class StructureOps:
         shape, dtype = self.out()
         v = self.value(x)
         if dim is None:
-            v = self.op("tensorir.reshape", [v], [math.prod(self.shape(v))], dtype)
+            v = self.b.reshape(v, [math.prod(self.shape(v))])
             dim = 0
         s = self.shape(v)
         dim = _norm_dim(dim, len(s))
         spread = s[:dim + 1] + [1] + s[dim + 1:]
-        v = self.op("tensorir.reshape", [v], spread, dtype)
+        v = self.b.reshape(v, spread)
         repeated = s[:dim + 1] + [repeats] + s[dim + 1:]
-        v = self.op("tensorir.broadcast", [v], repeated, dtype,
-                    dims=list(range(len(repeated))))
-        return self.op("tensorir.reshape", [v], shape, dtype)
+        v = self.b.broadcast(v, repeated, list(range(len(repeated))))
+        return self.b.reshape(v, shape)
 
     def structure_table(self, t):
         t["aten.stack.default"] = self.stack

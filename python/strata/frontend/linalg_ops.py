@@ -17,8 +17,7 @@ class LinalgOps:
         if factor == 1:
             return v
         shape, dtype = self.shape(v), self.dtype(v)
-        return self.op("tensorir.mul", [v, self.b.splat(float(factor), shape, dtype)],
-                       shape, dtype)
+        return self.b.mul(v, self.b.splat(float(factor), shape, dtype))
 
     def _beta_alpha(self, bias, product, beta, alpha):
         """beta * bias + alpha * product (bias not read for beta 0)."""
@@ -27,7 +26,7 @@ class LinalgOps:
         if beta == 0:
             return product
         bias = self._scaled(self.operand(bias, shape, dtype), beta)
-        return self.op("tensorir.add", [product, bias], shape, dtype)
+        return self.b.add(product, bias)
 
     def vdot(self, a, b):
         return self.einsum("i,i->", [a, b])
@@ -46,8 +45,7 @@ class LinalgOps:
         """The sum of the main diagonal (a strided view of the matrix)."""
         diagonal = self._diagonal_of(self.value(x), 0, 0, 1)
         shape, dtype = self.out()
-        return self.op("tensorir.reduce", [self.cast(diagonal, dtype)], shape, dtype,
-                       kind=SUM, axes=[0], keepdim=False)
+        return self.b.reduce(SUM, self.cast(diagonal, dtype), [0], keepdim=False)
 
     def cross(self, a, b, dim=-1):
         """a x b along `dim` (of size 3): rotated views multiplied."""
@@ -60,10 +58,8 @@ class LinalgOps:
             for i in range(3):
                 offsets = [((i + k) % 3) if d == dim else 0 for d in range(len(shape))]
                 one = [1 if d == dim else s for d, s in enumerate(shape)]
-                parts.append(self.op("tensorir.slice", [v], one, dtype,
-                                     offsets=offsets, strides=[1] * len(shape)))
-            return self.expr_of(self.op("tensorir.concat", parts, shape, dtype,
-                                        axis=dim))
+                parts.append(self.b.slice(v, offsets, one, [1] * len(shape)))
+            return self.expr_of(self.b.concat(parts, dim))
         return (rotated(x, 1) * rotated(y, 2) - rotated(x, 2) * rotated(y, 1)).value
 
     def cdist(self, x1, x2, p, compute_mode=None):
@@ -75,10 +71,8 @@ class LinalgOps:
         lead, m = shape[:-2], sa[-1]
         full = lead + [sa[-2], sb[-2], m]
         n = len(full)
-        ea = self.expr_of(self.op("tensorir.broadcast", [self.cast(a, dtype)], full,
-                                  dtype, dims=list(range(n - 3)) + [n - 3, n - 1]))
-        eb = self.expr_of(self.op("tensorir.broadcast", [self.cast(b, dtype)], full,
-                                  dtype, dims=list(range(n - 3)) + [n - 2, n - 1]))
+        ea = self.expr_of(self.b.broadcast(self.cast(a, dtype), full, list(range(n - 3)) + [n - 3, n - 1]))
+        eb = self.expr_of(self.b.broadcast(self.cast(b, dtype), full, list(range(n - 3)) + [n - 2, n - 1]))
         return self._p_norm(ea - eb, p, [n - 1]).value
 
     def pdist(self, x, p=2):
@@ -93,8 +87,7 @@ class LinalgOps:
         rows = []
         for index in (firsts, seconds):
             ids = self.b.constant(index.astype(np.int64).tobytes(), [len(index)], "i64")
-            rows.append(self.expr_of(self.op("tensorir.gather", [v, ids],
-                                             [len(index), m], dtype, axis=0)))
+            rows.append(self.expr_of(self.b.gather(v, ids, 0)))
         return self._p_norm(rows[0] - rows[1], p, [1]).value
 
     def trilinear(self, i1, i2, i3, expand1, expand2, expand3, sumdim,
@@ -111,8 +104,7 @@ class LinalgOps:
         full = [max(s) for s in zip(*[self.shape(f) for f in factors])]
         product = None
         for f in factors:
-            e = self.expr_of(self.op("tensorir.broadcast", [f], full, dtype,
-                                     dims=list(range(len(full))))
+            e = self.expr_of(self.b.broadcast(f, full, list(range(len(full))))
                              if self.shape(f) != full else f)
             product = e if product is None else product * e
         if not sumdim:
@@ -133,13 +125,11 @@ class LinalgOps:
         rank = len(sk)
         perm = list(range(rank - 2)) + [rank - 1, rank - 2]
         kt = self.transpose_dims(kv, perm)
-        scores = self.op("tensorir.matmul", [qv, kt], scores_shape, dtype)
+        scores = self.b.matmul(qv, kt)
         scores = self._scaled(scores, 1.0 / math.sqrt(sq[-1]))
         if is_causal:
-            rows = self.b.op("tensorir.iota", [], [(scores_shape, "i64")],
-                             {"dim": len(scores_shape) - 2})[0]
-            cols = self.b.op("tensorir.iota", [], [(scores_shape, "i64")],
-                             {"dim": len(scores_shape) - 1})[0]
+            rows = self.b.iota(scores_shape, len(scores_shape) - 2, "i64")
+            cols = self.b.iota(scores_shape, len(scores_shape) - 1, "i64")
             keep = self.expr_of(cols) <= self.expr_of(rows)
             scores = self.select(keep.value, scores,
                                  self.b.splat(-math.inf, scores_shape, dtype))
@@ -149,18 +139,17 @@ class LinalgOps:
                 scores = self.select(self.broadcast(mask, scores_shape), scores,
                                      self.b.splat(-math.inf, scores_shape, dtype))
             else:
-                scores = self.op("tensorir.add", [scores, self.operand(
-                    attn_mask, scores_shape, dtype)], scores_shape, dtype)
-        weights = self.op("tensorir.softmax", [scores], scores_shape, dtype,
-                          axis=len(scores_shape) - 1)
-        out = self.op("tensorir.matmul", [weights, vv], out_shape, dtype)
+                scores = self.b.add(scores, self.operand(
+                    attn_mask, scores_shape, dtype))
+        weights = self.b.softmax(scores, len(scores_shape) - 1)
+        out = self.b.matmul(weights, vv)
         return [out, weights if need_attn_weights else None]
 
     # -- factories ---------------------------------------------------------
     def eye(self, n, m=None, **kw):
         shape, dtype = self.out()
-        rows = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": 0})[0]
-        cols = self.b.op("tensorir.iota", [], [(shape, "i64")], {"dim": 1})[0]
+        rows = self.b.iota(shape, 0, "i64")
+        cols = self.b.iota(shape, 1, "i64")
         on = self.expr_of(rows).eq(self.expr_of(cols))
         return on.cast(dtype).value
 
@@ -171,8 +160,7 @@ class LinalgOps:
         if steps <= 1:
             return self.b.splat(float(start), shape, dtype)
         compute = dtype if _is_float(dtype) else "f32"
-        i = self.expr_of(self.cast(self.b.op("tensorir.iota", [], [(shape, "i64")],
-                                             {"dim": 0})[0], compute))
+        i = self.expr_of(self.cast(self.b.iota(shape, 0, "i64"), compute))
         step = (float(end) - float(start)) / (steps - 1)
         first = i * step + float(start)
         second = (i - float(steps - 1)) * step + float(end)

@@ -51,7 +51,7 @@ class MathOps:
     def signbit_of(self, e):
         """The sign bit of a float expression (true for -0.0 and negative
         NaNs), through its bits."""
-        bits = self.op("tensorir.bitcast", [e.value], e.shape, _BITS[e.dtype])
+        bits = self.b.bitcast(e.value, _BITS[e.dtype])
         return self.expr_of(bits) < 0
 
     def signbit(self, x):
@@ -138,12 +138,11 @@ class MathOps:
         shape, dtype = self._float_out()
         a, b = self.expr(x, shape, dtype), self.expr(y, shape, dtype)
         ints = _BITS[dtype]
-        bits = self.expr_of(self.op("tensorir.bitcast", [a.value], shape, ints))
+        bits = self.expr_of(self.b.bitcast(a.value, ints))
         away = (b > a).logical("xor", a < 0)  # Toward larger magnitude.
         step = bits + bits.constant(1).where(away, -1)
-        moved = self.expr_of(self.op("tensorir.bitcast", [step.value], shape, dtype))
-        tiny = self.expr_of(self.op("tensorir.bitcast",
-                                    [bits.constant(1).value], shape, dtype))
+        moved = self.expr_of(self.b.bitcast(step.value, dtype))
+        tiny = self.expr_of(self.b.bitcast(bits.constant(1).value, dtype))
         from_zero = tiny.where(b > 0, -tiny)
         r = moved.where(a.ne(0.0), from_zero)
         r = b.where(a.eq(b), r)
@@ -250,7 +249,7 @@ class MathOps:
         shape, dtype = self._float_out()
         v = self.cast(self.value(x), dtype)
         total = math.prod(self.shape(v))
-        e = self.expr_of(self.op("tensorir.reshape", [v], [total], dtype))
+        e = self.expr_of(self.b.reshape(v, [total]))
         if min == max:
             lo, hi = e.reduce(MIN, [0]), e.reduce(MAX, [0])
             same = lo.eq(hi)

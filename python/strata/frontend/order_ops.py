@@ -37,12 +37,9 @@ class OrderOps:
         element at position i of the row, the other at position k."""
         shape = self.shape(v)
         pull = shape[:dim + 1] + [shape[dim]] + shape[dim + 1:]
-        dtype = self.dtype(v)
         rank = len(pull)
-        element = self.expr_of(self.op("tensorir.broadcast", [v], pull, dtype,
-                                       dims=[d for d in range(rank) if d != dim + 1]))
-        other = self.expr_of(self.op("tensorir.broadcast", [v], pull, dtype,
-                                     dims=[d for d in range(rank) if d != dim]))
+        element = self.expr_of(self.b.broadcast(v, pull, [d for d in range(rank) if d != dim + 1]))
+        other = self.expr_of(self.b.broadcast(v, pull, [d for d in range(rank) if d != dim]))
         return element, other, self.iota(pull, dim), self.iota(pull, dim + 1)
 
     def _row(self, x, dim):
@@ -50,14 +47,14 @@ class OrderOps:
         row of one) and the normalized dim."""
         v = self.value(x)
         if not self.shape(v):
-            v = self.op("tensorir.reshape", [v], [1], self.dtype(v))
+            v = self.b.reshape(v, [1])
         return v, _norm_dim(dim, len(self.shape(v)))
 
     def _shaped(self, e, shape):
         """An expression reshaped to `shape` (the op's result: a 0-d one)."""
         if e.shape == list(shape):
             return e.value
-        return self.op("tensorir.reshape", [e.value], list(shape), e.dtype)
+        return self.b.reshape(e.value, list(shape))
 
     # -- scans -------------------------------------------------------------
     def _nan_extreme(self, values, kind, axis):
@@ -148,19 +145,18 @@ class OrderOps:
         shape, dtype = self.out()
         total = math.prod(shape)
         m = self.cast(self.broadcast(self.value(mask), shape), "i64")
-        flat_m = self.op("tensorir.reshape", [m], [total], "i64")
+        flat_m = self.b.reshape(m, [total])
         element, other, i, k = self._pair(flat_m, 0)
         before = other.where(k <= i, 0).reduce(SUM, [1])
         s = self.cast(self.value(source), dtype)
         count = math.prod(self.shape(s))
-        flat_s = self.op("tensorir.reshape", [s], [count], dtype)
+        flat_s = self.b.reshape(s, [count])
         index = (before - 1).maximum(0).minimum(max(count - 1, 0))
-        picked = self.expr_of(self.op("tensorir.gather", [flat_s, index.value], [total],
-                                      dtype, axis=0))
+        picked = self.expr_of(self.b.gather(flat_s, index.value, 0))
         base = self.expr(x, shape, dtype)
-        flat_base = self.expr_of(self.op("tensorir.reshape", [base.value], [total], dtype))
+        flat_base = self.expr_of(self.b.reshape(base.value, [total]))
         chosen = picked.where(self.expr_of(flat_m).ne(0), flat_base)
-        return self.op("tensorir.reshape", [chosen.value], shape, dtype)
+        return self.b.reshape(chosen.value, shape)
 
     def repeat_interleave_counts(self, repeats, output_size=None):
         """repeat_interleave(repeats): output j is the number of prefix sums
@@ -206,9 +202,8 @@ class OrderOps:
         pull = shape[:dim] + [positions, shape[dim]] + shape[dim + 1:]
         rank = len(pull)
         keep = [d for d in range(rank) if d != dim]
-        r = self.expr_of(self.op("tensorir.broadcast", [ranks.value], pull, "i64",
-                                 dims=keep))
-        x = self.expr_of(self.op("tensorir.broadcast", [v], pull, dtype, dims=keep))
+        r = self.expr_of(self.b.broadcast(ranks.value, pull, keep))
+        x = self.expr_of(self.b.broadcast(v, pull, keep))
         target = self.iota(pull, dim)
         source = self.iota(pull, dim + 1)
         hit = r.eq(target)
@@ -311,8 +306,7 @@ class OrderOps:
             if whole:
                 shape, _ = self.out()
                 v = self.value(x)
-                v = self.op("tensorir.reshape", [v], [math.prod(self.shape(v))],
-                            self.dtype(v))
+                v = self.b.reshape(v, [math.prod(self.shape(v))])
                 dim = 0
             else:
                 shape, _ = self.out(0)
@@ -363,8 +357,8 @@ class OrderOps:
         given = self.shape(v)
         xs = [1] * (2 - len(given)) + given
         n, c = xs
-        v = self.cast(self.op("tensorir.reshape", [v], xs, self.dtype(v)), dtype)
-        t = self.op("tensorir.reshape", [self.cast(self.value(target), "i64")], xs, "i64")
+        v = self.cast(self.b.reshape(v, xs), dtype)
+        t = self.b.reshape(self.cast(self.value(target), "i64"), xs)
         te = self.expr_of(t)
         ks = self.iota(xs, 1)
         first_end = ks.where(te.eq(-1), c).reduce(MIN, [1])
@@ -382,10 +376,9 @@ class OrderOps:
         margin = (xt_b * -1.0 + 1.0 + xj_b).maximum(0.0)
         counted = vj & ~self.expr_of(self.broadcast_dims(is_target.value, pull, [0, 1]))
         per_sample = margin.where(counted, 0.0).reduce(SUM, [1, 2]) / float(c)
-        target_mask = self.op("tensorir.reshape", [is_target.cast(dtype).value],
-                              self.out(1)[0], dtype)
+        target_mask = self.b.reshape(is_target.cast(dtype).value, self.out(1)[0])
         if reduction == 0:
-            return [self.op("tensorir.reshape", [per_sample.value], out_shape, dtype),
+            return [self.b.reshape(per_sample.value, out_shape),
                     target_mask]
         total = per_sample.reduce(SUM, [0])
         return [(total / float(n)).value if reduction == 1 else total.value,

@@ -54,8 +54,7 @@ class TensorExpr:
         a, b = self.value, self.lift(other)
         if swap:
             a, b = b, a
-        return self._wrap(self.i.op("tensorir." + name, [a, b], self.shape,
-                                    self.dtype))
+        return self._wrap(getattr(self.i.b, name)(a, b))
 
     def __add__(self, o): return self._binary("add", o)
     def __radd__(self, o): return self._binary("add", o, True)
@@ -74,8 +73,7 @@ class TensorExpr:
 
     def apply(self, name):
         """The tensorir elementwise op `name` of this value."""
-        return self._wrap(self.i.op("tensorir." + name, [self.value], self.shape,
-                                    self.dtype))
+        return self._wrap(getattr(self.i.b, name)(self.value))
 
     def __getattr__(self, name):
         if name in _UNARY:
@@ -83,9 +81,7 @@ class TensorExpr:
         raise AttributeError(name)
 
     def _compare(self, predicate, other):
-        return self._wrap(self.i.b.op(
-            "tensorir.cmp", [self.value, self.lift(other)], [(self.shape, "i1")],
-            {"predicate": predicate})[0])
+        return self._wrap(self.i.b.cmp(predicate, self.value, self.lift(other)))
 
     def __lt__(self, o): return self._compare(LT, o)
     def __le__(self, o): return self._compare(LE, o)
@@ -99,9 +95,7 @@ class TensorExpr:
 
     def logical(self, name, other):
         """and/or/xor of booleans."""
-        return self._wrap(self.i.op("tensorir." + name,
-                                    [self.value, self.lift(other, "i1")],
-                                    self.shape, "i1"))
+        return self._wrap(getattr(self.i.b, name)(self.value, self.lift(other, "i1")))
 
     def __and__(self, o): return self.logical("and", o)
     def __or__(self, o): return self.logical("or", o)
@@ -111,18 +105,11 @@ class TensorExpr:
 
     def where(self, condition, otherwise):
         """This value where `condition` holds, `otherwise` elsewhere."""
-        return self._wrap(self.i.op(
-            "tensorir.select", [condition.value, self.value, self.lift(otherwise)],
-            self.shape, self.dtype))
+        return self._wrap(self.i.b.select(condition.value, self.value, self.lift(otherwise)))
 
     def cast(self, dtype):
         return self._wrap(self.i.cast(self.value, dtype))
 
     def reduce(self, kind, axes, keepdim=False):
-        """tensorir.reduce (0 sum, 1 prod, 2 max, 3 min) over `axes`."""
-        shape = [s for d, s in enumerate(self.shape) if d not in axes or keepdim]
-        if keepdim:
-            shape = [1 if d in axes else s for d, s in enumerate(self.shape)]
-        return self._wrap(self.i.op("tensorir.reduce", [self.value], shape,
-                                    self.dtype, kind=kind,
-                                    axes=sorted(axes), keepdim=bool(keepdim)))
+        """tensorir.reduce (a ReduceKind) over `axes`."""
+        return self._wrap(self.i.b.reduce(kind, self.value, sorted(axes), keepdim=bool(keepdim)))

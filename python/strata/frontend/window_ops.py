@@ -64,17 +64,12 @@ class WindowOps:
         if isinstance(padding, str):
             self.error("padding=%r reached the importer; expected numbers"
                        % padding)
-        operands = [self.cast(self.value(x), dtype),
-                    self.cast(self.value(weight), dtype)]
-        if bias is not None:
-            operands.append(self.cast(self.value(bias), dtype))
-        attrs = dict(strides=_expand(stride, n), padding=_expand(padding, n),
-                     dilations=_expand(dilation, n), groups=int(groups))
-        if transposed:
-            attrs["output_padding"] = _expand(output_padding, n)
-            return self.op("tensorir.conv_transpose", operands, shape, dtype,
-                           **attrs)
-        return self.op("tensorir.conv", operands, shape, dtype, **attrs)
+        return self.b.conv(
+            self.cast(self.value(x), dtype), self.cast(self.value(weight), dtype),
+            None if bias is None else self.cast(self.value(bias), dtype),
+            strides=_expand(stride, n), padding=_expand(padding, n),
+            dilations=_expand(dilation, n), groups=int(groups),
+            output_padding=_expand(output_padding, n) if transposed else None)
 
     # -- pooling -----------------------------------------------------------
     def _windows(self, v, kernel, stride, padding, dilation, out_sizes, fill):
@@ -92,18 +87,14 @@ class WindowOps:
         v = self.crop(v, high)
         if any(low) or any(h > 0 for h in high):
             v = self.b.pad(v, low, [max(h, 0) for h in high], fill)
-        win_shape = shape[:lead] + list(out_sizes) + list(kernel)
-        return self.op("tensorir.window", [v], win_shape, self.dtype(v),
-                       sizes=list(kernel), strides=list(stride),
-                       dilations=list(dilation))
+        return self.b.window(v, list(kernel), list(stride), list(dilation))
 
     def crop(self, v, high):
         """`v` without its last -high[d] elements where high[d] < 0."""
         if all(h >= 0 for h in high):
             return v
         shape = [s + min(h, 0) for s, h in zip(self.shape(v), high)]
-        return self.op("tensorir.slice", [v], shape, self.dtype(v),
-                       offsets=[0] * len(shape), strides=[1] * len(shape))
+        return self.b.slice(v, [0] * len(shape), shape, [1] * len(shape))
 
     def _pool_params(self, x, n, kernel_size, stride, padding, dilation,
                      ceil_mode):
@@ -145,25 +136,17 @@ class WindowOps:
         the window position through `coordinate(dim, output, k)`."""
         n = len(kernel)
         rank = len(shape)
-        dtype = self.dtype(windows)
         if not self._indices_read():
-            return [self.op("tensorir.reduce", [windows], shape, dtype,
-                            kind=MAX, axes=list(range(rank, rank + n)),
-                            keepdim=False), None]
-        flat = self.op("tensorir.reshape", [windows], shape + [math.prod(kernel)],
-                       dtype)
-        values, position = self.b.op("tensorir.arg_reduce", [flat],
-                                     [(shape, dtype), (shape, "i64")],
-                                     {"kind": MAX, "axis": rank,
-                                      "keepdim": False})
+            return [self.b.reduce(MAX, windows, list(range(rank, rank + n)), keepdim=False), None]
+        flat = self.b.reshape(windows, shape + [math.prod(kernel)])
+        values, position = self.b.arg_reduce(MAX, flat, rank)
         in_sizes = self.shape(self.value(self.node.args[0]))[-n:]
         p = self.expr_of(position)
         index = p * 0
         plane_stride, window_stride = 1, 1
         for i in reversed(range(n)):
             k = (p / window_stride).rem(kernel[i])
-            o = self.expr_of(self.b.op("tensorir.iota", [], [(shape, "i64")],
-                                       {"dim": rank - n + i})[0])
+            o = self.expr_of(self.b.iota(shape, rank - n + i, "i64"))
             index = index + coordinate(i, o, k) * plane_stride
             plane_stride *= in_sizes[i]
             window_stride *= kernel[i]
@@ -177,17 +160,13 @@ class WindowOps:
         def splat(value):
             return self.b.splat(float(value), out_shape, "i64")
 
-        def op(name, *operands):
-            return self.op("tensorir." + name, list(operands), out_shape, "i64")
-
-        iota = self.b.op("tensorir.iota", [], [(out_shape, "i64")],
-                         {"dim": dim})[0]
-        start = op("sub", op("mul", iota, splat(stride)), splat(padding))
+        iota = self.b.iota(out_shape, dim, "i64")
+        start = self.b.sub(self.b.mul(iota, splat(stride)), splat(padding))
         if include_pad:
-            end = op("min", op("add", start, splat(kernel)), splat(size + padding))
-            return op("sub", end, start)
-        end = op("min", op("add", start, splat(kernel)), splat(size))
-        return op("sub", end, op("max", start, splat(0)))
+            end = self.b.min(self.b.add(start, splat(kernel)), splat(size + padding))
+            return self.b.sub(end, start)
+        end = self.b.min(self.b.add(start, splat(kernel)), splat(size))
+        return self.b.sub(end, self.b.max(start, splat(0)))
 
     def avg_pool(self, n):
         def convert(x, kernel_size, stride=(), padding=0, ceil_mode=False,
@@ -201,9 +180,7 @@ class WindowOps:
             windows = self._windows(self.value(x), kernel, stride, padding,
                                     dilation, out, 0.0)
             rank = len(shape)
-            summed = self.op("tensorir.reduce", [windows], shape, dtype,
-                             kind=SUM, axes=list(range(rank, rank + n)),
-                             keepdim=False)
+            summed = self.b.reduce(SUM, windows, list(range(rank, rank + n)), keepdim=False)
             if divisor_override:
                 divisor = self.b.splat(float(divisor_override), shape, dtype)
             else:
@@ -211,10 +188,9 @@ class WindowOps:
                 for i in range(n):
                     count = self._count(shape, rank - n + i, spatial[i], kernel[i],
                                         stride[i], padding[i], count_include_pad)
-                    divisor = count if divisor is None else self.op(
-                        "tensorir.mul", [divisor, count], shape, "i64")
+                    divisor = count if divisor is None else self.b.mul(divisor, count)
                 divisor = self.cast(divisor, dtype)
-            return self.op("tensorir.div", [summed, divisor], shape, dtype)
+            return self.b.div(summed, divisor)
         return convert
 
     def adaptive_pool(self, n, kind):
@@ -234,13 +210,9 @@ class WindowOps:
                 if kind == MAX:
                     return self._window_max(windows, shape, kernel,
                                             lambda i, o, k: o * kernel[i] + k)
-                reduced = self.op("tensorir.reduce", [windows], shape, dtype,
-                                  kind=kind,
-                                  axes=list(range(rank, rank + n)), keepdim=False)
-                return self.op("tensorir.div",
-                               [reduced, self.b.splat(float(math.prod(kernel)),
-                                                      shape, dtype)],
-                               shape, dtype)
+                reduced = self.b.reduce(kind, windows, list(range(rank, rank + n)), keepdim=False)
+                return self.b.div(reduced, self.b.splat(float(math.prod(kernel)),
+                                                      shape, dtype))
             if kind == MAX:
                 return self._adaptive_max(v, shape, sizes, out)
             for i in range(n):
@@ -264,14 +236,13 @@ class WindowOps:
             size, bins, width = sizes[i], out[i], widths[i]
             grid = [bins, width]
             start, end = self._bin_bounds(bins, size, grid)
-            j = self.expr_of(self.b.op("tensorir.iota", [], [(grid, "i64")],
-                                       {"dim": 1})[0])
+            j = self.expr_of(self.b.iota(grid, 1, "i64"))
             at = self.expr_of(start) + j
             index = at.minimum(size - 1)
             dim = lead + 2 * i  # Earlier dims already split in two.
             vs = self.shape(v)
             gathered = vs[:dim] + grid + vs[dim + 1:]
-            v = self.op("tensorir.gather", [v, index.value], gathered, dtype, axis=dim)
+            v = self.b.gather(v, index.value, dim)
             inside = self.broadcast_dims((at < self.expr_of(end)).value, gathered,
                                          [dim, dim + 1])
             v = self.select(inside, v, self.b.splat(-math.inf, gathered, dtype))
@@ -279,8 +250,7 @@ class WindowOps:
         perm = (list(range(lead)) + [lead + 2 * i for i in range(n)]
                 + [lead + 2 * i + 1 for i in range(n)])
         vs = self.shape(v)
-        windows = self.op("tensorir.transpose", [v], [vs[p] for p in perm], dtype,
-                          perm=perm)
+        windows = self.b.transpose(v, perm)
 
         def coordinate(i, o, k):
             return (o * sizes[i]) / out[i] + k
@@ -292,13 +262,10 @@ class WindowOps:
         def splat(value):
             return self.b.splat(float(value), grid, "i64")
 
-        def op(name, *operands):
-            return self.op("tensorir." + name, list(operands), grid, "i64")
-
-        o = self.b.op("tensorir.iota", [], [(grid, "i64")], {"dim": 0})[0]
-        start = op("floor_div", op("mul", o, splat(size)), splat(bins))
+        o = self.b.iota(grid, 0, "i64")
+        start = self.b.floor_div(self.b.mul(o, splat(size)), splat(bins))
         # ceil((o + 1) D / O) = floor(((o + 1) D + O - 1) / O)
-        end = op("floor_div", op("add", op("mul", op("add", o, splat(1)),
+        end = self.b.floor_div(self.b.add(self.b.mul(self.b.add(o, splat(1)),
                                                splat(size)), splat(bins - 1)),
                  splat(bins))
         return start, end
@@ -314,33 +281,28 @@ class WindowOps:
                     for o in range(bins))
         grid = [bins, width]
         start, end = self._bin_bounds(bins, size, grid)
-        j = self.b.op("tensorir.iota", [], [(grid, "i64")], {"dim": 1})[0]
-        at = self.op("tensorir.add", [start, j], grid, "i64")
-        index = self.op("tensorir.min",
-                        [at, self.b.splat(float(size - 1), grid, "i64")],
-                        grid, "i64")
+        j = self.b.iota(grid, 1, "i64")
+        at = self.b.add(start, j)
+        index = self.b.min(at, self.b.splat(float(size - 1), grid, "i64"))
         gathered_shape = shape[:dim] + grid + shape[dim + 1:]
-        gathered = self.op("tensorir.gather", [v, index], gathered_shape, dtype,
-                           axis=dim)
+        gathered = self.b.gather(v, index, dim)
         inside = self.broadcast_dims(self.cmp(LT, at, end), gathered_shape,
                                      [dim, dim + 1])
         fill = -math.inf if kind == MAX else 0.0
         masked = self.select(inside, gathered,
                              self.b.splat(fill, gathered_shape, dtype))
         reduced_shape = shape[:dim] + [bins] + shape[dim + 1:]
-        reduced = self.op("tensorir.reduce", [masked], reduced_shape, dtype,
-                          kind=kind, axes=[dim + 1], keepdim=False)
+        reduced = self.b.reduce(kind, masked, [dim + 1], keepdim=False)
         if kind == MAX:
             return reduced
         start, end = self._bin_bounds(bins, size, [bins])
-        length = self.op("tensorir.sub", [end, start], [bins], "i64")
+        length = self.b.sub(end, start)
         count = self.broadcast_dims(self.cast(length, dtype), reduced_shape, [dim])
-        return self.op("tensorir.div", [reduced, count], reduced_shape, dtype)
+        return self.b.div(reduced, count)
 
     def broadcast_dims(self, v, shape, dims):
         """`v` broadcast to `shape`, its dimension i becoming dims[i]."""
-        return self.op("tensorir.broadcast", [v], shape, self.dtype(v),
-                       dims=list(dims))
+        return self.b.broadcast(v, shape, list(dims))
 
     # -- unfolding ---------------------------------------------------------
     def unfold(self, x, dim, size, step):
@@ -350,19 +312,16 @@ class WindowOps:
         v = self.value(x)
         rank = len(self.shape(v))
         if rank == 0:
-            return self.op("tensorir.reshape", [v], shape, dtype)
+            return self.b.reshape(v, shape)
         dim = _norm_dim(dim, rank)
         perm = [d for d in range(rank) if d != dim] + [dim]
-        moved_shape = [self.shape(v)[d] for d in perm]
-        moved = self.op("tensorir.transpose", [v], moved_shape, dtype, perm=perm)
-        windows_shape = moved_shape[:-1] + [shape[dim], size]
-        windows = self.op("tensorir.window", [moved], windows_shape, dtype,
-                          sizes=[size], strides=[step], dilations=[1])
+        moved = self.b.transpose(v, perm)
+        windows = self.b.window(moved, [size], [step], [1])
         # Back: the positions to `dim`, the window last.
         back = list(range(rank - 1))
         back.insert(dim, rank - 1)
         back.append(rank)
-        return self.op("tensorir.transpose", [windows], shape, dtype, perm=back)
+        return self.b.transpose(windows, back)
 
     def im2col(self, x, kernel_size, dilation, padding, stride):
         """F.unfold: (N, C, H, W) -> (N, C kh kw, L), every window a column."""
@@ -378,10 +337,8 @@ class WindowOps:
         r = len(lead)
         # (..., C, OH, OW, KH, KW) -> (..., C, KH, KW, OH, OW)
         perm = list(range(r)) + [r + 2, r + 3, r, r + 1]
-        wshape = self.shape(windows)
-        moved = self.op("tensorir.transpose", [windows],
-                        [wshape[p] for p in perm], dtype, perm=perm)
-        return self.op("tensorir.reshape", [moved], shape, dtype)
+        moved = self.b.transpose(windows, perm)
+        return self.b.reshape(moved, shape)
 
     def col2im(self, x, output_size, kernel_size, dilation, padding, stride):
         """F.fold, im2col's adjoint: (N, C kh kw, L) -> (N, C, H, W), every
@@ -403,34 +360,32 @@ class WindowOps:
             self.error("PyTorch recorded the shape %s for F.fold where its "
                        "arguments give %s" % (list(shape), expected))
         rank = len(lead) + 2
-        columns = self.op("tensorir.reshape", [v], lead + kernel + blocks, dtype)
+        columns = self.b.reshape(v, lead + kernel + blocks)
         total = None
         for ki in range(kernel[0]):
             for kj in range(kernel[1]):
                 offsets = [0] * len(lead) + [ki, kj, 0, 0]
-                term = self.op("tensorir.slice", [columns], lead + [1, 1] + blocks,
-                               dtype, offsets=offsets, strides=[1] * (rank + 2))
-                term = self.op("tensorir.reshape", [term], lead + blocks, dtype)
+                term = self.b.slice(columns, offsets, lead + [1, 1] + blocks, [1] * (rank + 2))
+                term = self.b.reshape(term, lead + blocks)
                 for axis, k in ((0, ki), (1, kj)):
                     term = self._spread(term, rank - 2 + axis, stride[axis],
                                         k * dilation[axis] - padding[axis],
                                         shape[-2 + axis])
-                total = term if total is None else self.op(
-                    "tensorir.add", [total, term], shape, dtype)
+                total = term if total is None else self.b.add(total, term)
         return total
 
     def _spread(self, v, dim, stride, offset, length):
         """`v` along `dim` placed at offset + stride * i in `length` zeros
         (positions outside dropped): stride - 1 zeros after each element,
         then padded (or cut) to the offset and the length."""
-        shape, dtype = self.shape(v), self.dtype(v)
+        shape = self.shape(v)
         n = shape[dim]
         widened = shape[:dim + 1] + [1] + shape[dim + 1:]
-        v = self.op("tensorir.reshape", [v], widened, dtype)
+        v = self.b.reshape(v, widened)
         pad = [0] * (2 * (len(widened) - dim - 2)) + [0, stride - 1]
         v = self.constant_pad(_Known(v), pad)
         spread = shape[:dim] + [n * stride] + shape[dim + 1:]
-        v = self.op("tensorir.reshape", [v], spread, dtype)
+        v = self.b.reshape(v, spread)
         pad = [0] * (2 * (len(spread) - dim - 1)) + [offset, length - offset - n * stride]
         return self.constant_pad(_Known(v), pad)
 
@@ -452,16 +407,13 @@ class WindowOps:
 
     def _float_index(self, length, scale, offset=0.0):
         """(o + offset) * scale - offset for o in [0, length), in float32."""
-        o = self.b.op("tensorir.iota", [], [([length], "i64")], {"dim": 0})[0]
+        o = self.b.iota([length], 0, "i64")
         v = self.cast(o, "f32")
         if offset:
-            v = self.op("tensorir.add", [v, self.b.splat(offset, [length], "f32")],
-                        [length], "f32")
-        v = self.op("tensorir.mul", [v, self.b.splat(scale, [length], "f32")],
-                    [length], "f32")
+            v = self.b.add(v, self.b.splat(offset, [length], "f32"))
+        v = self.b.mul(v, self.b.splat(scale, [length], "f32"))
         if offset:
-            v = self.op("tensorir.sub", [v, self.b.splat(offset, [length], "f32")],
-                        [length], "f32")
+            v = self.b.sub(v, self.b.splat(offset, [length], "f32"))
         return v
 
     def _source_position(self, size, length, scale, align_corners):
@@ -477,7 +429,7 @@ class WindowOps:
     def _gather_along(self, v, dim, index):
         shape = self.shape(v)
         shape[dim] = self.shape(index)[0]
-        return self.op("tensorir.gather", [v, index], shape, self.dtype(v), axis=dim)
+        return self.b.gather(v, index, dim)
 
     def upsample_nearest(self, n):
         """Nearest neighbours: output o reads input floor(o * scale) (at most
@@ -501,25 +453,22 @@ class WindowOps:
                 repeated = list(shape[:lead])
                 for i, f in zip(in_sizes, factors):
                     repeated += [i, f]
-                v = self.op("tensorir.reshape", [v], spread, dtype)
-                v = self.op("tensorir.broadcast", [v], repeated, dtype,
-                            dims=list(range(len(repeated))))
-                return self.op("tensorir.reshape", [v], shape, dtype)
+                v = self.b.reshape(v, spread)
+                v = self.b.broadcast(v, repeated, list(range(len(repeated))))
+                return self.b.reshape(v, shape)
             for i in range(n):
                 size, length = in_sizes[i], out_sizes[i]
                 if size == length:
                     continue
                 index = self.cast(self._floor_index(length, scales[i]), "i64")
-                index = self.op("tensorir.min",
-                                [index, self.b.splat(float(size - 1), [length], "i64")],
-                                [length], "i64")
+                index = self.b.min(index, self.b.splat(float(size - 1), [length], "i64"))
                 v = self._gather_along(v, lead + i, index)
             return v
         return convert
 
     def _floor_index(self, length, scale):
         f = self._float_index(length, scale)
-        return self.op("tensorir.floor", [f], [length], "f32")
+        return self.b.floor(f)
 
     def upsample_linear(self, n):
         """(Bi/tri)linear interpolation, separably per dimension: output o
@@ -540,32 +489,18 @@ class WindowOps:
                 dim = lead + i
                 source = self._source_position(size, length, scales[i], align_corners)
                 if not align_corners:  # Linear clamps at 0; cubic does not.
-                    source = self.op("tensorir.max",
-                                     [source, self.b.splat(0.0, [length], "f32")],
-                                     [length], "f32")
-                low = self.cast(self.op("tensorir.floor", [source], [length], "f32"),
+                    source = self.b.max(source, self.b.splat(0.0, [length], "f32"))
+                low = self.cast(self.b.floor(source),
                                 "i64")
-                low = self.op("tensorir.min",
-                              [low, self.b.splat(float(size - 1), [length], "i64")],
-                              [length], "i64")
-                high = self.op("tensorir.min",
-                               [self.op("tensorir.add",
-                                        [low, self.b.splat(1.0, [length], "i64")],
-                                        [length], "i64"),
-                                self.b.splat(float(size - 1), [length], "i64")],
-                               [length], "i64")
-                w_high = self.op("tensorir.sub", [source, self.cast(low, "f32")],
-                                 [length], "f32")
-                w_low = self.op("tensorir.sub", [self.b.splat(1.0, [length], "f32"),
-                                                 w_high], [length], "f32")
+                low = self.b.min(low, self.b.splat(float(size - 1), [length], "i64"))
+                high = self.b.min(self.b.add(low, self.b.splat(1.0, [length], "i64")), self.b.splat(float(size - 1), [length], "i64"))
+                w_high = self.b.sub(source, self.cast(low, "f32"))
+                w_low = self.b.sub(self.b.splat(1.0, [length], "f32"), w_high)
                 a, b = self._gather_along(v, dim, low), self._gather_along(v, dim, high)
                 out_shape = self.shape(a)
                 weights = [self.broadcast_dims(self.cast(w, dtype), out_shape, [dim])
                            for w in (w_low, w_high)]
-                v = self.op("tensorir.add",
-                            [self.op("tensorir.mul", [a, weights[0]], out_shape, dtype),
-                             self.op("tensorir.mul", [b, weights[1]], out_shape, dtype)],
-                            out_shape, dtype)
+                v = self.b.add(self.b.mul(a, weights[0]), self.b.mul(b, weights[1]))
             return v
         return convert
 
@@ -644,9 +579,8 @@ class WindowOps:
         ho, wo = self.shape(g)[1:3]
 
         def component(k):
-            part = self.op("tensorir.slice", [g], [n, ho, wo, 1], dtype,
-                           offsets=[0, 0, 0, k], strides=[1, 1, 1, 1])
-            part = self.op("tensorir.reshape", [part], [n, ho, wo], dtype)
+            part = self.b.slice(g, [0, 0, 0, k], [n, ho, wo, 1], [1, 1, 1, 1])
+            part = self.b.reshape(part, [n, ho, wo])
             return self.expr_of(self.broadcast_dims(part, shape, [0, 2, 3]))
 
         ix = self._grid_source(component(0), w, padding_mode, align_corners)
