@@ -3,6 +3,7 @@
 
 #include "FusionMemo.h"
 #include "strata/Dialect/LoopIR/Analysis/AffineRange.h"
+#include "strata/Dialect/LoopIR/Analysis/IndexDependence.h"
 #include "strata/Dialect/LoopIR/Analysis/PrefixScan.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/ScheduleModel.h"
@@ -351,39 +352,15 @@ std::pair<Operation *, ParallelOp> outerUnit(LoadOp load) {
   return {unit, nest};
 }
 
-/// Whether `op`, inside `loop`'s body, depends on an iteration of `loop`:
-/// it uses the loop's indices, or a value of the body that does. What
-/// does not, normalization moves in front of the loop (HoistOutOfReduce,
-/// one invariant at a time).
-bool variesIn(Operation *op, Operation *loop,
-              DenseMap<Operation *, bool> &known, FusionMemo &memo) {
-  auto it = known.find(op);
-  if (it != known.end())
-    return it->second;
-  Region &body = loop->getRegion(0);
-  bool varies = false;
-  op->walk([&](Operation *inner) {
-    // A load's indices its map does not read are no dependence (fusion
-    // leaves them until normalization drops them).
-    auto load = dyn_cast<LoadOp>(inner);
-    for (Value v : load ? readIndices(load, memo)
-                        : SmallVector<Value>(inner->getOperands())) {
-      if (varies || op->isAncestor(v.getParentBlock()->getParentOp()) ||
-          !body.isAncestor(v.getParentRegion()))
-        continue;
-      Operation *def = v.getDefiningOp();
-      if (!def) { // The loop's own index, or an inner loop's.
-        varies = true;
-        continue;
-      }
-      while (def->getParentRegion() != &body)
-        def = def->getParentOp();
-      varies = variesIn(def, loop, known, memo);
-    }
-  });
-  known[op] = varies;
-  return varies;
-}
+/// Fusion's reading of a loop body's accesses (IndexDependence): a load
+/// reads the indices its map reads, a store every index.
+struct FusionReading {
+  FusionMemo &memo;
+  bool operator()(Operation *op, unsigned index) const {
+    auto load = dyn_cast<LoadOp>(op);
+    return !load || memo.readDims(load.getIndexMap()).test(index);
+  }
+};
 
 /// How often the element a load reads gets computed once fused and hoisted
 /// by loopir-normalize, within one iteration of the kernel's outer parallel
@@ -398,10 +375,14 @@ std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
                                          FusionMemo &memo) {
   double work = 1;
   Operation *unit = load;
+  FusionReading reads{memo};
   for (Operation *loop = load->getParentOp(); loop != nest;
        loop = loop->getParentOp()) {
-    DenseMap<Operation *, bool> varies;
     Block &body = loop->getRegion(0).front();
+    // Whether the unit depends on an iteration of the loop: what does not,
+    // normalization moves in front of it (HoistOutOfReduce, one invariant
+    // at a time).
+    IndexDependence dependence(body, {reads});
     ArrayRef<int64_t> bounds = isa<ReduceOp>(loop)
                                    ? cast<ReduceOp>(loop).getBounds()
                                    : cast<ParallelOp>(loop).getBounds();
@@ -412,11 +393,11 @@ std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
       for (auto [iv, bound] : llvm::zip(ivs, bounds))
         if (deps.contains(iv))
           work *= bound;
-      if (!deps.empty() || variesIn(load, loop, varies, memo))
+      if (!deps.empty() || dependence.varies(load))
         unit = loop;
       continue;
     }
-    if (!variesIn(unit, loop, varies, memo))
+    if (!dependence.varies(unit))
       continue; // Hoisted in front of the loop.
     work *= product(bounds);
     unit = loop;
@@ -493,44 +474,14 @@ double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
   return work * inner;
 }
 
-/// The nest indices `op` depends on: through loads' addresses, operands,
-/// and values computed in the nest body.
-llvm::SmallDenseSet<Value>
-nestDependence(Operation *op, ParallelOp nest,
-               DenseMap<Operation *, llvm::SmallDenseSet<Value>> &dependences,
-               FusionMemo &memo) {
-  auto it = dependences.find(op);
-  if (it != dependences.end())
-    return it->second;
-  SmallVector<BlockArgument> ivs(nest.getInductionVars());
-  llvm::SmallDenseSet<Value> deps;
-  Block &body = nest.getBody().front();
-  op->walk([&](Operation *inner) {
-    if (auto load = dyn_cast<LoadOp>(inner)) {
-      llvm::SmallDenseSet<Value> address;
-      addressIndices(load, ivs, address, memo);
-      for (Value v : address)
-        if (llvm::is_contained(ivs, v))
-          deps.insert(v);
-    }
-    for (Value v : inner->getOperands()) {
-      if (llvm::is_contained(ivs, v) && !isa<LoadOp>(inner))
-        deps.insert(v);
-      Operation *def = v.getDefiningOp();
-      if (def && def->getBlock() == &body && def != op)
-        for (Value d : nestDependence(def, nest, dependences, memo))
-          deps.insert(d);
-    }
-  });
-  dependences[op] = deps;
-  return deps;
-}
-
 /// The arithmetic of a parallel nest once loop-invariant work is hoisted:
 /// each top-level op costs its arithmetic once per value of the indices it
 /// depends on.
 double hoistedWork(ParallelOp nest, FusionMemo &memo) {
-  DenseMap<Operation *, llvm::SmallDenseSet<Value>> dependences;
+  // A data-dependent address counts as reading every index.
+  FusionReading reads{memo};
+  IndexDependence dependence(nest.getBody().front(),
+                             {reads, /*computedAddressReadsAll=*/true});
   double work = 0;
   for (Operation &op : nest.getBody().front().without_terminator()) {
     double cost = 0;
@@ -542,11 +493,9 @@ double hoistedWork(ParallelOp nest, FusionMemo &memo) {
     if (cost == 0)
       continue;
     double iterations = 1;
-    llvm::SmallDenseSet<Value> deps =
-        nestDependence(&op, nest, dependences, memo);
-    for (auto [iv, bound] :
-         llvm::zip(nest.getInductionVars(), nest.getBounds()))
-      if (deps.contains(iv))
+    llvm::SmallDenseSet<unsigned> deps = dependence.of(&op);
+    for (auto [d, bound] : llvm::enumerate(nest.getBounds()))
+      if (deps.contains(d))
         iterations *= bound;
     work += cost * iterations;
   }

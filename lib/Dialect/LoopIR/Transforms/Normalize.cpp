@@ -7,6 +7,7 @@
 
 #include "Reindex.h"
 #include "strata/Dialect/LoopIR/Analysis/AffineRange.h"
+#include "strata/Dialect/LoopIR/Analysis/IndexDependence.h"
 #include "strata/Dialect/LoopIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/SameComputation.h"
 #include "strata/Dialect/Utils/VerifyUtils.h"
@@ -153,30 +154,12 @@ struct HoistOutOfReduce : OpRewritePattern<ReduceOp> {
   }
 };
 
-/// The loop indices of `nest` that `op` depends on, through the values it
-/// uses that are defined in the nest's body (with `byValue`, only those it
-/// computes with: usedValues' onlyComputedWith).
-llvm::SmallDenseSet<unsigned> dependence(
-    Operation *op, ParallelOp nest,
-    DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo,
-    bool byValue = false) {
-  auto it = memo.find(op);
-  if (it != memo.end())
-    return it->second;
-  llvm::SmallDenseSet<unsigned> deps;
-  Block &body = nest.getBody().front();
-  for (Value v : usedValues(op, /*onlyComputedWith=*/byValue)) {
-    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body) {
-      deps.insert(arg.getArgNumber());
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def && def->getBlock() == &body)
-      for (unsigned d : dependence(def, nest, memo, byValue))
-        deps.insert(d);
-  }
-  memo[op] = deps;
-  return deps;
+/// Whether access `op` (a load or store) computes with its index `index`:
+/// its map reads it (or a load's guard does).
+bool accessReadsIndex(Operation *op, unsigned index) {
+  if (auto load = dyn_cast<LoadOp>(op))
+    return load.readsIndex(index);
+  return cast<StoreOp>(op).readsIndex(index);
 }
 
 /// A reduction over a box of several indices folds its points in row-major
@@ -289,13 +272,13 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
                                 PatternRewriter &rewriter) const override {
     Block &body = nest.getBody().front();
     unsigned rank = nest.getBounds().size();
-    DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> memo;
+    IndexDependence dependence(body);
     std::optional<llvm::SmallDenseSet<unsigned>> outer;
     for (Operation &op : body.without_terminator()) {
       if (!isa<ReduceOp>(op) || !isMovable(&op))
         continue;
-      auto deps = dependence(&op, nest, memo);
-      if (deps.size() < rank && splitPays(nest, deps, memo)) {
+      auto deps = dependence.of(&op);
+      if (deps.size() < rank && splitPays(nest, deps, dependence)) {
         outer = deps;
         break;
       }
@@ -323,7 +306,7 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
       map.map(body.getArgument(d), innerNest.getInductionVars()[i]);
     for (Operation &op : body.without_terminator()) {
       bool hoist = isMovable(&op) &&
-                   llvm::all_of(dependence(&op, nest, memo),
+                   llvm::all_of(dependence.of(&op),
                                 [&](unsigned d) { return outer->contains(d); });
       rewriter.setInsertionPoint(hoist ? innerNest.getOperation()
                                        : innerNest.getBody().front().getTerminator());
@@ -339,9 +322,9 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
   /// of once per point; otherwise only where those reductions cost more
   /// per point than the ones (and the loops) that stay per point in the
   /// inner nest.
-  static bool
-  splitPays(ParallelOp nest, const llvm::SmallDenseSet<unsigned> &outer,
-            DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> &memo) {
+  static bool splitPays(ParallelOp nest,
+                        const llvm::SmallDenseSet<unsigned> &outer,
+                        IndexDependence &dependence) {
     if (llvm::all_of(outer, [&](unsigned d) { return d < outer.size(); }))
       return true;
     double hoisted = 0, nested = 0;
@@ -349,7 +332,7 @@ struct SplitParallelNest : OpRewritePattern<ParallelOp> {
       if (!getLoopBox(&op))
         continue;
       bool hoists = isMovable(&op) &&
-                    llvm::all_of(dependence(&op, nest, memo),
+                    llvm::all_of(dependence.of(&op),
                                  [&](unsigned d) { return outer.contains(d); });
       (hoists ? hoisted : nested) += loopWork(&op);
     }
@@ -434,9 +417,8 @@ struct MergeSiblingReductions : OpRewritePattern<ReduceOp> {
     for (Operation *loop = a->getParentOp(); isa<ReduceOp, ParallelOp>(loop);
          loop = loop->getParentOp()) {
       if (auto nest = dyn_cast<ParallelOp>(loop)) {
-        DenseMap<Operation *, llvm::SmallDenseSet<unsigned>> memo;
-        if (dependence(a, nest, memo, /*byValue=*/true) !=
-            dependence(b, nest, memo, /*byValue=*/true))
+        IndexDependence dependence(nest.getBody().front(), {accessReadsIndex});
+        if (dependence.of(a) != dependence.of(b))
           return false;
         continue;
       }
