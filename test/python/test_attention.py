@@ -267,6 +267,51 @@ def test_long_query_attention_is_one_q_tiled_kernel(name):
     check_every_order(fn, inputs)
 
 
+def eager_halves(q, k, v):
+    # transformers' eager attention: an f32 softmax rounded to the inputs'
+    # half before P . V.
+    w = torch.matmul(q, k.transpose(2, 3)) * q.shape[-1] ** -0.5
+    w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(w, v)
+
+
+def softmax_halves(q, k, v):
+    return F.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v
+
+
+def grouped_halves(q, k, v):
+    # Four query heads per key/value head (transformers' repeat_kv), two
+    # queries each: 8 rows share every value.
+    def repeat(t):
+        b, h, s, d = t.shape
+        return t[:, :, None].expand(b, h, 4, s, d).reshape(b, 4 * h, s, d)
+    return eager_halves(q, repeat(k), repeat(v))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("fn,shapes", [
+    (eager_halves, [(2, 3, 1, 64), (2, 3, 45, 64), (2, 3, 45, 64)]),
+    (eager_halves, [(1, 2, 1, 128), (1, 2, 200, 128), (1, 2, 200, 128)]),
+    (softmax_halves, [(2, 3, 1, 32), (2, 3, 45, 32), (2, 3, 45, 32)]),
+    (grouped_halves, [(1, 8, 2, 64), (1, 2, 77, 64), (1, 2, 77, 64)]),
+], ids=["eager", "eager-128", "softmax", "grouped"])
+def test_decode_in_halves_is_one_online_softmax_fold(dtype, fn, shapes):
+    # A few query rows whose softmax rounds its weights to a half: the
+    # flash fold all the same (a decode step reads K and V once), its
+    # weights summed unrounded in f32 as PyTorch's fused kernels sum them,
+    # the output rounded once. Before, the scores, the softmax and P . V
+    # were three kernels, P . V one block per head.
+    torch.manual_seed(14)
+    inputs = tuple(randn(*s).to(dtype) for s in shapes)
+    text = tile_ir(fn, inputs)
+    assert "tileir.contract" not in text, text
+    # One fold, or with 200 keys split-KV's slices and their combine.
+    folds = 2 if shapes[1][2] == 200 else 1
+    assert text.count("tileir.composite_fold") == folds, text
+    assert text.count("tileir.kernel") == folds, text
+    check_every_order(fn, inputs)
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_long_query_attention_in_halves_keeps_its_rounded_weights(dtype):
     # A softmax in halves rounds its weights before P . V, which online

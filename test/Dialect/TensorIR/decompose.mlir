@@ -85,6 +85,23 @@ func.func @softmax(%x: tensor<32x2048xf32>) -> tensor<32x2048xf32> {
 
 // -----
 
+// A softmax of halves computes in f32 and rounds once, as PyTorch's kernels
+// do: widened, the f32 softmax, narrowed.
+// CHECK-LABEL: func.func @softmax_of_halves
+// CHECK-SAME: (%[[X:.*]]: tensor<4x70xbf16>)
+// CHECK: %[[W:.*]] = tensorir.cast %[[X]] : tensor<4x70xbf16> to tensor<4x70xf32>
+// CHECK: tensorir.reduce max %[[W]] axes [1] keepdim : tensor<4x70xf32> -> tensor<4x1xf32>
+// CHECK: tensorir.exp %{{.*}} : tensor<4x70xf32>
+// CHECK: %[[R:.*]] = tensorir.div %{{.*}}, %{{.*}} : tensor<4x70xf32>
+// CHECK: %[[N:.*]] = tensorir.cast %[[R]] : tensor<4x70xf32> to tensor<4x70xbf16>
+// CHECK: return %[[N]]
+func.func @softmax_of_halves(%x: tensor<4x70xbf16>) -> tensor<4x70xbf16> {
+  %0 = tensorir.softmax %x axis 1 : tensor<4x70xbf16>
+  return %0 : tensor<4x70xbf16>
+}
+
+// -----
+
 // log_softmax = (x - max) - log(sum(exp(x - max)))
 // CHECK-LABEL: func.func @log_softmax
 // CHECK: %[[D:.*]] = tensorir.sub

@@ -241,6 +241,72 @@ func.func @attention_row(%q: tensor<3x16xf32>, %k: tensor<3x45x16xf32>, %v: tens
 
 // -----
 
+// The same row whose softmax rounds its weights to bf16 before P . V (a
+// decode step in halves, which loopir-fuse makes a flash row): the fold
+// looks through the rounding and sums the weights unrounded, as a point
+// contributes (x, 1, v0, v1) all the same; the row's values are bf16.
+// CHECK-LABEL: func.func @rounded_weights
+// CHECK: tileir.composite_fold (%[[J:.*]]) in [45] identity(0xFF800000 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32, 0.000000e+00 : f32) {
+// CHECK: %[[V0:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[V1:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: tileir.yield %{{.*}}, %{{.*}}, %[[V0]], %[[V1]] : f32, f32, f32, f32
+// CHECK-NOT: tileir.fold
+func.func @rounded_weights(%q: tensor<3x16xf32>, %k: tensor<3x45x16xf32>, %v: tensor<3x45x2xbf16>) -> tensor<3x2xf32> {
+  %r = tileir.kernel ins(%q, %k, %v : tensor<3x16xf32>, tensor<3x45x16xf32>, tensor<3x45x2xbf16>) -> tensor<3x2xf32> domain [3] tile [1] threads 32 {
+  ^bb0(%qb: memref<3x16xf32>, %kb: memref<3x45x16xf32>, %vb: memref<3x45x2xbf16>, %out: memref<3x2xf32>):
+    %row = tileir.point 0
+    %one = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = tileir.fold max(0xFF800000 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      tileir.yield %s : f32
+    }
+    %l = tileir.fold add(0.0 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %y = arith.subf %s, %m : f32
+      %e = math.exp %y : f32
+      tileir.yield %e : f32
+    }
+    %rl = arith.divf %one, %l : f32
+    %o:2 = tileir.fold add(0.0 : f32), add(0.0 : f32) (%j) in [45] {
+      %s = loopir.reduce add (%d) in [16] : f32 {
+        %a = loopir.load %qb[%row, %d] : memref<3x16xf32>
+        %b = loopir.load %kb[%row, %j, %d] : memref<3x45x16xf32>
+        %p = arith.mulf %a, %b : f32
+        loopir.yield %p : f32
+      }
+      %y = arith.subf %s, %m : f32
+      %e = math.exp %y : f32
+      %w = arith.mulf %e, %rl : f32
+      %wh = arith.truncf %w : f32 to bf16
+      %wr = arith.extf %wh : bf16 to f32
+      %h0 = loopir.load %vb[%row, %j, %c0] : memref<3x45x2xbf16>
+      %v0 = arith.extf %h0 : bf16 to f32
+      %p0 = arith.mulf %wr, %v0 : f32
+      %h1 = loopir.load %vb[%row, %j, %c1] : memref<3x45x2xbf16>
+      %v1 = arith.extf %h1 : bf16 to f32
+      %p1 = arith.mulf %wr, %v1 : f32
+      tileir.yield %p0, %p1 : f32, f32
+    }
+    loopir.store %o#0, %out[%row, %c0] : memref<3x2xf32>
+    loopir.store %o#1, %out[%row, %c1] : memref<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
 // An additive mask (`x + select(future, -inf, 0)`, a causal one here):
 // a masked key contributes the monoid's identity (-inf, 0, 0, 0), so the
 // schedule may skip chunks masked for all its rows.

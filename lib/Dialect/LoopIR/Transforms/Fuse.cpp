@@ -189,6 +189,40 @@ bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
   return found.wasInterrupted();
 }
 
+/// How many rows of `nest` read each value that `reduce` (a reduction over
+/// keys, directly inside it, whose innermost index is a row vector's)
+/// weights, at least: the extent of the nest's indices, but the vector's,
+/// that no load reading both the key and the vector's element depends on
+/// (an attention's queries per key/value head: 1 in a decode step, the
+/// group's heads too in a grouped-query one). While P . V still sums a
+/// product tensor that every index reads, its values are out of sight:
+/// the rows are then at least the extent of the index before the vector's
+/// (a product's rows, the queries of P . V).
+int64_t rowsSharingValues(ReduceOp reduce, ParallelOp nest) {
+  SmallVector<BlockArgument> ivs(nest.getInductionVars());
+  ArrayRef<BlockArgument> keys = reduce.getBody().getArguments();
+  llvm::SmallDenseSet<Value> read;
+  bool found = false;
+  reduce.getBody().walk([&](LoadOp load) {
+    ValueRange indices = load.getIndices();
+    bool readsKey = llvm::any_of(
+        keys, [&](BlockArgument k) { return llvm::is_contained(indices, k); });
+    if (!readsKey || !llvm::is_contained(indices, ivs.back()))
+      return;
+    found = true;
+    for (auto [d, index] : llvm::enumerate(indices))
+      if (load.readsIndex(d))
+        read.insert(index);
+  });
+  int64_t rows = 1;
+  for (auto [iv, bound] :
+       llvm::zip(ArrayRef(ivs).drop_back(), nest.getBounds().drop_back()))
+    if (!found || !read.contains(iv))
+      rows *= bound;
+  ArrayRef<int64_t> bounds = nest.getBounds();
+  return std::max(rows, bounds[bounds.size() - 2]);
+}
+
 /// Whether `reduce`, directly inside `nest`, is attention's output row: a
 /// sum over a box of f32 weights normalized by a maximum over that same box
 /// (softmax's, computed in the sum's body or by the kernel producing a
@@ -200,9 +234,13 @@ bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
 /// values through shared memory (the Q-tile schedule): so it is no staged
 /// contraction, and softmax fuses into it rather than writing the
 /// probabilities for a contraction to read. Weights rounded to a half (a
-/// softmax in f16 or bf16 rounds its result before P . V) are no flash
-/// row: online softmax cannot round a weight it has not normalized yet,
-/// and the contraction multiplies halves on tensor cores.
+/// softmax in f16 or bf16 rounds its result before P . V, a half Q . Kᵀ
+/// its scores) make a flash row only where fewer than kMinQTileRows rows
+/// share the values (a decode step): online softmax cannot round a weight
+/// it has not normalized yet, so the fold sums them unrounded (as
+/// PyTorch's fused attention kernels do), and with many rows the
+/// contraction that reads the rounded weights multiplies halves on tensor
+/// cores, which the flash fold does not yet (docs/tile-schedules.md).
 bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   ArrayRef<int64_t> bounds = nest.getBounds();
   ArrayRef<int64_t> box = reduce.getBounds();
@@ -215,9 +253,24 @@ bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   if (bounds.back() > kMaxRowVectorLength &&
       bounds.back() % kQTileThreadsPerRow != 0)
     return false;
+  // Halves take the flash fold where few rows share the values and the
+  // exponentials are f32 (the fold's monoid computes in f32: an exp of
+  // halves is no online softmax it finds).
+  bool fewRows = rowsSharingValues(reduce, nest) < kMinQTileRows;
+  auto expsInF32 = [](Region &region) {
+    return !region
+                .walk([](math::ExpOp exp) {
+                  return exp.getType().isF32() ? WalkResult::advance()
+                                               : WalkResult::interrupt();
+                })
+                .wasInterrupted();
+  };
+  auto takesHalves = [&](Region &region) {
+    return fewRows && expsInF32(region) && expsInF32(reduce.getBody());
+  };
   WalkResult rounds =
       reduce.getBody().walk([](arith::TruncFOp) { return WalkResult::interrupt(); });
-  if (rounds.wasInterrupted())
+  if (rounds.wasInterrupted() && !takesHalves(reduce.getBody()))
     return false;
   if (hasMaxOver(reduce.getBody(), box))
     return true;
@@ -225,11 +278,16 @@ bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   WalkResult found = reduce.getBody().walk([&](LoadOp load) {
     auto buffers = kernel.getInputBuffers();
     auto it = llvm::find(buffers, load.getMemref());
-    if (it == buffers.end() || !load.getType().isF32())
+    if (it == buffers.end())
       return WalkResult::advance();
     auto producer =
         kernel.getInputs()[it - buffers.begin()].getDefiningOp<KernelOp>();
-    if (producer && hasMaxOver(producer.getBody(), box))
+    Type weight = load.getType();
+    bool half = weight.isF16() || weight.isBF16();
+    if (!producer || !(weight.isF32() || half) ||
+        (half && !takesHalves(producer.getBody())))
+      return WalkResult::advance();
+    if (hasMaxOver(producer.getBody(), box))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });

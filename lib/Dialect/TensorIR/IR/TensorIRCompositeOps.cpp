@@ -361,18 +361,43 @@ ShiftedExps shiftedExps(Emitter &e, Value x, int64_t axis) {
 }
 } // namespace
 
+/// `x` as f32 where it holds halves (f16, bf16), and the type to round the
+/// result back to: PyTorch's softmax kernels (and its decomposition's
+/// computation dtype) compute a softmax of halves in f32 and round once.
+/// In the halves themselves every step rounded (x - max, its exp, the
+/// quotient), and attention's online-softmax fold, which computes in f32,
+/// did not recognize the result.
+static std::pair<Value, Type> inF32(Emitter &e, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.getElementType().isF16() && !type.getElementType().isBF16())
+    return {x, Type()};
+  return {CastOp::create(e.b, e.loc, type.clone(e.b.getF32Type()), x),
+          type.getElementType()};
+}
+
+/// `y` rounded to `element` where inF32 widened its input.
+static Value roundedBack(Emitter &e, Value y, Type element) {
+  if (!element)
+    return y;
+  auto type = cast<RankedTensorType>(y.getType());
+  return CastOp::create(e.b, e.loc, type.clone(element), y);
+}
+
 SmallVector<Value> SoftmaxOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
-  ShiftedExps s = shiftedExps(e, getInput(), getAxis());
-  return {DivOp::create(b, getLoc(), s.exps, e.expandLike(s.sum, getInput()))};
+  auto [x, half] = inF32(e, getInput());
+  ShiftedExps s = shiftedExps(e, x, getAxis());
+  Value y = DivOp::create(b, getLoc(), s.exps, e.expandLike(s.sum, x));
+  return {roundedBack(e, y, half)};
 }
 
 SmallVector<Value> LogSoftmaxOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
-  ShiftedExps s = shiftedExps(e, getInput(), getAxis());
+  auto [x, half] = inF32(e, getInput());
+  ShiftedExps s = shiftedExps(e, x, getAxis());
   Value logSum = LogOp::create(b, getLoc(), s.sum);
-  return {SubOp::create(b, getLoc(), s.shifted,
-                        e.expandLike(logSum, getInput()))};
+  Value y = SubOp::create(b, getLoc(), s.shifted, e.expandLike(logSum, x));
+  return {roundedBack(e, y, half)};
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,15 +34,33 @@ bool isF32Sums(FoldOp fold) {
          llvm::all_of(fold.getResultTypes(), [](Type t) { return t.isF32(); });
 }
 
-/// The factors of the product tree `v` (arith.mulf ops of `body`).
+/// `v` without a rounding to a narrower float and back (extf(truncf(u)),
+/// u of v's type, in `body`): a weight that a softmax in halves rounds
+/// before P . V (loopir-fuse makes such a row a flash row only where few
+/// rows share the values). Online softmax cannot round a weight it has
+/// not normalized yet; it sums it unrounded, as PyTorch's fused attention
+/// kernels do, and the result rounds once where it is stored.
+Value withoutRoundTrip(Value v, Block &body) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  auto trunc =
+      ext ? ext.getIn().getDefiningOp<arith::TruncFOp>() : arith::TruncFOp();
+  if (!trunc || trunc->getBlock() != &body ||
+      trunc.getIn().getType() != v.getType())
+    return v;
+  return trunc.getIn();
+}
+
+/// The factors of the product tree `v` (arith.mulf ops of `body`), through
+/// roundings of a product to a half and back.
 void collectFactors(Value v, Block &body, SmallVectorImpl<Value> &factors) {
-  auto mul = v.getDefiningOp<arith::MulFOp>();
+  Value unrounded = withoutRoundTrip(v, body);
+  auto mul = unrounded.getDefiningOp<arith::MulFOp>();
   if (mul && mul->getBlock() == &body) {
     collectFactors(mul.getLhs(), body, factors);
     collectFactors(mul.getRhs(), body, factors);
     return;
   }
-  factors.push_back(v);
+  factors.push_back(unrounded.getDefiningOp<math::ExpOp>() ? unrounded : v);
 }
 
 struct FlashAccumulate : OpRewritePattern<FoldOp> {
