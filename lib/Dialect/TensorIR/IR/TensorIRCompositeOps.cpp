@@ -362,11 +362,13 @@ ShiftedExps shiftedExps(Emitter &e, Value x, int64_t axis) {
 } // namespace
 
 /// `x` as f32 where it holds halves (f16, bf16), and the type to round the
-/// result back to: PyTorch's softmax kernels (and its decomposition's
-/// computation dtype) compute a softmax of halves in f32 and round once.
-/// In the halves themselves every step rounded (x - max, its exp, the
-/// quotient), and attention's online-softmax fold, which computes in f32,
-/// did not recognize the result.
+/// result back to: PyTorch's kernels for softmax, log-softmax, layer norm,
+/// mean and var (and its decompositions' computation dtype) compute in f32
+/// for halves and round once. In the halves themselves every step rounded
+/// (a softmax's x - max, its exp, the quotient; a layer norm's centered
+/// values and their squares: 0.09 off PyTorch's bf16 layer norm where it
+/// is now exact), and attention's online-softmax fold, which computes in
+/// f32, did not recognize the softmax.
 static std::pair<Value, Type> inF32(Emitter &e, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   if (!type.getElementType().isF16() && !type.getElementType().isBF16())
@@ -424,7 +426,8 @@ LogicalResult LayerNormOp::verify() {
 
 SmallVector<Value> LayerNormOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
-  Value x = getInput();
+  // Halves normalize in f32 and round once, as PyTorch's kernels do.
+  auto [x, half] = inF32(e, getInput());
   int64_t rank = getInput().getType().getRank();
   SmallVector<int64_t> axes = trailingAxes(rank, getNormalizedRank());
   Value mean = e.mean(x, axes, /*keepdim=*/true);
@@ -436,10 +439,12 @@ SmallVector<Value> LayerNormOp::decompose(OpBuilder &b) {
   Value y = MulOp::create(b, getLoc(), centered, e.expandLike(rstd, x));
   auto shape = getInput().getType().getShape();
   if (Value w = getWeight())
-    y = MulOp::create(b, getLoc(), y, e.broadcast(w, shape, axes));
+    y = MulOp::create(b, getLoc(), y,
+                      e.broadcast(inF32(e, w).first, shape, axes));
   if (Value bias = getBias())
-    y = AddOp::create(b, getLoc(), y, e.broadcast(bias, shape, axes));
-  return {y};
+    y = AddOp::create(b, getLoc(), y,
+                      e.broadcast(inF32(e, bias).first, shape, axes));
+  return {roundedBack(e, y, half)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -503,7 +508,9 @@ LogicalResult MeanOp::inferReturnTypes(MLIRContext *,
 
 SmallVector<Value> MeanOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
-  return {e.mean(getInput(), getAxes(), getKeepdim())};
+  // Halves sum and divide in f32 and round once, as PyTorch's kernels do.
+  auto [x, half] = inF32(e, getInput());
+  return {roundedBack(e, e.mean(x, getAxes(), getKeepdim()), half)};
 }
 
 LogicalResult VarOp::inferReturnTypes(MLIRContext *,
@@ -518,7 +525,8 @@ LogicalResult VarOp::inferReturnTypes(MLIRContext *,
 
 SmallVector<Value> VarOp::decompose(OpBuilder &b) {
   Emitter e{b, getLoc()};
-  Value x = getInput();
+  // Halves compute in f32 and round once, as PyTorch's kernels do.
+  auto [x, half] = inF32(e, getInput());
   Value mean = e.mean(x, getAxes(), /*keepdim=*/true);
   Value centered = SubOp::create(b, getLoc(), x, e.expandLike(mean, x));
   Value squares = MulOp::create(b, getLoc(), centered, centered);
@@ -529,5 +537,6 @@ SmallVector<Value> VarOp::decompose(OpBuilder &b) {
   // The degrees of freedom, N - correction, count from 0, as in PyTorch:
   // where there are none the division gives inf (NaN for no elements).
   int64_t freedom = std::max<int64_t>(n - (int64_t)getCorrection(), 0);
-  return {DivOp::create(b, getLoc(), sum, e.splatLike(sum, freedom))};
+  return {roundedBack(
+      e, DivOp::create(b, getLoc(), sum, e.splatLike(sum, freedom)), half)};
 }
