@@ -181,8 +181,7 @@ static void buildCPUToLLVMStages(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void buildLowerToCPUPipeline(OpPassManager &pm,
-                             const ScheduleOptions &options) {
+void buildLowerToCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   buildKernelStages(pm, options);
   ConvertKernelIRToCPUPassOptions cpu;
   cpu.reverseOrder = options.reverseOrder;
@@ -198,43 +197,56 @@ void buildLowerLoopToCPUPipeline(OpPassManager &pm) {
   buildCPUToLLVMStages(pm);
 }
 
+static constexpr LoweringStage kLoweringStages[] = {
+    {"loop", "strata-lower-to-loop",
+     "Lower tensorir programs to loopir kernels.", true},
+    {"tile", "strata-lower-to-tile",
+     "Lower tensorir programs to scheduled tileir kernels.", true},
+    {"kernel", "strata-lower-to-kernel",
+     "Lower tensorir programs to kernelir kernels and launches.", true},
+    {"gpu", "strata-lower-to-gpu",
+     "Lower tensorir programs to gpu.launch_func and gpu.func kernels in a "
+     "gpu.module (upstream gpu, nvgpu and nvvm ops; no binary yet).",
+     true},
+    {"nvvm", "strata-lower-to-nvvm",
+     "Lower tensorir programs to gpu.launch_func and a gpu.binary of PTX or "
+     "cubin.",
+     false},
+    {"cpu", "strata-lower-to-cpu",
+     "Lower tensorir programs to the LLVM dialect, running every kernel on "
+     "the CPU (runnable by mlir-runner).",
+     false},
+    {"loop-cpu", "strata-lower-loop-to-cpu",
+     "Lower tensorir programs to loop kernels and run those on the CPU "
+     "(the LLVM dialect; the reference semantics of Loop IR).",
+     false},
+};
+
+ArrayRef<LoweringStage> getLoweringStages() { return kLoweringStages; }
+
+/// Registers the pipeline of stage `name` (kLoweringStages) built by
+/// `build`.
+template <typename Options = EmptyPipelineOptions, typename Build>
+static void registerStage(StringRef name, Build build) {
+  const LoweringStage *stage = llvm::find_if(
+      kLoweringStages, [&](const LoweringStage &s) { return s.name == name; });
+  assert(stage != std::end(kLoweringStages) && "not a stage of the table");
+  PassPipelineRegistration<Options>(stage->pipeline, stage->summary, build);
+}
+
 void registerPipelines() {
-  PassPipelineRegistration<>(
-      "strata-lower-to-loop", "Lower tensorir programs to loopir kernels.",
-      buildLowerToLoopPipeline);
+  registerStage("loop", buildLowerToLoopPipeline);
   PassPipelineRegistration<TileScheduleOptions>(
       "strata-schedule-tile",
       "Schedule tileir kernels: tile, split-K, threads, k steps and pipeline "
       "depth, one pass each.",
       buildScheduleTilePipeline);
-  PassPipelineRegistration<ScheduleOptions>(
-      "strata-lower-to-tile",
-      "Lower tensorir programs to scheduled tileir kernels.",
-      buildLowerToTilePipeline);
-  PassPipelineRegistration<ScheduleOptions>(
-      "strata-lower-to-kernel",
-      "Lower tensorir programs to kernelir kernels and launches.",
-      buildLowerToKernelPipeline);
-  PassPipelineRegistration<ScheduleOptions>(
-      "strata-lower-to-gpu",
-      "Lower tensorir programs to gpu.launch_func and gpu.func kernels in a "
-      "gpu.module (upstream gpu, nvgpu and nvvm ops; no binary yet).",
-      buildLowerToGPUPipeline);
-  PassPipelineRegistration<NVVMOptions>(
-      "strata-lower-to-nvvm",
-      "Lower tensorir programs to gpu.launch_func and a gpu.binary of PTX or "
-      "cubin.",
-      buildLowerToNVVMPipeline);
-  PassPipelineRegistration<>(
-      "strata-lower-loop-to-cpu",
-      "Lower tensorir programs to loop kernels and run those on the CPU "
-      "(the LLVM dialect; the reference semantics of Loop IR).",
-      buildLowerLoopToCPUPipeline);
-  PassPipelineRegistration<ScheduleOptions>(
-      "strata-lower-to-cpu",
-      "Lower tensorir programs to the LLVM dialect, running every kernel on "
-      "the CPU (runnable by mlir-runner).",
-      buildLowerToCPUPipeline);
+  registerStage<ScheduleOptions>("tile", buildLowerToTilePipeline);
+  registerStage<ScheduleOptions>("kernel", buildLowerToKernelPipeline);
+  registerStage<ScheduleOptions>("gpu", buildLowerToGPUPipeline);
+  registerStage<NVVMOptions>("nvvm", buildLowerToNVVMPipeline);
+  registerStage<CPUOptions>("cpu", buildLowerToCPUPipeline);
+  registerStage("loop-cpu", buildLowerLoopToCPUPipeline);
 }
 
 } // namespace strata

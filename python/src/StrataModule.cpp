@@ -5,6 +5,7 @@
 
 #include "strata/Dialect/TensorIR/IR/TensorIR.h"
 #include "strata/Dialect/TileIR/Analysis/TrafficModel.h"
+#include "strata/Pipelines/Pipelines.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -113,6 +114,17 @@ PYBIND11_MODULE(_strata, m) {
       .def_property_readonly(
           "data", [](const GpuObject &o) { return py::bytes(o.data); });
 
+  m.def(
+      "lowering_stages",
+      [] {
+        py::list stages;
+        for (const strata::LoweringStage &s : strata::getLoweringStages())
+          stages.append(
+              py::make_tuple(s.name.str(), s.pipeline.str(), s.readable));
+        return stages;
+      },
+      "Every lowering stage, in lowering order: (name, the pipeline "
+      "registered for it, whether its result is IR to read).");
   m.def("set_reproducer_directory", &strata::python::setReproducerDirectory,
         py::arg("directory"),
         "Where a failing pass pipeline writes its reproducer (the module "

@@ -12,20 +12,21 @@ face. Typical use::
 import sys
 
 try:
-    from _strata import CompilerError, GpuObject, Module
+    from _strata import CompilerError, GpuObject, Module, lowering_stages
 except ImportError:  # A runtime-only build (a GPU host): no compiler here.
     CompilerError = RuntimeError
     GpuObject = Module = None
 
-# The lowering pipelines, by the stage they end in.
-PIPELINES = {
-    "loop": "strata-lower-to-loop",
-    "tile": "strata-lower-to-tile",
-    "kernel": "strata-lower-to-kernel",
-    "gpu": "strata-lower-to-gpu",
-    "nvvm": "strata-lower-to-nvvm",
-    "cpu": "strata-lower-to-cpu",
-}
+    def lowering_stages():
+        return []
+
+# The lowering pipelines, by the stage they end in, in lowering order, as
+# the compiler registers them (Pipelines.cpp, getLoweringStages); and the
+# stages whose result is IR to read (the CLI's --emit between tensor and
+# cuda).
+_STAGES = lowering_stages()
+PIPELINES = {name: pipeline for name, pipeline, _ in _STAGES}
+IR_STAGES = tuple(name for name, _, readable in _STAGES if readable)
 
 
 def parse(text, filename="<string>"):
@@ -73,6 +74,6 @@ if "torch" in sys.modules:  # torch.compile(..., backend="strata")
     _register()
 
 
-__all__ = ["CompilerError", "GpuObject", "Module", "PIPELINES", "backend",
-           "compile",
-           "lower", "parse", "pipeline"]
+__all__ = ["CompilerError", "GpuObject", "IR_STAGES", "Module", "PIPELINES",
+           "backend", "compile", "lower", "lowering_stages", "parse",
+           "pipeline"]

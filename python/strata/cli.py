@@ -66,7 +66,7 @@ def cmd_stages(args):
     text = _read(args.file)
     print("// ===== tensorir (input) =====")
     print(str(strata.parse(text, args.file)))
-    for stage in ["loop", "tile", "kernel", "gpu"]:
+    for stage in strata.IR_STAGES:
         module = strata.lower(text, stage, filename=args.file,
                               verify_each=args.verify_each)
         print("// ===== %s =====" % strata.PIPELINES[stage])
@@ -96,7 +96,9 @@ def cmd_ptx(args):
     return 0
 
 
-EMITS = ["tensor", "loop", "tile", "kernel", "gpu", "cuda", "ptx"]
+# What --emit prints: the program as imported, the IR of each readable
+# stage, and the CUDA rendering or PTX of its kernels.
+EMITS = ["tensor", *strata.IR_STAGES, "cuda", "ptx"]
 
 
 def _ptxas(ptx, chip, verbose):

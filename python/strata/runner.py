@@ -15,17 +15,17 @@ from strata.frontend.importer import DTYPES
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-8, torch.float16: 1e-2,
              torch.bfloat16: 2e-2}
 
-# Each way to run on the CPU, its pipeline and the options it always takes:
+# Each way to run on the CPU, the stage it lowers to (strata.PIPELINES) and
+# the options it always takes:
 # "loop" runs the fused loop kernels directly, "kernel" the final GPU
 # kernels (their blocks and threads emulated as loops).
-VIA = {"loop": ("strata-lower-loop-to-cpu", ""),
-       "kernel": ("strata-lower-to-cpu", ""),
+VIA = {"loop": ("loop-cpu", ""),
+       "kernel": ("cpu", ""),
        # The race check: threads and blocks run last to first; and every
        # access is checked to stay inside its buffer.
-       "kernel-reversed": ("strata-lower-to-cpu",
-                           "reverse-order=true check-bounds=true"),
+       "kernel-reversed": ("cpu", "reverse-order=true check-bounds=true"),
        # The same in a scrambled order.
-       "kernel-shuffled": ("strata-lower-to-cpu", "shuffled-order=true")}
+       "kernel-shuffled": ("cpu", "shuffled-order=true")}
 
 
 # Element types as MLIR spells them, for the results of a program.
@@ -35,9 +35,8 @@ DTYPE_OF = {name: dtype for dtype, name in DTYPES.items()}
 def via_pipeline(via, options=""):
     """The pipeline string of `via`, with schedule `options` (for example
     'schedule=row threads=64') added to its own."""
-    name, fixed = VIA[via]
-    joined = " ".join(o for o in (fixed, options) if o)
-    return "%s{%s}" % (name, joined) if joined else name
+    stage, fixed = VIA[via]
+    return strata.pipeline(stage, " ".join(o for o in (fixed, options) if o))
 
 
 @dataclass

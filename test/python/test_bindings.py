@@ -45,7 +45,28 @@ STAGE_MARKS = [
     ("gpu", "gpu.module @strata_kernels", "kernelir."),
     ("nvvm", "gpu.binary @strata_kernels", "kernelir."),
     ("cpu", "llvm.func @{fn}", "kernelir."),
+    ("loop-cpu", "llvm.func @{fn}", "loopir."),
 ]
+
+
+def test_stages_are_the_compilers():
+    # One list of stages, the C++ pipelines' (Pipelines.cpp): the API's
+    # stages, the CLI's --emit choices and the runner's ways to run on the
+    # CPU all name them.
+    from strata.cli import EMITS
+    from strata.runner import VIA
+    stages = strata.lowering_stages()
+    assert [s[0] for s in stages] == list(strata.PIPELINES)
+    assert strata.IR_STAGES == ("loop", "tile", "kernel", "gpu")
+    assert EMITS == ["tensor", "loop", "tile", "kernel", "gpu", "cuda", "ptx"]
+    assert {stage for stage, _ in VIA.values()} <= set(strata.PIPELINES)
+    assert strata.pipeline("loop-cpu") == "strata-lower-loop-to-cpu"
+    # The CPU's orders and bounds checks are the CPU pipeline's options
+    # alone: a pipeline to GPU kernels does not take them.
+    with pytest.raises(strata.CompilerError, match="reverse-order"):
+        strata.lower(PROGRAM, "kernel", "reverse-order=true")
+    assert "llvm.func @f" in str(strata.lower(PROGRAM, "cpu",
+                                              "reverse-order=true"))
 
 
 @pytest.mark.parametrize("stage,expected,absent", STAGE_MARKS)

@@ -84,22 +84,26 @@ struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
       llvm::cl::init(false)};
 };
 
-/// Options of strata-lower-to-{tile,kernel,cpu}.
-struct ScheduleOptions : public ScheduleOptionsBase<ScheduleOptions> {
+/// Options of strata-lower-to-{tile,kernel,gpu}.
+struct ScheduleOptions : public ScheduleOptionsBase<ScheduleOptions> {};
+
+/// Options of strata-lower-to-cpu: the schedule's, and how the CPU runs
+/// the kernels' blocks and threads.
+struct CPUOptions : public ScheduleOptionsBase<CPUOptions> {
   Option<bool> reverseOrder{
       *this, "reverse-order",
-      llvm::cl::desc("strata-lower-to-cpu: run blocks and threads in reverse "
-                     "order (race check)"),
+      llvm::cl::desc("Run blocks and threads in reverse order (race "
+                     "check)"),
       llvm::cl::init(false)};
   Option<bool> shuffledOrder{
       *this, "shuffled-order",
-      llvm::cl::desc("strata-lower-to-cpu: run blocks and threads in a "
-                     "fixed scrambled order (race check)"),
+      llvm::cl::desc("Run blocks and threads in a fixed scrambled order "
+                     "(race check)"),
       llvm::cl::init(false)};
   Option<bool> checkBounds{
       *this, "check-bounds",
-      llvm::cl::desc("strata-lower-to-cpu: abort on an access outside its "
-                     "buffer, naming the kernel and the buffer"),
+      llvm::cl::desc("Abort on an access outside its buffer, naming the "
+                     "kernel and the buffer"),
       llvm::cl::init(false)};
 };
 
@@ -141,14 +145,27 @@ void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
 void buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
                               const NVVMOptions &options);
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
-                             const ScheduleOptions &options);
+                             const CPUOptions &options);
 
 /// tensorir -> loopir -> CPU (LLVM dialect), without the GPU schedule.
 void buildLowerLoopToCPUPipeline(mlir::OpPassManager &pm);
 
-/// Registers strata-lower-to-{loop,tile,kernel,nvvm,cpu} and
-/// strata-lower-loop-to-cpu.
+/// Registers the pipeline of every lowering stage (getLoweringStages) and
+/// strata-schedule-tile.
 void registerPipelines();
+
+/// A stage a tensorir program lowers to: its name (the Python API's and the
+/// CLI's), the pipeline registered for it, what that pipeline does, and
+/// whether its result is IR to read (the CLI's --emit; the others end in a
+/// GPU binary or in LLVM IR for the CPU).
+struct LoweringStage {
+  llvm::StringLiteral name, pipeline, summary;
+  bool readable;
+};
+
+/// Every lowering stage, in the order a program goes through them: the one
+/// list registerPipelines registers and Python reads (strata.PIPELINES).
+llvm::ArrayRef<LoweringStage> getLoweringStages();
 
 } // namespace strata
 
