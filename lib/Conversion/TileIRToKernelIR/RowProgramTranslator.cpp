@@ -187,9 +187,8 @@ LogicalResult RowProgramTranslator::verifyCooperativeGroup(Operation *op,
   bool subWarp = groupThreads < kWarpSize && llvm::isPowerOf2_64(groupThreads);
   if (groupThreads % kWarpSize != 0 && !subWarp)
     return op->emitError("a cooperative ")
-           << what
-           << " needs a power of two below 32 or a whole number of warps "
-              "per row, but the kernel has "
+           << what << " needs a power of two below " << kWarpSize
+           << " or a whole number of warps per row, but the kernel has "
            << groupThreads << " threads per row";
   if (groupThreads > kWarpSize && groupThreads != (int64_t)kernel.getThreads())
     return op->emitError("with several rows per program instance each "
