@@ -21,7 +21,7 @@ int64_t product(ArrayRef<int64_t> sizes) {
   return n;
 }
 
-bool isPreambleOp(Operation &op) {
+static bool isPreambleOp(Operation &op) {
   return op.getNumRegions() == 0 && isPure(&op) &&
          llvm::all_of(op.getOperands(),
                       [&](Value v) { return !isa<BlockArgument>(v); });
@@ -30,14 +30,14 @@ bool isPreambleOp(Operation &op) {
 /// Whether `op` only moves data: loads, stores, constants, and widening
 /// casts (exact, and free where they feed a contraction's operands, which
 /// tensor cores read narrow).
-bool movesData(Operation &op) {
+static bool movesData(Operation &op) {
   return isa<LoadOp, StoreOp, arith::ConstantOp, arith::ExtFOp, arith::ExtSIOp,
              arith::ExtUIOp>(op);
 }
 
 /// Arithmetic of one execution of `block` (moving data is free; a
 /// reduction costs its trip count times its body plus a combine).
-double blockCost(Block &block) {
+static double blockCost(Block &block) {
   double cost = 0;
   for (Operation &op : block.without_terminator()) {
     if (movesData(op))
@@ -56,7 +56,7 @@ double blockCost(Block &block) {
   return cost;
 }
 
-double hoistedWork(ParallelOp nest, FusionMemo &memo);
+static double hoistedWork(ParallelOp nest, FusionMemo &memo);
 
 FailureOr<Producer> analyzeProducer(KernelOp kernel, FusionMemo &memo) {
   Producer p;
@@ -137,8 +137,8 @@ SmallVector<Value> readIndices(LoadOp load, FusionMemo &memo) {
 
 /// The loop indices a load's address depends on; a computed (data-dependent)
 /// index counts as depending on every index in `all`.
-void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
-                    llvm::SmallDenseSet<Value> &used, FusionMemo &memo) {
+static void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
+                           llvm::SmallDenseSet<Value> &used, FusionMemo &memo) {
   for (Value index : readIndices(load, memo)) {
     if (isa<BlockArgument>(index) &&
         isa<ParallelOp, ReduceOp>(
@@ -150,7 +150,7 @@ void addressIndices(LoadOp load, ArrayRef<BlockArgument> all,
 }
 
 /// Whether `region` holds a max-reduction over `box`.
-bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
+static bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
   WalkResult found = region.walk([&](ReduceOp r) {
     if (r.getBounds() == box &&
         llvm::is_contained(r.getCombinerList(), Combiner::max))
@@ -169,7 +169,7 @@ bool hasMaxOver(Region &region, ArrayRef<int64_t> box) {
 /// product tensor that every index reads, its values are out of sight:
 /// the rows are then at least the extent of the index before the vector's
 /// (a product's rows, the queries of P . V).
-int64_t rowsSharingValues(ReduceOp reduce, ParallelOp nest) {
+static int64_t rowsSharingValues(ReduceOp reduce, ParallelOp nest) {
   SmallVector<BlockArgument> ivs(nest.getInductionVars());
   ArrayRef<BlockArgument> keys = reduce.getBody().getArguments();
   llvm::SmallDenseSet<Value> read;
@@ -212,7 +212,7 @@ int64_t rowsSharingValues(ReduceOp reduce, ParallelOp nest) {
 /// PyTorch's fused attention kernels do), and with many rows the
 /// contraction that reads the rounded weights multiplies halves on tensor
 /// cores, which the flash fold does not yet (docs/tile-schedules.md).
-bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
+static bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   ArrayRef<int64_t> bounds = nest.getBounds();
   ArrayRef<int64_t> box = reduce.getBounds();
   if (bounds.size() < 2 || bounds.back() > kMaxFlashRowVectorLength ||
@@ -393,8 +393,8 @@ struct FusionReading {
 /// body: then normalization moves it in front of the loop. The load itself
 /// counts the iterations of the indices its address reads (equal elements
 /// fused at one address are one computation).
-std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
-                                         FusionMemo &memo) {
+static std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
+                                                FusionMemo &memo) {
   double work = 1;
   Operation *unit = load;
   FusionReading reads{memo};
@@ -432,7 +432,7 @@ std::pair<double, Operation *> innerWork(LoadOp load, ParallelOp nest,
 /// that the scan schedule takes, reading each element of the row once: a
 /// row of at least kMinRowLength points, folded in a type a warp shuffles
 /// (no sum in halves; integers narrower than 32 bits are widened).
-std::optional<unsigned> scannedDim(Operation *unit, ParallelOp nest) {
+static std::optional<unsigned> scannedDim(Operation *unit, ParallelOp nest) {
   auto reduce = dyn_cast<ReduceOp>(unit);
   if (!reduce || reduce.getBounds().size() != 1 ||
       !llvm::all_of(reduce.getBody().front().getTerminator()->getOperands(),
@@ -499,7 +499,7 @@ double loadWork(LoadOp load, bool scalar, UnitDependences &unitDependences,
 /// The arithmetic of a parallel nest once loop-invariant work is hoisted:
 /// each top-level op costs its arithmetic once per value of the indices it
 /// depends on.
-double hoistedWork(ParallelOp nest, FusionMemo &memo) {
+static double hoistedWork(ParallelOp nest, FusionMemo &memo) {
   // A data-dependent address counts as reading every index.
   FusionReading reads{memo};
   IndexDependence dependence(nest.getBody().front(),
