@@ -51,14 +51,15 @@ fi
 ragged=matmul_f16_issue,matmul_f16_ragged,matmul_bf16_ragged,matmul_f32_ragged
 ragged+=,matmul_tf32_ragged,matmul_split_k,softmax_warp_rows,softmax_ragged
 ragged+=,rmsnorm_ragged,layer_norm_ragged,bmm_f16_large_tiles,matmul_split_k_prime
-ragged+=,attention_prefill_ragged
+ragged+=,attention_prefill_ragged,attention_prefill_f16_causal_ragged
 step check 120 $check --no-torch-compile
 step memcheck 100 compute-sanitizer --tool memcheck --print-limit 10 \
   $check --no-timing --only "$ragged"
-# The flash prefill stages keys and values in shared memory between barriers.
+# The flash prefills stage keys and values in shared memory between barriers.
 step racecheck 60 compute-sanitizer --tool racecheck --print-limit 10 \
-  $check --no-timing --only matmul_f16_issue,matmul_tf32_ragged,softmax_ragged,softmax_warp_rows,attention_prefill_ragged
+  $check --no-timing --only matmul_f16_issue,matmul_tf32_ragged,softmax_ragged,softmax_warp_rows,attention_prefill_ragged,attention_prefill_f16_causal_ragged
 large=elementwise_chain,rmsnorm_4096,softmax_4096,layer_norm_4096,swiglu_4096
 large+=,matmul_f32_4096,matmul_f16_4096,matmul_tf32_4096,decoder_block
-large+=,attention_prefill_gpt2
+large+=,attention_prefill_gpt2,attention_prefill_gpt2_f16_causal
+large+=,attention_prefill_llama_bf16_causal
 step torch_compile 150 $check --only "$large"

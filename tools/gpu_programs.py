@@ -86,6 +86,27 @@ def attention(batch=1, heads=12, queries=1, keys=1024, head_dim=64):
     return attend, (q, k, v), _bytes(q, k, v, q), flops
 
 
+def causal_attention_in_halves(dtype, batch, heads, queries, head_dim):
+    """A prefill in f16 or bf16 as transformers' eager attention writes it
+    (a causal mask from triu, an f32 softmax rounded to the half before
+    P . V): the Q-tile flash fold on tensor cores, one kernel. FLOPs count
+    the causal half, as FlashAttention's figures do."""
+    def make():
+        q, k, v = (torch.randn(batch, heads, queries, head_dim).to(dtype)
+                   for _ in range(3))
+
+        def attend(q, k, v):
+            t = q.shape[-2]
+            s = torch.matmul(q, k.transpose(-2, -1)) * head_dim ** -0.5
+            future = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+            w = torch.softmax(s.masked_fill(future, float("-inf")), dim=-1,
+                              dtype=torch.float32).to(q.dtype)
+            return torch.matmul(w, v)
+        flops = 2 * batch * heads * queries * queries * head_dim
+        return attend, (q, k, v), _bytes(q, k, v, q), flops
+    return make
+
+
 def decoder_example():
     """examples/decoder.py, loaded as a module (model, inputs, DecoderBlock)."""
     import importlib.util
@@ -134,6 +155,13 @@ PROGRAMS = {
     "attention_decode_ragged": functools.partial(attention, 3, 5, 1, 1000, 48),
     "attention_prefill_gpt2": functools.partial(attention, 1, 12, 1024, 1024, 64),
     "attention_prefill_ragged": functools.partial(attention, 2, 5, 333, 1000, 48),
+    # Prefill in halves on tensor cores (mma.sync Q . K^T and P . V).
+    "attention_prefill_gpt2_f16_causal": causal_attention_in_halves(
+        torch.float16, 1, 12, 1024, 64),
+    "attention_prefill_llama_bf16_causal": causal_attention_in_halves(
+        torch.bfloat16, 1, 32, 4096, 128),
+    "attention_prefill_f16_causal_ragged": causal_attention_in_halves(
+        torch.float16, 2, 5, 333, 64),
     "softmax_warp_rows": functools.partial(softmax, 1000, 37),
     "softmax_ragged": functools.partial(softmax, 333, 2049),
     "rmsnorm_ragged": functools.partial(rmsnorm, 513, 1023),

@@ -158,6 +158,34 @@ def test_boolean_mask_row_test_stays_beside_the_flash_fold(rows):
     check_every_order(fn, inputs)
 
 
+@pytest.mark.parametrize("dtype,rows", [(torch.float32, 37),
+                                        (torch.float16, 70),
+                                        (torch.bfloat16, 70)])
+def test_boolean_mask_normalizer_joins_the_flash_fold(dtype, rows):
+    # Loop fusion gives the softmax's sum and the mask's `any` (a count of
+    # kept keys) one loop: one fold of two sums. tileir-fuse-folds takes
+    # the sum out, so that the flash fold holds it (m, l, a_0, ...) rather
+    # than a second pass over the keys recomputing every q . k; the count
+    # keeps a fold of its own. In halves the fold then multiplies on
+    # tensor cores.
+    torch.manual_seed(rows)
+    t = 75
+    keep = torch.rand(1, 1, rows, t) > 0.3
+    keep[0, 0, 3] = False  # a row that sees no key: 0
+    inputs = tuple(x.to(dtype) for x in (randn(1, 2, rows, 32),
+                                         randn(1, 2, t, 32),
+                                         randn(1, 2, t, 32))) + (keep,)
+    text = tile_ir(safe_masked, inputs)
+    assert re.search(r"%\d+:34 = tileir.composite_fold", text), text
+    assert re.findall(r"tileir\.fold \w+\([^)]*\) \(", text) == \
+        ["tileir.fold add(0 : i64) ("], text
+    if dtype != torch.float32:
+        module = import_program(capture(safe_masked, inputs))
+        module.run(strata.pipeline("kernel"))
+        assert "kernelir.mma" in str(module)
+    check_every_order(safe_masked, inputs)
+
+
 def split_decode_kernel(inputs, options=""):
     module = import_program(capture(attend, inputs))
     module.run(strata.pipeline("kernel", options))
@@ -314,10 +342,10 @@ def test_decode_in_halves_is_one_online_softmax_fold(dtype, fn, shapes):
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_long_query_attention_in_halves_keeps_its_rounded_weights(dtype):
-    # A softmax in halves rounds its weights before P . V, which online
-    # softmax cannot (it never holds a normalized weight): the scores and
-    # weights stay tensors and P . V a contraction (tensor cores), rounded
-    # as PyTorch rounds them.
+    # A softmax in halves rounds its weights before P . V, and with an
+    # output row of 24 (no multiple of 16) the Q tile's fold would take
+    # FMAs: the scores and weights stay tensors and P . V a contraction
+    # (tensor cores), rounded as PyTorch rounds them.
     torch.manual_seed(12)
     fn = lambda q, k, v: F.softmax(q @ k.transpose(-1, -2) * 0.25, -1) @ v
     inputs = tuple(t.to(dtype) for t in (randn(3, 70, 16), randn(3, 70, 16),
@@ -348,6 +376,60 @@ def test_causal_attention_in_halves_keeps_its_scores_a_contraction(dtype):
     assert "tileir.for_each_point" not in text, text
     assert "xi1>" not in text, text
     check_every_order(causal, inputs)
+
+
+def tensor_core_cases():
+    """Prefill in halves: 70 and 100 query rows (a Q tile of 64 and a
+    ragged rest), 100 keys (a chunk of 64 and a ragged rest)."""
+    t = 100
+    def qkv(rows, d=64, e=None, heads=H, kv_heads=None):
+        kv_heads = kv_heads or heads
+        return (randn(1, heads, rows, d), randn(1, kv_heads, t, d),
+                randn(1, kv_heads, t, e or d))
+    padding = torch.zeros(1, 1, 1, t)
+    padding[..., 90:] = float("-inf")
+    return {
+        "eager": (eager_halves, qkv(70)),
+        "softmax": (softmax_halves, qkv(100)),
+        "causal": (causal, qkv(100, heads=2)),
+        "padding_mask": (attend_masked, (*qkv(70, heads=2), padding)),
+        "masked_fill": (masked_fill, (*qkv(70, heads=2),
+                                      torch.rand(1, 1, 70, t) > 0.3)),
+        "multi_query": (shared_kv, qkv(70, kv_heads=1)),
+        # 32 keys a chunk, 16 for each of a row group's two warps.
+        "head_dim_128_causal": (causal, qkv(70, d=128, heads=1)),
+        # q . k over 32, an output row of 48.
+        "values_of_48": (softmax_halves, qkv(70, d=32, e=48, heads=2)),
+        # Q tiles of 32 and 16 rows: 4 and 8 warps per 16 rows, of which 4
+        # take the keys of a chunk (16 each) and the others repeat them.
+        "rows_20_causal": (causal, qkv(20, heads=2)),
+        "rows_40": (eager_halves, qkv(40)),
+    }
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(tensor_core_cases()))
+def test_long_query_attention_in_halves_is_flash_on_tensor_cores(dtype, name):
+    # Many query rows whose softmax rounds its weights to a half: one
+    # online-softmax fold per row all the same (the scores and weights exist
+    # in no memory), on the Q-tile schedule, whose warps multiply 16 rows'
+    # Q . K^T and P . V per chunk of keys with kernelir.mma (ldmatrix from
+    # the chunks in shared memory; V's transposed), the weights summed in
+    # f32 and rounded to the half for P . V as FlashAttention rounds them.
+    torch.manual_seed(sum(map(ord, name)))
+    fn, inputs = tensor_core_cases()[name]
+    inputs = tuple(x.to(dtype) if x.is_floating_point() else x
+                   for x in inputs)
+    text = tile_ir(fn, inputs)
+    assert text.count("tileir.kernel") == 1, text
+    assert text.count("tileir.composite_fold") == 1, text
+    assert "tileir.contract" not in text, text
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel"))
+    kernel = str(module)
+    assert "kernelir.mma" in kernel, kernel
+    assert "transpose" in kernel, kernel  # V's B fragments
+    check_every_order(fn, inputs)
 
 
 def test_long_query_attention_stages_keys_and_values_once_per_block():

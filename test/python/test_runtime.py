@@ -271,13 +271,19 @@ def test_gpu_check_artifacts_bind_on_a_build_machine(tmp_path):
                            [os.path.join(BUILD, "python"), os.path.join(REPO, "python"),
                             os.path.join(REPO, "tools")])))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(r.stdout.splitlines()) == 31
+    assert len(r.stdout.splitlines()) == 34
     assert "decoder_block        binds 8 arguments, 7 kernels" in r.stdout
     # Attention: the prefill one flash-fold kernel; the decode step's keys
     # split across blocks (split-KV), the partial folds and their
     # combination.
     assert "attention_decode_gpt2 binds 3 arguments, 2 kernels" in r.stdout
     assert "attention_prefill_gpt2 binds 3 arguments, 1 kernels" in r.stdout
+    # In halves too (the Q tile on tensor cores).
+    for name in ["attention_prefill_gpt2_f16_causal",
+                 "attention_prefill_llama_bf16_causal",
+                 "attention_prefill_f16_causal_ragged"]:
+        assert re.search(name + r" +binds 3 arguments, 1 kernels", r.stdout), \
+            r.stdout
     # k = 3001: partial slices, the remainder's partials, their sum.
     assert "matmul_split_k_prime binds 2 arguments, 3 kernels" in r.stdout
 

@@ -92,7 +92,9 @@ def ConvertTileIRToKernelIRPass
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Multiply f16 and bf16 contractions on tensor cores (kernelir.mma, "
            "sm_80 and later) where the block tile splits into warps of "
-           "16x8 tiles; false keeps fused multiply-adds">,
+           "16x8 tiles, and attention's Q-tile online-softmax fold of halves "
+           "(Q . K^T and P . V) where its rows split into 16-row warps; "
+           "false keeps fused multiply-adds">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "With tensor-cores, multiply f32 contractions on tensor cores too, "
            "their operands rounded to tf32 (10 mantissa bits; sums stay "

@@ -54,34 +54,6 @@ SmallVector<Operation *> sliceOf(Block &block, ArrayRef<Value> roots) {
   return ordered;
 }
 
-/// Whether `a` and `b` are computed alike: the same value, leaves `leaf`
-/// accepts, or results of the same op (name, attributes, no regions) over
-/// operands computed alike.
-bool alike(Value a, Value b,
-           function_ref<std::optional<bool>(Value, Value)> leaf,
-           DenseMap<std::pair<Value, Value>, bool> &memo) {
-  if (a == b)
-    return true;
-  if (std::optional<bool> decided = leaf(a, b))
-    return *decided;
-  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
-  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
-    return false;
-  auto [it, inserted] = memo.try_emplace({a, b}, false);
-  if (!inserted)
-    return it->second;
-  Operation *x = ra.getOwner(), *y = rb.getOwner();
-  bool same = x->getName() == y->getName() &&
-              x->getAttrDictionary() == y->getAttrDictionary() &&
-              x->getNumRegions() == 0 && y->getNumRegions() == 0 &&
-              x->getNumOperands() == y->getNumOperands() &&
-              x->getResultTypes() == y->getResultTypes();
-  for (unsigned i = 0; same && i < x->getNumOperands(); ++i)
-    same = alike(x->getOperand(i), y->getOperand(i), leaf, memo);
-  memo[{a, b}] = same;
-  return same;
-}
-
 /// The components (modulo `n`) of the combine block's arguments `v`
 /// depends on.
 llvm::SmallBitVector argumentsOf(Block &combine, unsigned n, Value v) {
@@ -153,6 +125,31 @@ Value RowProgramTranslator::sumAcrossLanes(loopir::ReduceOp sum, IRMapping &m,
       b, loc, *entry, lane, lanes,
       KernelMonoid::primitive({MonoidKind::Add}, partial.getResultTypes()),
       partial.getResults())[0];
+}
+
+bool strata::detail::computedAlike(
+    Value a, Value b, function_ref<std::optional<bool>(Value, Value)> leaf,
+    DenseMap<std::pair<Value, Value>, bool> &memo) {
+  if (a == b)
+    return true;
+  if (std::optional<bool> decided = leaf(a, b))
+    return *decided;
+  auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+  if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+    return false;
+  auto [it, inserted] = memo.try_emplace({a, b}, false);
+  if (!inserted)
+    return it->second;
+  Operation *x = ra.getOwner(), *y = rb.getOwner();
+  bool same = x->getName() == y->getName() &&
+              x->getAttrDictionary() == y->getAttrDictionary() &&
+              x->getNumRegions() == 0 && y->getNumRegions() == 0 &&
+              x->getNumOperands() == y->getNumOperands() &&
+              x->getResultTypes() == y->getResultTypes();
+  for (unsigned i = 0; same && i < x->getNumOperands(); ++i)
+    same = computedAlike(x->getOperand(i), y->getOperand(i), leaf, memo);
+  memo[{a, b}] = same;
+  return same;
 }
 
 std::optional<ComponentSplit> strata::detail::planComponentSplit(
@@ -252,7 +249,7 @@ std::optional<ComponentSplit> strata::detail::planComponentSplit(
       unsigned i = x.getArgNumber(), j = y.getArgNumber();
       return i / n == j / n && i % n == first && j % n == c;
     };
-    if (!alike(combined[first], combined[c], sameArgument, memo))
+    if (!computedAlike(combined[first], combined[c], sameArgument, memo))
       return std::nullopt;
     Operation *ownFirst = loads[split.tailLoads.front()].load;
     Operation *own = loads[l].load;
@@ -264,7 +261,7 @@ std::optional<ComponentSplit> strata::detail::planComponentSplit(
         return false; // Distinct arguments (equal ones matched already).
       return std::nullopt;
     };
-    if (!alike(yields[first], yields[c], sameLoad, memo))
+    if (!computedAlike(yields[first], yields[c], sameLoad, memo))
       return std::nullopt;
   }
   return split;
@@ -620,27 +617,29 @@ void RowProgramTranslator::mapSplitResults(Operation *fold,
   // shuffled from there where the kernel's top level first uses it (all
   // at once here would keep the whole row vector live in every thread).
   int64_t lanes = split.lanes;
-  for (auto [e, c] : llvm::enumerate(split.tail))
-    pendingGathers[fold->getResult(c)] = {acc[split.head.size() + e / lanes],
-                                          (int64_t)(e % lanes), lanes};
+  for (auto [e, c] : llvm::enumerate(split.tail)) {
+    Value slot = acc[split.head.size() + e / lanes];
+    int64_t lane = e % lanes;
+    pendingResults[fold->getResult(c)] = [this, slot, lane,
+                                          lanes](Location loc) -> Value {
+      Value source =
+          laneOfGroup(loc, arith::ConstantIndexOp::create(b, loc, lane), lanes);
+      return kernelir::ShuffleOp::create(b, loc, slot, source,
+                                         kernelir::ShuffleMode::IDX);
+    };
+  }
 }
 
 void RowProgramTranslator::gatherBeforeUse(Operation &op) {
-  if (pendingGathers.empty())
+  if (pendingResults.empty())
     return;
   op.walk([&](Operation *inner) {
     for (Value v : inner->getOperands()) {
-      auto pending = pendingGathers.find(v);
-      if (pending == pendingGathers.end())
+      auto pending = pendingResults.find(v);
+      if (pending == pendingResults.end())
         continue;
-      Location loc = op.getLoc();
-      Value source = laneOfGroup(
-          loc, arith::ConstantIndexOp::create(b, loc, pending->second.lane),
-          pending->second.lanes);
-      mapping.map(v, kernelir::ShuffleOp::create(b, loc, pending->second.slot,
-                                                 source,
-                                                 kernelir::ShuffleMode::IDX));
-      pendingGathers.erase(pending);
+      mapping.map(v, pending->second(op.getLoc()));
+      pendingResults.erase(pending);
     }
   });
 }

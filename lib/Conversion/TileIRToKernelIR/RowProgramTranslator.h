@@ -56,6 +56,55 @@ std::optional<TailColumns>
 planTailColumns(const ComponentSplit &split,
                 ArrayRef<tileir::SharedChunkLoad> loads);
 
+/// The condition under which a point contributes the monoid's identity:
+/// every component the body yields is `select(condition, identity, v)`
+/// (or, `whenTrue` false, `select(condition, v, identity)`), one condition
+/// for all (attention's masked keys, FlashAccumulate.cpp).
+struct IdentityGuard {
+  Value condition;
+  bool whenTrue;
+};
+std::optional<IdentityGuard> findIdentityGuard(Block &body,
+                                               ArrayRef<TypedAttr> identity);
+
+/// `v` at the builder, where `at` binds the fold's point (and any other
+/// value of `fold` given) and the tiled dimensions' tileir.point to a row:
+/// the ops it needs that the fold or a row's point compute are cloned,
+/// values from outside the fold that every thread group shares (`tiled`
+/// says which domain dimensions have several rows) are `outside`'s.
+Value evaluateAtRow(OpBuilder &b, Value v, IRMapping &at, Operation *fold,
+                    const IRMapping &outside, ArrayRef<bool> tiled);
+
+/// A mapping of `points` (RowProgramTranslator::pointsOf) to `row`.
+IRMapping atRow(ArrayRef<Value> points, Value row);
+
+/// Whether `a` and `b` are computed alike: the same value, leaves `leaf`
+/// decides, or results of the same op (name, attributes, no regions) over
+/// operands computed alike (`memo` holds the pairs compared so far).
+bool computedAlike(Value a, Value b,
+                   function_ref<std::optional<bool>(Value, Value)> leaf,
+                   DenseMap<std::pair<Value, Value>, bool> &memo);
+
+/// How a chunked fold that is attention's online softmax multiplies on
+/// tensor cores (TensorCoreFlashFold.cpp): its score is `scoreSum` (q . k,
+/// a sum over the head dimension of widened halves: the shared chunk
+/// `loads[keyLoad]` and `rowOperand`, which reads the row and the sum's
+/// index only), its components the maximum, the sum and the output row's
+/// sums (`split.tail`), whose values are the chunks `split.tailLoads`.
+struct TensorCoreFlash {
+  loopir::ReduceOp scoreSum;
+  Value rowOperand;
+  unsigned keyLoad;
+  ComponentSplit split;
+  /// Where the score is -inf (a masked key: no contribution), if a select
+  /// says so.
+  std::optional<IdentityGuard> mask;
+  Type operand; // f16 or bf16
+  /// The warps that share a row group of 16 rows, each taking
+  /// chunkPoints / keyWarps keys of every chunk.
+  int64_t keyWarps;
+};
+
 /// Translates a row program: the kernel's threads split into one group per
 /// point of the tile (a row), and a group shares its row's folds, scans and
 /// loops (group-strided, in runs where the body reads rows as vectors),
@@ -68,6 +117,12 @@ private:
   void prepare() override;
   LogicalResult translateProgramOp(Operation &op) override;
   void beforeTopLevelOp(Operation &op) override;
+
+  /// Which domain dimensions have several rows per program instance.
+  SmallVector<bool> tiledDims();
+  /// The tileir.point ops of `dim` in the kernel (mapped to another row
+  /// than this thread's, evaluateAtRow evaluates a fold's value there).
+  SmallVector<Value> pointsOf(size_t dim);
 
   /// Splits the threads into one group per point
   /// of the tile (groupPoint, group, groupThread, groupThreads).
@@ -176,6 +231,28 @@ private:
                   ArrayRef<Value> chunks,
                   ArrayRef<std::optional<int64_t>> columns, Value tailChunk,
                   Value first, Value skip);
+  /// Where `guard` (the points that contribute the identity) is an affine
+  /// comparison of key and row (causal attention), whether it holds for
+  /// every point of the chunk from `first` and every row of the block (an
+  /// i1, the same in every thread); null otherwise.
+  Value skipsChunk(Operation *fold, const std::optional<IdentityGuard> &guard,
+                   ArrayRef<int64_t> bounds, Value first);
+  /// How a chunked fold multiplies on tensor cores, where it is attention's
+  /// online softmax of halves' scores and values and the kernel's warps
+  /// tile its rows by 16 (none otherwise: the fold takes FMAs).
+  std::optional<TensorCoreFlash>
+  planTensorCoreFlash(Operation *fold, const KernelMonoid &monoid, Block &body,
+                      ArrayRef<int64_t> bounds,
+                      ArrayRef<tileir::SharedChunkLoad> loads);
+  /// Flash attention's Q tile on tensor cores: each warp holds the
+  /// fragments of 16 rows' q, and per chunk of keys multiplies its share of
+  /// S = Q . K^T and of P . V with kernelir.mma (the chunks in shared
+  /// memory, loaded with ldmatrix), folding the rows' maxima and sums
+  /// between them; the warps of a row group combine through shared memory,
+  /// from where each row's thread group reads its results.
+  LogicalResult translateTensorCoreFlash(
+      Operation *fold, Block &body, ArrayRef<int64_t> bounds,
+      ArrayRef<tileir::SharedChunkLoad> loads, const TensorCoreFlash &plan);
   /// Where `m` holds copies of the shared loads, makes them read their
   /// chunk (those with one) at point `offset` of it.
   void readFromChunks(IRMapping &m, ArrayRef<tileir::SharedChunkLoad> loads,
@@ -263,18 +340,17 @@ private:
   /// The lane in its warp (i32, for kernelir.shuffle idx) of lane `i` of
   /// this thread's run of `lanes` split lanes.
   Value laneOfGroup(Location loc, Value i, int64_t lanes);
-  /// Shuffles the pending components `op` (a top-level op of the kernel,
-  /// which every lane runs) uses into place, at the builder.
+  /// Brings the pending results `op` (a top-level op of the kernel, which
+  /// every lane runs) uses into place, at the builder.
   void gatherBeforeUse(Operation &op);
 
-  /// Results of split folds not yet shuffled to every lane: the slot that
-  /// holds each, the lane of its split that holds it, and the split's lanes
-  /// (mapSplitResults).
-  struct PendingGather {
-    Value slot;
-    int64_t lane, lanes;
-  };
-  DenseMap<Value, PendingGather> pendingGathers;
+  /// Results of folds that live elsewhere than in this thread's registers
+  /// (a split fold's tail component in the lane that holds it, a tensor-core
+  /// fold's in shared memory): each is brought into place, at the builder,
+  /// where the kernel's top level first uses it (mapSplitResults,
+  /// translateTensorCoreFlash; bringing a whole row vector at once would
+  /// keep it live in every thread).
+  DenseMap<Value, std::function<Value(Location)>> pendingResults;
   /// The loads each chunked fold stages, and the points per chunk.
   DenseMap<Operation *, SmallVector<tileir::SharedChunkLoad>> sharedChunks;
   int64_t chunkPoints = 0, sharedChunkBytes = 0;

@@ -19,18 +19,8 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
-namespace {
-/// The condition under which a point contributes the monoid's identity:
-/// every component the body yields is `select(condition, identity, v)`
-/// (or, `whenTrue` false, `select(condition, v, identity)`), one condition
-/// for all (attention's masked keys, FlashAccumulate.cpp).
-struct IdentityGuard {
-  Value condition;
-  bool whenTrue;
-};
-
-std::optional<IdentityGuard> findIdentityGuard(Block &body,
-                                               ArrayRef<TypedAttr> identity) {
+std::optional<IdentityGuard>
+strata::detail::findIdentityGuard(Block &body, ArrayRef<TypedAttr> identity) {
   std::optional<IdentityGuard> guard;
   for (auto [v, id] :
        llvm::zip(body.getTerminator()->getOperands(), identity)) {
@@ -53,6 +43,7 @@ std::optional<IdentityGuard> findIdentityGuard(Block &body,
   return guard;
 }
 
+namespace {
 /// An affine integer computation of a fold's (one-dimensional) point and
 /// the row of the tiled domain dimension: what its value is built from.
 enum class Term { Key, Row, Uniform, Computed, Invalid };
@@ -83,29 +74,6 @@ Term classify(Value v, Operation *fold, ArrayRef<bool> tiled) {
   return Term::Computed;
 }
 
-/// `v` (classify did not find it Invalid) at the builder, with the key
-/// `key` and the row `row`; `mapping` translates uniform values.
-Value evaluateAt(OpBuilder &b, Value v, Operation *fold, ArrayRef<bool> tiled,
-                 Value key, Value row, const IRMapping &mapping) {
-  switch (classify(v, fold, tiled)) {
-  case Term::Key:
-    return key;
-  case Term::Row:
-    return row;
-  case Term::Uniform:
-    if (auto c = v.getDefiningOp<arith::ConstantOp>(); c && fold->isAncestor(c))
-      return b.clone(*c)->getResult(0);
-    return mapping.lookupOrDefault(v);
-  default:
-    break;
-  }
-  Operation *def = v.getDefiningOp();
-  IRMapping operands;
-  for (Value o : def->getOperands())
-    operands.map(o, evaluateAt(b, o, fold, tiled, key, row, mapping));
-  return b.clone(*def, operands)->getResult(0);
-}
-
 /// Whether `guard`'s condition is an affine comparison that holds on a
 /// whole box of keys and rows where it holds at the box's corners: a
 /// linear function's sign over a box is decided at its corners for <,
@@ -127,12 +95,49 @@ bool isCornerDecided(const IdentityGuard &guard, Operation *fold,
 
 } // namespace
 
-void RowProgramTranslator::planSharedChunks() {
-  if (groups == 1)
-    return;
+SmallVector<bool> RowProgramTranslator::tiledDims() {
   SmallVector<bool> tiled;
   for (int64_t t : kernel.getTile())
     tiled.push_back(t > 1);
+  return tiled;
+}
+
+SmallVector<Value> RowProgramTranslator::pointsOf(size_t dim) {
+  SmallVector<Value> points;
+  kernel.getBody().walk([&](tileir::PointOp point) {
+    if (point.getDim() == dim)
+      points.push_back(point);
+  });
+  return points;
+}
+
+IRMapping strata::detail::atRow(ArrayRef<Value> points, Value row) {
+  IRMapping at;
+  for (Value point : points)
+    at.map(point, row);
+  return at;
+}
+
+Value strata::detail::evaluateAtRow(OpBuilder &b, Value v, IRMapping &at,
+                                    Operation *fold, const IRMapping &outside,
+                                    ArrayRef<bool> tiled) {
+  if (Value known = at.lookupOrNull(v))
+    return known;
+  Operation *def = v.getDefiningOp();
+  if (!def || (!fold->isAncestor(def) && tileir::isGroupUniform(v, tiled))) {
+    Value translated = outside.lookupOrDefault(v);
+    at.map(v, translated);
+    return translated;
+  }
+  for (Value operand : def->getOperands())
+    evaluateAtRow(b, operand, at, fold, outside, tiled);
+  return b.clone(*def, at)->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+void RowProgramTranslator::planSharedChunks() {
+  if (groups == 1)
+    return;
+  SmallVector<bool> tiled = tiledDims();
   DenseMap<Operation *, SmallVector<tileir::SharedChunkLoad>> planned;
   int64_t bytesPerPoint = 0, longest = 0;
   for (Operation &op : kernel.getBody().front()) {
@@ -165,6 +170,9 @@ void RowProgramTranslator::planSharedChunks() {
 LogicalResult RowProgramTranslator::translateChunkedFold(
     Operation *fold, const KernelMonoid &monoid, Block &body,
     ArrayRef<int64_t> bounds, ArrayRef<tileir::SharedChunkLoad> loads) {
+  if (std::optional<TensorCoreFlash> plan =
+          planTensorCoreFlash(fold, monoid, body, bounds, loads))
+    return translateTensorCoreFlash(fold, body, bounds, loads, *plan);
   Location loc = fold->getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -208,47 +216,11 @@ LogicalResult RowProgramTranslator::translateChunkedFold(
   else
     for (TypedAttr identity : monoid.identity)
       init.push_back(arith::ConstantOp::create(b, loc, identity));
-  Value last = index(points - 1);
-  // A chunk whose every point contributes the identity for every row of
-  // the block (the keys of causal attention's future) is skipped: the
-  // guard's comparison is decided at the corners of the box of the block's
-  // rows and the chunk's keys.
-  SmallVector<bool> tiled;
-  for (int64_t t : kernel.getTile())
-    tiled.push_back(t > 1);
   std::optional<IdentityGuard> guard = findIdentityGuard(body, monoid.identity);
-  bool skips = guard && bounds.size() == 1 && llvm::count(tiled, true) == 1 &&
-               isCornerDecided(*guard, fold, tiled);
-  auto skipsChunk = [&](Value first) {
-    size_t d = llvm::find(tiled, true) - tiled.begin();
-    int64_t tile = kernel.getTile()[d], extent = kernel.getDomain()[d];
-    Value rowLo = arith::MulIOp::create(b, loc, programIds[d], index(tile));
-    Value rowHi = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rowLo, index(tile - 1)),
-        index(extent - 1));
-    Value keyHi = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, first, index(chunkPoints - 1)),
-        last);
-    auto cmp = guard->condition.getDefiningOp<arith::CmpIOp>();
-    Value all;
-    for (Value row : {rowLo, rowHi})
-      for (Value key : {first, keyHi}) {
-        Value lhs = evaluateAt(b, cmp.getLhs(), fold, tiled, key, row, mapping);
-        Value rhs = evaluateAt(b, cmp.getRhs(), fold, tiled, key, row, mapping);
-        Value holds =
-            arith::CmpIOp::create(b, loc, cmp.getPredicate(), lhs, rhs);
-        if (!guard->whenTrue)
-          holds = arith::XOrIOp::create(
-              b, loc, holds, arith::ConstantIntOp::create(b, loc, 1, 1));
-        all =
-            all ? arith::AndIOp::create(b, loc, all, holds).getResult() : holds;
-      }
-    return all;
-  };
   auto chunkLoop = buildLoop(
       loc, index(0), index(points), index(chunkPoints), init,
       [&](Value first, ValueRange acc) {
-        Value skip = skips ? skipsChunk(first) : Value();
+        Value skip = skipsChunk(fold, guard, bounds, first);
         stageChunk(fold, body, bounds, loads, chunks, columns, tailChunk, first,
                    skip);
         if (split) {
@@ -276,6 +248,48 @@ LogicalResult RowProgramTranslator::translateChunkedFold(
               combineAcrossBlock(b, loc, *entry, groupThread, groupThreads,
                                  monoid, chunkLoop.getResults()));
   return success();
+}
+
+Value RowProgramTranslator::skipsChunk(
+    Operation *fold, const std::optional<IdentityGuard> &guard,
+    ArrayRef<int64_t> bounds, Value first) {
+  // A chunk whose every point contributes the identity for every row of
+  // the block (the keys of causal attention's future) is skipped: the
+  // guard's comparison is decided at the corners of the box of the block's
+  // rows and the chunk's keys.
+  SmallVector<bool> tiled = tiledDims();
+  if (!guard || bounds.size() != 1 || llvm::count(tiled, true) != 1 ||
+      !isCornerDecided(*guard, fold, tiled))
+    return Value();
+  Location loc = fold->getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  size_t d = llvm::find(tiled, true) - tiled.begin();
+  int64_t tile = kernel.getTile()[d], extent = kernel.getDomain()[d];
+  Value rowLo = arith::MulIOp::create(b, loc, programIds[d], index(tile));
+  Value rowHi = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, rowLo, index(tile - 1)),
+      index(extent - 1));
+  Value keyHi = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, first, index(chunkPoints - 1)),
+      index(computeProduct(bounds) - 1));
+  auto cmp = guard->condition.getDefiningOp<arith::CmpIOp>();
+  SmallVector<Value> points = pointsOf(d);
+  Value all;
+  for (Value row : {rowLo, rowHi})
+    for (Value key : {first, keyHi}) {
+      IRMapping at = atRow(points, row);
+      at.map(fold->getRegion(0).getArgument(0), key);
+      Value lhs = evaluateAtRow(b, cmp.getLhs(), at, fold, mapping, tiled);
+      Value rhs = evaluateAtRow(b, cmp.getRhs(), at, fold, mapping, tiled);
+      Value holds = arith::CmpIOp::create(b, loc, cmp.getPredicate(), lhs, rhs);
+      if (!guard->whenTrue)
+        holds = arith::XOrIOp::create(
+            b, loc, holds, arith::ConstantIntOp::create(b, loc, 1, 1));
+      all = all ? arith::AndIOp::create(b, loc, all, holds).getResult() : holds;
+    }
+  return all;
 }
 
 void RowProgramTranslator::stageChunk(Operation *fold, Block &body,

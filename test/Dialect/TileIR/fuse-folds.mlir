@@ -494,3 +494,37 @@ func.func @guarded_logsumexp(%x: tensor<4x300xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Softmax's sum beside another sum in one fold (loop fusion gave SDPA's
+// normalizer and its boolean mask's count of kept keys one loop): the sum
+// leaves that fold and pairs with its max as online softmax; the count
+// keeps a fold of its own, without the exponentials.
+// CHECK-LABEL: func.func @normalizer_beside_a_count
+// CHECK: %[[F:.*]]:2 = tileir.composite_fold (%{{.*}}) in [45]
+// CHECK: tileir.fold add(0 : i64) (%{{.*}}) in [45] {
+// CHECK-NOT: math.exp
+// CHECK: tileir.yield %{{.*}} : i64
+func.func @normalizer_beside_a_count(%x: tensor<3x45xf32>, %keep: tensor<3x45xi1>) -> tensor<3xf32> {
+  %r = tileir.kernel ins(%x, %keep : tensor<3x45xf32>, tensor<3x45xi1>) -> tensor<3xf32> domain [3] tile [1] threads 32 {
+  ^bb0(%xb: memref<3x45xf32>, %kb: memref<3x45xi1>, %out: memref<3xf32>):
+    %row = tileir.point 0
+    %m = tileir.fold max(0xFF800000 : f32) (%j) in [45] {
+      %v = loopir.load %xb[%row, %j] : memref<3x45xf32>
+      tileir.yield %v : f32
+    }
+    %s, %n = tileir.fold add(0.0 : f32), add(0 : i64) (%j) in [45] {
+      %v = loopir.load %xb[%row, %j] : memref<3x45xf32>
+      %d = arith.subf %v, %m : f32
+      %e = math.exp %d : f32
+      %k = loopir.load %kb[%row, %j] : memref<3x45xi1>
+      %c = arith.extui %k : i1 to i64
+      tileir.yield %e, %c : f32, i64
+    }
+    %f = arith.sitofp %n : i64 to f32
+    %y = arith.addf %s, %f : f32
+    loopir.store %y, %out[%row] : memref<3xf32>
+  }
+  return %r : tensor<3xf32>
+}

@@ -157,6 +157,19 @@ constexpr int64_t kMaxSharedChunkBytes = 24 * 1024;
 constexpr int64_t kMaxChunkPoints = 64;
 constexpr int64_t kMinChunkPoints = 8;
 
+/// Attention in halves (its weights rounded before P . V) is a flash row
+/// with many query rows where its output row is a multiple of
+/// kTensorCoreFlashRowMultiple up to kMaxTensorCoreFlashRowLength: the Q
+/// tile's fold then multiplies Q . K^T and P . V on tensor cores
+/// (TensorCoreFlashFold.cpp: 16 is a halves mma's k; a longer row leaves a
+/// chunk too few keys for the warps of a row group, 32 at 128).
+constexpr int64_t kTensorCoreFlashRowMultiple = 16;
+constexpr int64_t kMaxTensorCoreFlashRowLength = 128;
+inline bool isTensorCoreFlashRow(int64_t length) {
+  return length % kTensorCoreFlashRowMultiple == 0 &&
+         length <= kMaxTensorCoreFlashRowLength;
+}
+
 /// Tensor-core operand chunks are staged in shared memory with padded
 /// rows: the stored row length (in elements of `bytes` bytes, at least `cols`)
 /// under which the 32 lanes' 32-bit fragment loads from a chunk hit 32

@@ -206,12 +206,14 @@ static int64_t rowsSharingValues(ReduceOp reduce, ParallelOp nest) {
 /// contraction, and softmax fuses into it rather than writing the
 /// probabilities for a contraction to read. Weights rounded to a half (a
 /// softmax in f16 or bf16 rounds its result before P . V, a half Q . Kᵀ
-/// its scores) make a flash row only where fewer than kMinQTileRows rows
-/// share the values (a decode step): online softmax cannot round a weight
-/// it has not normalized yet, so the fold sums them unrounded (as
-/// PyTorch's fused attention kernels do), and with many rows the
-/// contraction that reads the rounded weights multiplies halves on tensor
-/// cores, which the flash fold does not yet (docs/tile-schedules.md).
+/// its scores) make a flash row where fewer than kMinQTileRows rows share
+/// the values (a decode step), or the output row is one the Q tile
+/// multiplies on tensor cores (kTensorCoreFlashRowMultiple,
+/// kMaxTensorCoreFlashRowLength): online softmax cannot round a weight it
+/// has not normalized yet, so the fold sums them unrounded (as PyTorch's
+/// fused attention kernels do); for other output rows the contraction that
+/// reads the rounded weights multiplies halves on tensor cores where the
+/// flash fold would take FMAs (docs/tile-schedules.md).
 static bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   ArrayRef<int64_t> bounds = nest.getBounds();
   ArrayRef<int64_t> box = reduce.getBounds();
@@ -224,10 +226,11 @@ static bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
   if (bounds.back() > kMaxRowVectorLength &&
       bounds.back() % kQTileThreadsPerRow != 0)
     return false;
-  // Halves take the flash fold where few rows share the values and the
-  // exponentials are f32 (the fold's monoid computes in f32: an exp of
-  // halves is no online softmax it finds).
-  bool fewRows = rowsSharingValues(reduce, nest) < kMinQTileRows;
+  // Halves take the flash fold where few rows share the values (or the Q
+  // tile's tensor cores take many) and the exponentials are f32 (the fold's
+  // monoid computes in f32: an exp of halves is no online softmax it finds).
+  bool foldsHalves = isTensorCoreFlashRow(bounds.back()) ||
+                     rowsSharingValues(reduce, nest) < kMinQTileRows;
   auto expsInF32 = [](Region &region) {
     return !region
                 .walk([](math::ExpOp exp) {
@@ -237,7 +240,7 @@ static bool isFlashRow(ReduceOp reduce, ParallelOp nest) {
                 .wasInterrupted();
   };
   auto takesHalves = [&](Region &region) {
-    return fewRows && expsInF32(region) && expsInF32(reduce.getBody());
+    return foldsHalves && expsInF32(region) && expsInF32(reduce.getBody());
   };
   WalkResult rounds = reduce.getBody().walk(
       [](arith::TruncFOp) { return WalkResult::interrupt(); });

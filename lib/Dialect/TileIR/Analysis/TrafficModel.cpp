@@ -12,7 +12,9 @@
 #include "strata/Dialect/TileIR/Analysis/TrafficModel.h"
 
 #include "strata/Dialect/LoopIR/IR/LoopIR.h"
+#include "strata/Dialect/TileIR/IR/CompositeMonoids.h"
 #include "strata/Dialect/Utils/ElementStorage.h"
+#include "strata/Dialect/Utils/ScheduleModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -61,6 +63,42 @@ struct Source {
   }
 };
 
+/// Whether `fold` is attention's online softmax over a Q tile whose
+/// products the kernel takes on tensor cores (TensorCoreFlashFold.cpp
+/// decides with the schedule's chunks and warps in view; the model
+/// approximates): rows tiled by 16, scores summing products of widened
+/// halves, an output row of a multiple of kTensorCoreFlashRowMultiple up to
+/// kMaxTensorCoreFlashRowLength.
+static bool isTensorCoreFlashFold(CompositeFoldOp fold, KernelOp kernel) {
+  unsigned n = fold.getNumResults();
+  Builder attrs(fold->getContext());
+  SmallVector<TypedAttr> identity;
+  for (Attribute a : fold.getIdentities())
+    identity.push_back(cast<TypedAttr>(a));
+  int64_t width = (int64_t)n - 2;
+  int64_t rows = 1;
+  for (int64_t t : kernel.getTile())
+    rows *= t;
+  if (n < 3 || identity != onlineSoftmaxIdentity(attrs, n - 1) ||
+      rows % 16 != 0 || !isTensorCoreFlashRow(width))
+    return false;
+  auto widensHalf = [](Value v) {
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return ext &&
+           (ext.getIn().getType().isF16() || ext.getIn().getType().isBF16());
+  };
+  for (auto sum : fold.getBody().getOps<loopir::ReduceOp>()) {
+    auto product = sum.getBody()
+                       .front()
+                       .getTerminator()
+                       ->getOperand(0)
+                       .getDefiningOp<arith::MulFOp>();
+    if (product && widensHalf(product.getLhs()) && widensHalf(product.getRhs()))
+      return true;
+  }
+  return false;
+}
+
 class KernelModel {
 public:
   KernelModel(KernelOp kernel) : kernel(kernel) {
@@ -86,6 +124,9 @@ public:
       if (tensorCores && operand)
         result.unit = operand.isF32() ? MathUnit::TF32 : MathUnit::Half;
     }
+    for (auto fold : kernel.getBody().getOps<CompositeFoldOp>())
+      if (tensorCores && isTensorCoreFlashFold(fold, kernel))
+        result.unit = MathUnit::Half;
     return result;
   }
 

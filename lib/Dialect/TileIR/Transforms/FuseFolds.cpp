@@ -48,6 +48,47 @@ fuseInto(PatternRewriter &rewriter, FoldOp first, ArrayRef<TypedAttr> identity,
       combine);
 }
 
+/// A fold of components `components` of `fold` (their combiners and
+/// contributions, the body cloned), before it.
+FoldOp foldComponents(PatternRewriter &rewriter, FoldOp fold,
+                      ArrayRef<unsigned> components) {
+  SmallVector<Combiner> all = fold.getCombinerList();
+  SmallVector<Combiner> combiners;
+  SmallVector<Type> types;
+  for (unsigned c : components) {
+    combiners.push_back(all[c]);
+    types.push_back(fold.getResult(c).getType());
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(fold);
+  auto part = FoldOp::create(rewriter, fold.getLoc(), combiners, types,
+                             fold.getBounds());
+  Block &body = fold.getBody().front();
+  rewriter.setInsertionPointToStart(&part.getBody().front());
+  IRMapping point =
+      cloneLoopBody(rewriter, body, part.getInductionVars(), IRMapping());
+  SmallVector<Value> yielded;
+  for (unsigned c : components)
+    yielded.push_back(
+        point.lookupOrDefault(body.getTerminator()->getOperand(c)));
+  YieldOp::create(rewriter, fold.getLoc(), yielded);
+  return part;
+}
+
+/// Replaces `fold` (of several components) by a fold of its components
+/// but `i`, whose uses take `replacement`.
+void replaceComponent(PatternRewriter &rewriter, FoldOp fold, unsigned i,
+                      Value replacement) {
+  SmallVector<unsigned> others;
+  for (unsigned k = 0; k < fold.getNumResults(); ++k)
+    if (k != i)
+      others.push_back(k);
+  SmallVector<Value> results(
+      foldComponents(rewriter, fold, others).getResults());
+  results.insert(results.begin() + i, replacement);
+  rewriter.replaceOp(fold, results);
+}
+
 /// `guarded` = select(|m| == inf, c, m) with c a constant (PyTorch's
 /// logsumexp shifts by 0 where the max is infinite): m, else null.
 Value getGuardedMax(Value guarded) {
@@ -253,37 +294,47 @@ struct SharedFoldComponent : OpRewritePattern<FoldOp> {
   /// `replacement`.
   static void dropComponent(PatternRewriter &rewriter, FoldOp fold, size_t i,
                             Value replacement) {
-    rewriter.replaceAllUsesWith(fold.getResult(i), replacement);
     if (fold.getNumResults() == 1) {
-      rewriter.eraseOp(fold);
+      rewriter.replaceOp(fold, replacement);
       return;
     }
-    SmallVector<Combiner> combiners = fold.getCombinerList();
-    SmallVector<Type> types(fold.getResultTypes());
-    combiners.erase(combiners.begin() + i);
-    types.erase(types.begin() + i);
-    rewriter.setInsertionPoint(fold);
-    auto kept = FoldOp::create(rewriter, fold.getLoc(), combiners, types,
-                               fold.getBounds());
-    Block &body = fold.getBody().front();
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(&kept.getBody().front());
-    IRMapping point =
-        cloneLoopBody(rewriter, body, kept.getInductionVars(), IRMapping());
-    SmallVector<Value> yielded;
-    for (auto [k, v] : llvm::enumerate(body.getTerminator()->getOperands()))
-      if (k != i)
-        yielded.push_back(point.lookupOrDefault(v));
-    YieldOp::create(rewriter, fold.getLoc(), yielded);
-    SmallVector<Value> results(kept.getResults());
-    results.insert(results.begin() + i, replacement);
-    rewriter.replaceOp(fold, results);
+    replaceComponent(rewriter, fold, i, replacement);
+  }
+};
+
+/// Softmax's sum of exp(x - max) as one component of a fold with others
+/// (loop fusion gives sibling reductions of a row one loop: SDPA's sum
+/// beside the count of a boolean mask's kept keys) is folded alone, and
+/// the others beside it: then it is the normalizer the flash and online
+/// softmax patterns fuse with its max, instead of a second pass over the
+/// row recomputing every x.
+struct SplitSoftmaxNormalizer : OpRewritePattern<FoldOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FoldOp fold,
+                                PatternRewriter &rewriter) const override {
+    unsigned n = fold.getNumResults();
+    for (unsigned i = 0; n > 1 && i < n; ++i) {
+      if (!matchNormalizerComponent(fold, i))
+        continue;
+      FoldOp sum = foldComponents(rewriter, fold, {i});
+      replaceComponent(rewriter, fold, i, sum.getResult(0));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(fold, "no normalizer among others");
   }
 };
 
 struct TileIRFuseFoldsPass
     : strata::tileir::impl::TileIRFuseFoldsPassBase<TileIRFuseFoldsPass> {
   void runOnOperation() override {
+    // Components folded twice go, and a normalizer sharing a fold with
+    // other sums leaves it, first: alone, it is the sum the patterns below
+    // fuse with its max.
+    RewritePatternSet split(&getContext());
+    split.add<SharedFoldComponent, SplitSoftmaxNormalizer>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(split))))
+      return signalPassFailure();
     // Attention's three folds first: online softmax alone would take two.
     RewritePatternSet flash(&getContext());
     populateFlashAccumulatePatterns(flash);

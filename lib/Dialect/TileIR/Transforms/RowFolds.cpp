@@ -35,8 +35,16 @@ std::optional<std::pair<FoldOp, Value>> tileir::matchScaledExp(Value factor,
 FoldOp tileir::matchSoftmaxNormalizer(FoldOp sum) {
   if (!isSingleF32Fold(sum, Combiner::add))
     return nullptr;
-  Block &sumBody = sum.getBody().front();
-  auto scaled = matchScaledExp(sumBody.getTerminator()->getOperand(0), sum);
+  return matchNormalizerComponent(sum, 0);
+}
+
+FoldOp tileir::matchNormalizerComponent(FoldOp fold, unsigned component) {
+  Block &sumBody = fold.getBody().front();
+  if (fold.getCombinerList()[component] != Combiner::add ||
+      !fold.getResult(component).getType().isF32())
+    return nullptr;
+  auto scaled =
+      matchScaledExp(sumBody.getTerminator()->getOperand(component), fold);
   if (!scaled)
     return nullptr;
   Block &maxBody = scaled->first.getBody().front();

@@ -27,6 +27,10 @@ std::optional<std::pair<FoldOp, mlir::Value>> matchScaledExp(mlir::Value factor,
 /// fold; null otherwise.
 FoldOp matchSoftmaxNormalizer(FoldOp sum);
 
+/// The same for component `component` of `fold` (an f32 add among other
+/// components: a sum a sibling reduction shares its loop with).
+FoldOp matchNormalizerComponent(FoldOp fold, unsigned component);
+
 } // namespace strata::tileir
 
 #endif // STRATA_LIB_DIALECT_TILEIR_TRANSFORMS_ROWFOLDS_H

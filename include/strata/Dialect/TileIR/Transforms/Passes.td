@@ -339,7 +339,12 @@ def TileIRFuseFoldsPass : Pass<"tileir-fuse-folds"> {
     folds (the same combiner, its contribution computed the same way) is
     dropped and the earlier result serves: fusion recomputes logsumexp's
     max beside its sum, and only without the duplicate is the sum a plain
-    sum of exp(x - max) that online softmax fuses.
+    sum of exp(x - max) that online softmax fuses. Likewise a sum of
+    exp(x - max) that shares a fold with other components (loop fusion
+    gives sibling reductions one loop: SDPA's normalizer beside the count
+    of a boolean mask's kept keys) leaves it for a fold of its own, which
+    these patterns then fuse with its max; the other components keep their
+    fold. Both happen before the fusions below.
 
     The max may be guarded, exp(x - select(|m| == inf, c, m)) (logsumexp
     as torch 2.x decomposes it): the same composite fold, and the sum is
