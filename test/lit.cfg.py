@@ -45,3 +45,11 @@ if os.access(ptxas, os.X_OK):
 else:
     lit_config.note("ptxas not found under %s: PTX assembly tests are "
                     "skipped" % config.cuda_root)
+
+# nvcc likewise (`REQUIRES: nvcc`, or `%if nvcc`): the CUDA rendering
+# compiles. Run without the AddressSanitizer runtime the sanitized build
+# preloads, which crashes it.
+nvcc = os.path.join(config.cuda_root, "bin", "nvcc")
+if os.access(nvcc, os.X_OK):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", "env -u LD_PRELOAD " + nvcc))

@@ -2,7 +2,8 @@
 // loops over the grid and, per barrier interval, the block (ThreadLoops.cpp);
 // a launch becomes a call. Warp shuffles and tensor-core mma first become
 // exchanges through shared memory between barriers, warpgroup mma each
-// lane's sums from shared memory, asynchronous copies plain ones.
+// lane's sums from shared memory, asynchronous copies plain ones, mbarriers
+// counters in their own memory (MBarrierEmulation.cpp).
 
 #include "ThreadLoops.h"
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
@@ -144,6 +145,7 @@ struct ConvertKernelIRToCPUPass
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
       expandAsyncCopies(rewriter, kernel);
+      expandMBarriers(rewriter, kernel);
       expandShuffles(rewriter, kernel);
       expandFragmentLoads(rewriter, kernel); // Reads kernelir.lane_id.
       expandMmas(rewriter, kernel);

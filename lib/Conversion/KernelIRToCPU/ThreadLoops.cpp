@@ -205,7 +205,8 @@ private:
       }
       if (Operation *sync = firstSync(&op)) {
         InFlightDiagnostic diag = sync->emitError(
-            "the CPU emulation needs barriers and shuffles at the top level "
+            "the CPU emulation needs barriers, shuffles and mbarrier waits at "
+            "the top level "
             "of the kernel or in loops every thread runs the same way, "
             "where every thread of the block reaches them");
         diag.attachNote(op.getLoc()) << "inside this op, which threads may "

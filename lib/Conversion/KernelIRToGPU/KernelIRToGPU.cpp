@@ -523,4 +523,5 @@ void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
   // alignment: that is what makes it one 128-bit instruction.
   populateGuardedAccessPatterns(patterns, /*alignVectors=*/true);
   populateWgmmaToNVVMPatterns(patterns);
+  populateMBarrierToNVVMPatterns(patterns);
 }

@@ -81,6 +81,15 @@ mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::AsyncWaitOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::ProxyFenceOp op);
+// mbarriers and bulk copies (TensorCoreEmitter.cpp): PTX in inline assembly.
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::MBarrierInitOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::MBarrierArriveOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::MBarrierWaitOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::BulkCopyOp op);
 
 } // namespace strata::cuda
 

@@ -1,6 +1,7 @@
-// kernelir's tensor-core and asynchronous-copy ops as CUDA: PTX in inline
-// assembly (mma.sync, wgmma, ldmatrix, cp.async), the operands in the
-// registers and addresses the instructions take.
+// kernelir's tensor-core, asynchronous-copy and mbarrier ops as CUDA: PTX
+// in inline assembly (mma.sync, wgmma, ldmatrix, cp.async, mbarrier,
+// cp.async.bulk), the operands in the registers and addresses the
+// instructions take.
 
 #include "Emitter.h"
 
@@ -200,5 +201,69 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
                                    kernelir::ProxyFenceOp) {
   emitter.line() << "asm volatile(\"fence.proxy.async.shared::cta;\" ::: "
                     "\"memory\");\n";
+  return success();
+}
+
+/// The shared-window address of `buffer[indices]`, as PTX's .shared
+/// operands take it.
+static std::string sharedAddress(CudaEmitter &emitter, Value buffer,
+                                 ValueRange indices) {
+  return "(unsigned)__cvta_generic_to_shared(&" + emitter.name(buffer) + "[" +
+         emitter.offset(cast<MemRefType>(buffer.getType()), indices) + "])";
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::MBarrierInitOp init) {
+  emitter.line() << "asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" "
+                    ":: \"r\"("
+                 << sharedAddress(emitter, init.getBarriers(),
+                                  init.getIndices())
+                 << "), \"r\"(" << init.getArrivals() << ") : \"memory\");\n";
+  return success();
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::MBarrierArriveOp arrive) {
+  std::string barrier =
+      sharedAddress(emitter, arrive.getBarriers(), arrive.getIndices());
+  if (std::optional<int64_t> bytes = arrive.getExpectTx()) {
+    emitter.line() << "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta."
+                      "b64 _, [%0], %1;\" :: \"r\"("
+                   << barrier << "), \"r\"(" << *bytes << ") : \"memory\");\n";
+    return success();
+  }
+  emitter.line() << "asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" "
+                    ":: \"r\"("
+                 << barrier << ") : \"memory\");\n";
+  return success();
+}
+
+/// try_wait.parity until it succeeds (each try may suspend the thread for
+/// a while; the loop is the wait).
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::MBarrierWaitOp wait) {
+  emitter.line() << "asm volatile(\"{\\n .reg .pred done;\\n waiting:\\n "
+                    "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], "
+                    "%1;\\n @!done bra waiting;\\n}\"\n";
+  emitter.line() << "    :: \"r\"("
+                 << sharedAddress(emitter, wait.getBarriers(),
+                                  wait.getIndices())
+                 << "), \"r\"((unsigned)" << emitter.name(wait.getParity())
+                 << ") : \"memory\");\n";
+  return success();
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::BulkCopyOp copy) {
+  emitter.line() << "asm volatile(\"cp.async.bulk.shared::cluster.global."
+                    "mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\"\n";
+  emitter.line()
+      << "    :: \"r\"("
+      << sharedAddress(emitter, copy.getDest(), copy.getDestIndices())
+      << "), \"l\"(&" << emitter.name(copy.getSource()) << "["
+      << emitter.offset(copy.getSource().getType(), copy.getSourceIndices())
+      << "]), \"r\"(" << copy.getBytes() << "), \"r\"("
+      << sharedAddress(emitter, copy.getBarriers(), copy.getBarrierIndices())
+      << ") : \"memory\");\n";
   return success();
 }

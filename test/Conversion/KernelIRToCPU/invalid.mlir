@@ -9,7 +9,7 @@ kernelir.func @divergent(%out: memref<32xf32>) attributes {block = array<i64: 32
   %low = arith.cmpi ult, %t, %c16 : index
   // expected-note @+1 {{inside this op, which threads may run differently}}
   scf.if %low {
-    // expected-error @+1 {{the CPU emulation needs barriers and shuffles at the top level of the kernel or in loops every thread runs the same way, where every thread of the block reaches them}}
+    // expected-error @+1 {{the CPU emulation needs barriers, shuffles and mbarrier waits at the top level of the kernel or in loops every thread runs the same way, where every thread of the block reaches them}}
     kernelir.barrier
   }
   kernelir.return
@@ -27,6 +27,26 @@ kernelir.func @divergent_loop(%out: memref<32xf32>) attributes {block = array<i6
   // expected-error @+1 {{a loop with a barrier inside needs bounds the CPU emulation can see are the same in every thread of the block}}
   scf.for %i = %c0 to %t step %c1 {
     kernelir.barrier
+  }
+  kernelir.return
+}
+
+// -----
+
+// A wait only the first warp makes (a warp-specialized producer's): the
+// emulation runs mbarrier waits where every thread of the block waits.
+// expected-error @+1 {{failed to legalize operation 'kernelir.func'}}
+kernelir.func @producer_wait(%out: memref<64xf32>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %false = arith.constant false
+  %empty = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %t = kernelir.thread_id x
+  %producer = arith.cmpi ult, %t, %c32 : index
+  // expected-note @+1 {{inside this op, which threads may run differently}}
+  scf.if %producer {
+    // expected-error @+1 {{the CPU emulation needs barriers, shuffles and mbarrier waits at the top level of the kernel or in loops every thread runs the same way, where every thread of the block reaches them}}
+    kernelir.mbarrier_wait %empty[%c0] parity %false : memref<1xi64, #gpu.address_space<workgroup>>
   }
   kernelir.return
 }

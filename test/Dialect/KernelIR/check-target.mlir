@@ -10,9 +10,11 @@
 // SM90A-LABEL: kernelir.func @warpgroup
 // SM90A-LABEL: kernelir.func @async_copies
 // SM90A-LABEL: kernelir.func @large_shared
+// SM90A-LABEL: kernelir.func @mbarriers
 // SM75: 'kernelir.wgmma' op exists on sm_90a alone; the target is sm_75
 // SM75: 'kernelir.async_copy' op needs sm_80 or newer; the target is sm_75
 // SM75: 'kernelir.func' op takes 102400 bytes of shared memory; sm_75 gives a block at most 65536
+// SM75: 'kernelir.mbarrier_init' op needs sm_80 or newer; the target is sm_75
 // FORM: error: chip 'gfx90a' is not a target of the form sm_<N> (sm_80, sm_90, sm_90a, ...)
 // OLD: error: chip sm_70 is older than sm_75, the oldest target of CUDA 13's ptxas
 kernelir.func @warpgroup() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
@@ -40,5 +42,20 @@ kernelir.func @async_copies(%h: memref<64xf16>) attributes {block = array<i64: 8
 
 kernelir.func @large_shared() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<25600xf32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// mbarriers exist from sm_80; waits on a phase's parity, transaction
+// bytes and bulk copies from sm_90.
+kernelir.func @mbarriers(%h: memref<64xf16>, %p: i1) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %sh = kernelir.shared : memref<64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  kernelir.mbarrier_init %b[%c0] arrivals 32 : memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.mbarrier_arrive %b[%c0] expect_tx 128 : memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.bulk_copy %h[%c0], %sh[%c0] elements 64 arrives %b[%c0] : memref<64xf16>, memref<64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.mbarrier_wait %b[%c0] parity %p : memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }

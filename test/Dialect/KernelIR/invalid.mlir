@@ -570,3 +570,81 @@ kernelir.func @grid_y() attributes {block = array<i64: 1, 1, 1>, grid = array<i6
 kernelir.func @grid_x() attributes {block = array<i64: 1, 1, 1>, grid = array<i64: 2147483648, 1, 1>} {
   kernelir.return
 }
+
+// -----
+
+// An mbarrier is an i64 in shared memory.
+kernelir.func @mbarrier_in_global(%b: memref<2xi64>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{expects its mbarriers in a shared (workgroup) buffer of i64, got 'memref<2xi64>'}}
+  kernelir.mbarrier_init %b[%i] arrivals 1 : memref<2xi64>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @mbarrier_of_i32(%i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %b = kernelir.shared : memref<2xi32, #gpu.address_space<workgroup>>
+  %true = arith.constant true
+  // expected-error @+1 {{expects its mbarriers in a shared (workgroup) buffer of i64}}
+  kernelir.mbarrier_wait %b[%i] parity %true : memref<2xi32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @mbarrier_indices(%i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %b = kernelir.shared : memref<2x2xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{expects one index per dimension of the mbarrier buffer}}
+  kernelir.mbarrier_arrive %b[%i] : memref<2x2xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// PTX counts arrivals and transaction bytes up to 2^20 - 1.
+kernelir.func @mbarrier_no_arrivals(%i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %b = kernelir.shared : memref<2xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{expects between 1 and 1048575 arrivals, got 0}}
+  kernelir.mbarrier_init %b[%i] arrivals 0 : memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @mbarrier_too_many_bytes(%i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %b = kernelir.shared : memref<2xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{expects between 1 and 1048575 transaction bytes, got 1048576}}
+  kernelir.mbarrier_arrive %b[%i] expect_tx 1048576 : memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// A bulk copy moves whole 16-byte units: 3 f32 are 12 bytes.
+kernelir.func @bulk_copy_12_bytes(%a: memref<64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xf32, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{copies a positive multiple of 16 bytes up to 1048575, got 3 x 'f32'}}
+  kernelir.bulk_copy %a[%i], %s[%i] elements 3 arrives %b[%i] : memref<64xf32>, memref<64xf32, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// Rows of 20 halves (40 bytes) put every other row off a 16-byte boundary.
+kernelir.func @bulk_copy_rows(%a: memref<10x20xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{a bulk copy of 8 elements needs row-major buffers whose rows are a multiple of 16 bytes and at least that long, got 'memref<10x20xf16>'}}
+  kernelir.bulk_copy %a[%i, %i], %s[%i] elements 8 arrives %b[%i] : memref<10x20xf16>, memref<64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @bulk_copy_to_global(%a: memref<64xf32>, %c: memref<64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{copies from global memory into a shared buffer}}
+  kernelir.bulk_copy %a[%i], %c[%i] elements 4 arrives %b[%i] : memref<64xf32>, memref<64xf32>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}

@@ -189,6 +189,27 @@ kernelir.func @async_copies(%a: memref<100x64xf32>, %h: memref<64xf16>) attribut
   kernelir.return
 }
 
+// An mbarrier per stage: initialized, armed with the bytes of a bulk copy
+// that completes on it, waited for with the phase's parity.
+// CHECK-LABEL: kernelir.func @mbarriers
+// CHECK: kernelir.mbarrier_init %[[B:.*]][%{{.*}}] arrivals 1 : memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.mbarrier_arrive %[[B]][%{{.*}}] expect_tx 128 : memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.bulk_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] elements 64 arrives %[[B]][%{{.*}}] : memref<100x64xf16>, memref<2x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.mbarrier_arrive %[[B]][%{{.*}}] : memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.mbarrier_wait %[[B]][%{{.*}}] parity %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>
+kernelir.func @mbarriers(%a: memref<100x64xf16>, %row: index, %parity: i1) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %stage = kernelir.shared : memref<2x64xf16, #gpu.address_space<workgroup>>
+  %full = kernelir.shared : memref<2xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  kernelir.mbarrier_init %full[%c1] arrivals 1 : memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.mbarrier_arrive %full[%c1] expect_tx 128 : memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.bulk_copy %a[%row, %c0], %stage[%c1, %c0] elements 64 arrives %full[%c1] : memref<100x64xf16>, memref<2x64xf16, #gpu.address_space<workgroup>>, memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.mbarrier_arrive %full[%c0] : memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.mbarrier_wait %full[%c1] parity %parity : memref<2xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
 // A warpgroup's multiply-accumulate from shared chunks in core-matrix
 // layout ([k blocks][rows][8 halves]), after the writers' proxy fence.
 // CHECK-LABEL: kernelir.func @warpgroup_mma

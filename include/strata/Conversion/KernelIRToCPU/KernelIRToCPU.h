@@ -42,6 +42,15 @@ void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// arithmetic of kernelir::getWgmmaStrides; kernelir.proxy_fence goes.
 void expandWgmmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 
+/// Rewrites kernelir's mbarrier ops and bulk copies in `kernel` as the
+/// updates of each mbarrier's state (pending arrivals, transaction bytes,
+/// phase) kept in its i64 element, and copies done at once; a wait becomes
+/// a barrier and a check, failing the run (naming the kernel) where the
+/// awaited phase has not completed, the GPU's deadlock. Exact where every
+/// thread of the block reaches each wait, which the barrier rules of the
+/// thread loops then require.
+void expandMBarriers(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+
 /// Replaces each kernelir.ldmatrix of `kernel` by the loads of its lane's
 /// fragment elements (what the warp's ldmatrix gives each lane), at the
 /// lane kernelir.lane_id names (expandWarpIndices then expands it).

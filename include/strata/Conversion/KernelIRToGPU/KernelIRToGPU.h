@@ -16,6 +16,11 @@ void populateKernelIRToGPUPatterns(mlir::RewritePatternSet &patterns);
 /// kernelir.proxy_fence to nvvm.fence.proxy (part of
 /// populateKernelIRToGPUPatterns).
 void populateWgmmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
+
+/// Patterns that lower kernelir's mbarrier ops to nvvm.mbarrier.* and
+/// kernelir.bulk_copy to nvvm.cp.async.bulk (part of
+/// populateKernelIRToGPUPatterns).
+void populateMBarrierToNVVMPatterns(mlir::RewritePatternSet &patterns);
 } // namespace strata
 
 #endif

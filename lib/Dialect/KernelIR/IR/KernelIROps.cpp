@@ -493,23 +493,41 @@ AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
 // AsyncCopyOp
 //===----------------------------------------------------------------------===//
 
-int64_t AsyncCopyOp::getBytes() {
-  Type element = getSource().getType().getElementType();
+/// The bytes of `elements` elements of `source` (0 for elements of no
+/// width).
+static int64_t copiedBytes(MemRefType source, int64_t elements) {
+  Type element = source.getElementType();
   if (!element.isIntOrFloat())
     return 0;
-  return getElements() * strata::getStorageBits(element) / 8;
+  return elements * strata::getStorageBits(element) / 8;
+}
+
+/// What every copy from global into shared memory (cp.async, the bulk
+/// copy) verifies: indices, one element type, the buffers' memories.
+static LogicalResult verifyGlobalToShared(Operation *op, MemRefType source,
+                                          ValueRange sourceIndices,
+                                          MemRefType dest,
+                                          ValueRange destIndices) {
+  if ((int64_t)sourceIndices.size() != source.getRank() ||
+      (int64_t)destIndices.size() != dest.getRank())
+    return op->emitOpError("expects one index per dimension of each buffer");
+  if (source.getElementType() != dest.getElementType())
+    return op->emitOpError("copies between buffers of one element type, got ")
+           << source.getElementType() << " and " << dest.getElementType();
+  if (!isWorkgroup(dest) || isWorkgroup(source))
+    return op->emitOpError("copies from global memory into a shared buffer");
+  return success();
+}
+
+int64_t AsyncCopyOp::getBytes() {
+  return copiedBytes(getSource().getType(), getElements());
 }
 
 LogicalResult AsyncCopyOp::verify() {
   MemRefType source = getSource().getType(), dest = getDest().getType();
-  if ((int64_t)getSourceIndices().size() != source.getRank() ||
-      (int64_t)getDestIndices().size() != dest.getRank())
-    return emitOpError("expects one index per dimension of each buffer");
-  if (source.getElementType() != dest.getElementType())
-    return emitOpError("copies between buffers of one element type, got ")
-           << source.getElementType() << " and " << dest.getElementType();
-  if (!isWorkgroup(dest) || isWorkgroup(source))
-    return emitOpError("copies from global memory into a shared buffer");
+  if (failed(verifyGlobalToShared(*this, source, getSourceIndices(), dest,
+                                  getDestIndices())))
+    return failure();
   int64_t bytes = getBytes(), elements = getElements();
   if (elements < 1 || (bytes != 4 && bytes != 8 && bytes != 16) ||
       bytes * 8 != elements * strata::getStorageBits(source.getElementType()))
@@ -523,6 +541,75 @@ LogicalResult AsyncCopyOp::verify() {
              << "innermost dimension is a multiple of " << elements << ", got "
              << buffer;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers and bulk copies
+//===----------------------------------------------------------------------===//
+
+/// PTX's bound on an mbarrier's arrival count and on its transaction
+/// count: 2^20 - 1.
+static constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
+
+/// An mbarrier is an i64 element of a shared buffer, named by one index per
+/// dimension.
+static LogicalResult verifyMBarrier(Operation *op, MemRefType barriers,
+                                    ValueRange indices) {
+  if (!isWorkgroup(barriers) || !barriers.getElementType().isInteger(64))
+    return op->emitOpError("expects its mbarriers in a shared (workgroup) "
+                           "buffer of i64, got ")
+           << barriers;
+  if ((int64_t)indices.size() != barriers.getRank())
+    return op->emitOpError(
+        "expects one index per dimension of the mbarrier buffer");
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  if (getArrivals() < 1 || getArrivals() > kMaxMBarrierCount)
+    return emitOpError("expects between 1 and ")
+           << kMaxMBarrierCount << " arrivals, got " << getArrivals();
+  return verifyMBarrier(*this, getBarriers().getType(), getIndices());
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  std::optional<int64_t> bytes = getExpectTx();
+  if (bytes && (*bytes < 1 || *bytes > kMaxMBarrierCount))
+    return emitOpError("expects between 1 and ")
+           << kMaxMBarrierCount << " transaction bytes, got " << *bytes;
+  return verifyMBarrier(*this, getBarriers().getType(), getIndices());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyMBarrier(*this, getBarriers().getType(), getIndices());
+}
+
+int64_t BulkCopyOp::getBytes() {
+  return copiedBytes(getSource().getType(), getElements());
+}
+
+LogicalResult BulkCopyOp::verify() {
+  MemRefType source = getSource().getType(), dest = getDest().getType();
+  if (failed(verifyGlobalToShared(*this, source, getSourceIndices(), dest,
+                                  getDestIndices())))
+    return failure();
+  Type element = source.getElementType();
+  if (!element.isIntOrFloat() || strata::getStorageBits(element) % 8 != 0)
+    return emitOpError("copies whole bytes, got ") << element;
+  int64_t bytes = getBytes(), elementBytes = bytes / getElements();
+  if (getElements() < 1 || bytes % 16 != 0 || bytes > kMaxMBarrierCount)
+    return emitOpError("copies a positive multiple of 16 bytes up to ")
+           << kMaxMBarrierCount << ", got " << getElements() << " x "
+           << element;
+  for (MemRefType buffer : {source, dest})
+    if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
+        buffer.getShape().back() * elementBytes % 16 != 0 ||
+        buffer.getShape().back() < getElements())
+      return emitOpError("a bulk copy of ")
+             << getElements() << " elements needs row-major buffers whose "
+             << "rows are a multiple of 16 bytes and at least that long, got "
+             << buffer;
+  return verifyMBarrier(*this, getBarriers().getType(), getBarrierIndices());
 }
 
 //===----------------------------------------------------------------------===//
@@ -542,3 +629,11 @@ int64_t ProxyFenceOp::getMinComputeCapability() { return 90; }
 int64_t AsyncCopyOp::getMinComputeCapability() { return 80; }
 int64_t AsyncCommitOp::getMinComputeCapability() { return 80; }
 int64_t AsyncWaitOp::getMinComputeCapability() { return 80; }
+// mbarrier.init and mbarrier.arrive: sm_80; with expect_tx, try_wait.parity
+// and cp.async.bulk: sm_90.
+int64_t MBarrierInitOp::getMinComputeCapability() { return 80; }
+int64_t MBarrierArriveOp::getMinComputeCapability() {
+  return getExpectTx() ? 90 : 80;
+}
+int64_t MBarrierWaitOp::getMinComputeCapability() { return 90; }
+int64_t BulkCopyOp::getMinComputeCapability() { return 90; }

@@ -579,4 +579,6 @@ def KernelIR_AsyncWaitOp : KernelIR_Op<"async_wait", [
   let assemblyFormat = "`pending` $pending attr-dict";
 }
 
+include "strata/Dialect/KernelIR/IR/KernelIRMBarrierOps.td"
+
 #endif // STRATA_KERNELIR_OPS

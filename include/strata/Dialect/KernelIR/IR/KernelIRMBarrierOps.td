@@ -1,0 +1,142 @@
+// Hopper's asynchronous barriers (mbarrier) and the bulk copies that
+// complete on them: the synchronization a TMA pipeline is built from.
+// Included by KernelIROps.td.
+
+#ifndef STRATA_KERNELIR_MBARRIER_OPS
+#define STRATA_KERNELIR_MBARRIER_OPS
+
+def KernelIR_MBarrierInitOp : KernelIR_Op<"mbarrier_init", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Starts an mbarrier's phase 0, expecting `arrivals` arrivals.";
+  let description = [{
+    An mbarrier is one i64 element of a shared buffer. It counts, per
+    phase, the arrivals still pending and the transaction bytes still in
+    flight; when both reach zero the phase completes, the next begins and
+    the pending arrivals start again at `arrivals` (PTX's
+    `mbarrier.init.shared::cta.b64`). One thread initializes it; a
+    `kernelir.proxy_fence` and a `kernelir.barrier` after the
+    initialization make it visible to the threads and to bulk copies.
+
+    ```mlir
+    kernelir.mbarrier_init %full[%c0] arrivals 1
+        : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$barriers,
+                       Variadic<Index>:$indices,
+                       I64Attr:$arrivals);
+  let assemblyFormat = [{
+    $barriers `[` $indices `]` `arrivals` $arrivals attr-dict `:`
+    type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def KernelIR_MBarrierArriveOp : KernelIR_Op<"mbarrier_arrive", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "This thread arrives at an mbarrier, perhaps expecting bytes.";
+  let description = [{
+    One of the current phase's pending arrivals (`mbarrier.arrive`). With
+    `expect_tx`, the phase first expects that many more transaction bytes
+    (`mbarrier.arrive.expect_tx`): the bytes the bulk copies this thread
+    started (or is about to start) on this mbarrier will deliver. Release
+    semantics: this thread's earlier writes are visible to a thread whose
+    `kernelir.mbarrier_wait` sees the phase complete.
+
+    ```mlir
+    kernelir.mbarrier_arrive %full[%s] expect_tx 4096
+        : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$barriers,
+                       Variadic<Index>:$indices,
+                       OptionalAttr<I64Attr>:$expectTx);
+  let assemblyFormat = [{
+    $barriers `[` $indices `]` (`expect_tx` $expectTx^)? attr-dict `:`
+    type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def KernelIR_MBarrierWaitOp : KernelIR_Op<"mbarrier_wait", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Waits until the mbarrier's phase of the given parity completes.";
+  let description = [{
+    Blocks this thread until the phase whose parity is `parity` (0 for
+    phases 0, 2, ...; 1 for 1, 3, ...) has completed, that is until the
+    mbarrier's current phase has the other parity
+    (`mbarrier.try_wait.parity`, retried until it succeeds). Acquire
+    semantics: what the arriving threads wrote before arriving, and what
+    the phase's bulk copies delivered, is visible after it. A ring of S
+    stages waits on stage s's mbarrier with parity (step / S) mod 2.
+
+    The CPU emulation runs it where every thread of the block waits (it
+    becomes a barrier there) and fails, naming the kernel, on a wait whose
+    phase cannot have completed: the deadlock a wrong parity or a missing
+    arrival or byte would be on the GPU.
+
+    ```mlir
+    kernelir.mbarrier_wait %full[%s] parity %p
+        : memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  // A write as well as a read: the wait orders this thread's later
+  // accesses after the phase (acquire), so it must neither move nor go.
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$barriers,
+                       Variadic<Index>:$indices,
+                       I1:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $indices `]` `parity` $parity attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def KernelIR_BulkCopyOp : KernelIR_Op<"bulk_copy", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Copies a run of global elements to shared memory, completing "
+                "bytes on an mbarrier.";
+  let description = [{
+    Starts copying `elements` neighbouring elements of the innermost
+    dimension of `source` (global memory), from `sourceIndices` on, into
+    `dest` (a shared buffer) from `destIndices` on, by the copy engine
+    rather than the threads: PTX's
+    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`.
+    When the bytes have landed they complete as many transaction bytes of
+    the current phase of the mbarrier `barriers[barrierIndices]`, which
+    some thread's `kernelir.mbarrier_arrive ... expect_tx` announced; a
+    `kernelir.mbarrier_wait` on that phase then sees them. One thread
+    issues it.
+
+    The run is a multiple of 16 bytes and starts at a 16-byte boundary of
+    both buffers: both innermost dimensions are multiples of 16 bytes and
+    the run stays inside one row of each (verified); the innermost indices
+    are multiples of 16 bytes' elements (checked by the CPU emulation's
+    bounds check).
+
+    ```mlir
+    kernelir.bulk_copy %a[%row, %c0], %stage[%s, %r, %c0] elements 64
+        arrives %full[%s]
+        : memref<100x64xf16>, memref<2x32x64xf16, #gpu.address_space<workgroup>>,
+          memref<2xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceIndices,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$destIndices,
+                       I64Attr:$elements,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$barriers,
+                       Variadic<Index>:$barrierIndices);
+  let assemblyFormat = [{
+    $source `[` $sourceIndices `]` `,` $dest `[` $destIndices `]`
+    `elements` $elements `arrives` $barriers `[` $barrierIndices `]`
+    attr-dict `:` type($source) `,` type($dest) `,` type($barriers)
+  }];
+  let extraClassDeclaration = [{
+    /// The bytes the copy moves (and completes on its mbarrier).
+    int64_t getBytes();
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // STRATA_KERNELIR_MBARRIER_OPS

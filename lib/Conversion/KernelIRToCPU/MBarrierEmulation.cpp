@@ -1,0 +1,191 @@
+// mbarriers and bulk copies on the CPU, with their phases and transaction
+// bytes counted exactly. An mbarrier's state lives in its own i64 element,
+// packed: the arrivals still pending (bits 0-20), the arrivals each phase
+// expects (21-41), the transaction bytes still due, biased by 2^20 so that
+// a copy landing before its expect_tx (a negative count, as PTX allows)
+// fits (42-62), and the current phase's parity (63). Each op becomes the
+// load, update and store of that state in the thread that runs it; a bulk
+// copy copies at once, in 16-byte pieces, then completes its bytes. A wait
+// becomes a barrier (every thread's arrivals and copies before it have
+// happened, which is what the GPU's wait waits for when every thread
+// waits) and a check that the awaited phase has completed: where it has
+// not, the GPU would wait forever, and the run fails naming the kernel.
+
+#include "ThreadLoops.h"
+
+#include "strata/Dialect/Utils/ElementStorage.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace strata;
+
+namespace {
+constexpr int64_t kFieldBits = 21;
+constexpr int64_t kFieldMask = (int64_t(1) << kFieldBits) - 1;
+constexpr int64_t kExpectedShift = kFieldBits;
+constexpr int64_t kTxShift = 2 * kFieldBits;
+constexpr int64_t kPhaseShift = 63;
+constexpr int64_t kTxBias = int64_t(1) << 20;
+/// PTX's bound on a phase's transaction count, either way.
+constexpr int64_t kMaxTx = kTxBias - 1;
+
+/// An mbarrier's state, unpacked: i64 values, the transaction bytes due
+/// unbiased (negative while copies are ahead of their expect_tx).
+struct State {
+  Value pending, expected, tx, phase;
+};
+
+class MBarrierEmulator {
+public:
+  MBarrierEmulator(RewriterBase &b, kernelir::FuncOp kernel)
+      : b(b), kernelName(kernel.getName().str()) {}
+
+  void rewrite(kernelir::MBarrierInitOp init) {
+    begin(init);
+    Value arrivals = constant(init.getArrivals());
+    store(init.getBarriers(), init.getIndices(),
+          {arrivals, arrivals, constant(0), constant(0)});
+    b.eraseOp(init);
+  }
+
+  void rewrite(kernelir::MBarrierArriveOp arrive) {
+    begin(arrive);
+    State s = load(arrive.getBarriers(), arrive.getIndices());
+    if (std::optional<int64_t> bytes = arrive.getExpectTx())
+      s.tx = add(s.tx, constant(*bytes));
+    check(compare(arith::CmpIPredicate::sgt, s.pending, constant(0)),
+          "more arrivals at an mbarrier than its phase expects");
+    s.pending = arith::SubIOp::create(b, loc, s.pending, constant(1));
+    store(arrive.getBarriers(), arrive.getIndices(), complete(s));
+    b.eraseOp(arrive);
+  }
+
+  void rewrite(kernelir::BulkCopyOp copy) {
+    begin(copy);
+    Type element = copy.getSource().getType().getElementType();
+    int64_t perPiece = 128 / getStorageBits(element);
+    Type piece = perPiece == 1 ? element : VectorType::get({perPiece}, element);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value end = arith::ConstantIndexOp::create(b, loc, copy.getElements());
+    Value step = arith::ConstantIndexOp::create(b, loc, perPiece);
+    auto loop = scf::ForOp::create(b, loc, zero, end, step);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value at = loop.getInductionVar();
+      auto shifted = [&](ValueRange indices) {
+        SmallVector<Value> result(indices);
+        result.back() = arith::AddIOp::create(b, loc, result.back(), at);
+        return result;
+      };
+      Value value =
+          kernelir::LoadOp::create(b, loc, piece, copy.getSource(),
+                                   shifted(copy.getSourceIndices()), Value());
+      kernelir::StoreOp::create(b, loc, value, copy.getDest(),
+                                shifted(copy.getDestIndices()));
+    }
+    State s = load(copy.getBarriers(), copy.getBarrierIndices());
+    s.tx = arith::SubIOp::create(b, loc, s.tx, constant(copy.getBytes()));
+    store(copy.getBarriers(), copy.getBarrierIndices(), complete(s));
+    b.eraseOp(copy);
+  }
+
+  void rewrite(kernelir::MBarrierWaitOp wait) {
+    begin(wait);
+    kernelir::BarrierOp::create(b, loc);
+    State s = load(wait.getBarriers(), wait.getIndices());
+    Value parity =
+        arith::ExtUIOp::create(b, loc, b.getI64Type(), wait.getParity());
+    check(compare(arith::CmpIPredicate::ne, s.phase, parity),
+          "an mbarrier wait whose phase never completes (a deadlock on the "
+          "GPU: an arrival or transaction bytes are missing, or the parity "
+          "is wrong)");
+    b.eraseOp(wait);
+  }
+
+private:
+  void begin(Operation *op) {
+    b.setInsertionPoint(op);
+    loc = op->getLoc();
+  }
+  Value constant(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value compare(arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  }
+  Value field(Value state, int64_t shift) {
+    Value shifted = arith::ShRUIOp::create(b, loc, state, constant(shift));
+    return arith::AndIOp::create(b, loc, shifted, constant(kFieldMask));
+  }
+  void check(Value ok, StringRef problem) {
+    cf::AssertOp::create(b, loc, ok,
+                         (problem + " in kernel " + kernelName).str());
+  }
+
+  State load(Value barriers, ValueRange indices) {
+    Value state = kernelir::LoadOp::create(b, loc, b.getI64Type(), barriers,
+                                           indices, Value());
+    return {field(state, 0), field(state, kExpectedShift),
+            arith::SubIOp::create(b, loc, field(state, kTxShift),
+                                  constant(kTxBias)),
+            arith::ShRUIOp::create(b, loc, state, constant(kPhaseShift))};
+  }
+
+  void store(Value barriers, ValueRange indices, State s) {
+    check(compare(arith::CmpIPredicate::sle, s.tx, constant(kMaxTx)),
+          "more transaction bytes expected of an mbarrier's phase than PTX "
+          "allows");
+    check(compare(arith::CmpIPredicate::sge, s.tx, constant(-kMaxTx)),
+          "more transaction bytes completed on an mbarrier's phase than "
+          "PTX allows");
+    auto shl = [&](Value v, int64_t shift) -> Value {
+      return arith::ShLIOp::create(b, loc, v, constant(shift));
+    };
+    Value state = arith::OrIOp::create(
+        b, loc,
+        arith::OrIOp::create(b, loc, s.pending,
+                             shl(s.expected, kExpectedShift)),
+        arith::OrIOp::create(b, loc,
+                             shl(add(s.tx, constant(kTxBias)), kTxShift),
+                             shl(s.phase, kPhaseShift)));
+    kernelir::StoreOp::create(b, loc, state, barriers, indices);
+  }
+
+  /// The phase completes when no arrival and no byte is due: the next
+  /// begins, expecting its arrivals again.
+  State complete(State s) {
+    Value done = arith::AndIOp::create(
+        b, loc, compare(arith::CmpIPredicate::eq, s.pending, constant(0)),
+        compare(arith::CmpIPredicate::eq, s.tx, constant(0)));
+    return {arith::SelectOp::create(b, loc, done, s.expected, s.pending),
+            s.expected, s.tx,
+            arith::SelectOp::create(
+                b, loc, done,
+                arith::XOrIOp::create(b, loc, s.phase, constant(1)), s.phase)};
+  }
+
+  RewriterBase &b;
+  std::string kernelName;
+  Location loc = UnknownLoc::get(b.getContext());
+};
+} // namespace
+
+void strata::expandMBarriers(RewriterBase &rewriter, kernelir::FuncOp kernel) {
+  MBarrierEmulator emulator(rewriter, kernel);
+  SmallVector<Operation *> ops;
+  kernel.walk([&](Operation *op) {
+    if (isa<kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
+            kernelir::MBarrierWaitOp, kernelir::BulkCopyOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops)
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
+              kernelir::MBarrierWaitOp, kernelir::BulkCopyOp>(
+            [&](auto typed) { emulator.rewrite(typed); });
+}
