@@ -108,4 +108,6 @@ void strata::expandWgmmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   }
   // The CPU's stores are visible to every later read: nothing to fence.
   kernel.walk([&](kernelir::ProxyFenceOp op) { rewriter.eraseOp(op); });
+  // Register budgets are the GPU's alone.
+  kernel.walk([&](kernelir::SetMaxRegistersOp op) { rewriter.eraseOp(op); });
 }

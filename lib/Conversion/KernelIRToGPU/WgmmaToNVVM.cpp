@@ -1,7 +1,9 @@
 // kernelir.wgmma to nvvm's warpgroup mma (sm_90a): a 64-bit shared-memory
 // descriptor per operand and per 16 k, the accumulator as the struct of the
 // lane's f32 registers, and the op's synchronous meaning spelled out as
-// wgmma.fence, the mma_asyncs, commit and wait for none pending.
+// wgmma.fence, the mma_asyncs, commit and wait for none pending. Beside it
+// the other ops of Hopper's warpgroups: the async proxy's fence and
+// setmaxnreg.
 
 #include "strata/Conversion/KernelIRToGPU/KernelIRToGPU.h"
 #include "strata/Dialect/KernelIR/IR/KernelIR.h"
@@ -120,8 +122,25 @@ struct ProxyFenceToNVVM : OpConversionPattern<kernelir::ProxyFenceOp> {
     return success();
   }
 };
+
+struct SetMaxRegistersToNVVM
+    : OpConversionPattern<kernelir::SetMaxRegistersOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::SetMaxRegistersOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto action = op.getAction() == kernelir::RegisterAction::increase
+                      ? NVVM::SetMaxRegisterAction::increase
+                      : NVVM::SetMaxRegisterAction::decrease;
+    rewriter.replaceOpWithNewOp<NVVM::SetMaxRegisterOp>(
+        op, rewriter.getI32IntegerAttr(op.getCount()),
+        NVVM::SetMaxRegisterActionAttr::get(getContext(), action));
+    return success();
+  }
+};
 } // namespace
 
 void strata::populateWgmmaToNVVMPatterns(RewritePatternSet &patterns) {
-  patterns.add<WgmmaToNVVM, ProxyFenceToNVVM>(patterns.getContext());
+  patterns.add<WgmmaToNVVM, ProxyFenceToNVVM, SetMaxRegistersToNVVM>(
+      patterns.getContext());
 }

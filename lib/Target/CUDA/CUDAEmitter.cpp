@@ -699,12 +699,12 @@ LogicalResult CudaEmitter::emitOperation(Operation &op) {
             kernelir::AsyncCommitOp, kernelir::AsyncWaitOp,
             kernelir::ProxyFenceOp, kernelir::MBarrierInitOp,
             kernelir::MBarrierArriveOp, kernelir::MBarrierWaitOp,
-            kernelir::BulkCopyOp, vector::ExtractOp, vector::ToElementsOp,
-            vector::InsertOp, vector::FromElementsOp, arith::ConstantOp,
-            arith::BitcastOp, arith::NegFOp, arith::CmpIOp, arith::CmpFOp,
-            arith::MinUIOp, arith::MaxUIOp, arith::SelectOp, scf::ForOp,
-            scf::IfOp, scf::YieldOp>(
-          [&](auto op) { return printOperation(*this, op); })
+            kernelir::BulkCopyOp, kernelir::SetMaxRegistersOp,
+            vector::ExtractOp, vector::ToElementsOp, vector::InsertOp,
+            vector::FromElementsOp, arith::ConstantOp, arith::BitcastOp,
+            arith::NegFOp, arith::CmpIOp, arith::CmpFOp, arith::MinUIOp,
+            arith::MaxUIOp, arith::SelectOp, scf::ForOp, scf::IfOp,
+            scf::YieldOp>([&](auto op) { return printOperation(*this, op); })
       .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary("+"); })
       .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary("-"); })
       .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary("*"); })

@@ -81,6 +81,8 @@ mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::AsyncWaitOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::ProxyFenceOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::SetMaxRegistersOp op);
 // mbarriers and bulk copies (TensorCoreEmitter.cpp): PTX in inline assembly.
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::MBarrierInitOp op);

@@ -204,6 +204,16 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
   return success();
 }
 
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::SetMaxRegistersOp op) {
+  emitter.line() << "asm volatile(\"setmaxnreg."
+                 << (op.getAction() == kernelir::RegisterAction::increase
+                         ? "inc"
+                         : "dec")
+                 << ".sync.aligned.u32 " << op.getCount() << ";\");\n";
+  return success();
+}
+
 /// The shared-window address of `buffer[indices]`, as PTX's .shared
 /// operands take it.
 static std::string sharedAddress(CudaEmitter &emitter, Value buffer,

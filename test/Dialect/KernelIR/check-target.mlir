@@ -11,6 +11,7 @@
 // SM90A-LABEL: kernelir.func @async_copies
 // SM90A-LABEL: kernelir.func @large_shared
 // SM90A-LABEL: kernelir.func @mbarriers
+// SM90A-LABEL: kernelir.func @register_split
 // SM75: 'kernelir.wgmma' op exists on sm_90a alone; the target is sm_75
 // SM75: 'kernelir.async_copy' op needs sm_80 or newer; the target is sm_75
 // SM75: 'kernelir.func' op takes 102400 bytes of shared memory; sm_75 gives a block at most 65536
@@ -57,5 +58,13 @@ kernelir.func @mbarriers(%h: memref<64xf16>, %p: i1) attributes {block = array<i
   kernelir.mbarrier_arrive %b[%c0] expect_tx 128 : memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.bulk_copy %h[%c0], %sh[%c0] elements 64 arrives %b[%c0] : memref<64xf16>, memref<64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.mbarrier_wait %b[%c0] parity %p : memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @register_split() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{'kernelir.set_max_registers' op exists on sm_90a alone; the target is sm_90}}
+  kernelir.set_max_registers decrease 40
   kernelir.return
 }

@@ -648,3 +648,29 @@ kernelir.func @bulk_copy_to_global(%a: memref<64xf32>, %c: memref<64xf32>, %i: i
   kernelir.bulk_copy %a[%i], %c[%i] elements 4 arrives %b[%i] : memref<64xf32>, memref<64xf32>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
+
+// -----
+
+// setmaxnreg takes multiples of 8 registers from 24 to 256.
+kernelir.func @registers_not_multiple_of_8() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{sets a multiple of 8 registers from 24 to 256, got 100}}
+  kernelir.set_max_registers increase 100
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @too_few_registers() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{sets a multiple of 8 registers from 24 to 256, got 16}}
+  kernelir.set_max_registers decrease 16
+  kernelir.return
+}
+
+// -----
+
+// A warpgroup executes it together.
+kernelir.func @registers_of_part_of_a_warpgroup() attributes {block = array<i64: 96, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{needs blocks of whole warpgroups (128 threads), but the kernel has 96 threads per block}}
+  kernelir.set_max_registers decrease 40
+  kernelir.return
+}

@@ -189,6 +189,16 @@ kernelir.func @async_copies(%a: memref<100x64xf32>, %h: memref<64xf16>) attribut
   kernelir.return
 }
 
+// A warp-specialized kernel's register split.
+// CHECK-LABEL: kernelir.func @register_split
+// CHECK: kernelir.set_max_registers decrease 40
+// CHECK: kernelir.set_max_registers increase 232
+kernelir.func @register_split() attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.set_max_registers decrease 40
+  kernelir.set_max_registers increase 232
+  kernelir.return
+}
+
 // An mbarrier per stage: initialized, armed with the bytes of a bulk copy
 // that completes on it, waited for with the phase's parity.
 // CHECK-LABEL: kernelir.func @mbarriers

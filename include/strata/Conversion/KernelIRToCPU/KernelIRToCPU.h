@@ -39,7 +39,8 @@ void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// Rewrites every kernelir.wgmma of `kernel` as each lane's own sums: its
 /// accumulator elements (the op's D layout) summed in f32 over k in order
 /// from the operands in shared memory, read through the descriptor
-/// arithmetic of kernelir::getWgmmaStrides; kernelir.proxy_fence goes.
+/// arithmetic of kernelir::getWgmmaStrides; kernelir.proxy_fence and
+/// kernelir.set_max_registers go.
 void expandWgmmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 
 /// Rewrites kernelir's mbarrier ops and bulk copies in `kernel` as the

@@ -12,9 +12,9 @@ inline constexpr llvm::StringLiteral kGpuModuleName = "strata_kernels";
 void populateKernelIRToGPUPatterns(mlir::RewritePatternSet &patterns);
 
 /// Patterns that lower kernelir.wgmma to nvvm's wgmma ops (fence, one
-/// mma_async per 16 k, commit, wait) on shared-memory descriptors, and
-/// kernelir.proxy_fence to nvvm.fence.proxy (part of
-/// populateKernelIRToGPUPatterns).
+/// mma_async per 16 k, commit, wait) on shared-memory descriptors,
+/// kernelir.proxy_fence to nvvm.fence.proxy and kernelir.set_max_registers
+/// to nvvm.setmaxregister (part of populateKernelIRToGPUPatterns).
 void populateWgmmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
 
 /// Patterns that lower kernelir's mbarrier ops to nvvm.mbarrier.* and

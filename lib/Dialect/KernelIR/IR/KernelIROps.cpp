@@ -398,6 +398,17 @@ static LogicalResult verifyWgmmaOperand(WgmmaOp op, StringRef which,
   return success();
 }
 
+/// An op a whole warpgroup executes together needs blocks of whole
+/// warpgroups.
+static LogicalResult verifyWholeWarpgroups(Operation *op) {
+  auto kernel = op->getParentOfType<FuncOp>();
+  if (kernel && kernel.getNumThreadsPerBlock() % kWarpgroupSize != 0)
+    return op->emitOpError("needs blocks of whole warpgroups (")
+           << kWarpgroupSize << " threads), but the kernel has "
+           << kernel.getNumThreadsPerBlock() << " threads per block";
+  return success();
+}
+
 LogicalResult WgmmaOp::verify() {
   Type element = getLhs().getType().getElementType();
   if (!element.isF16() && !element.isBF16())
@@ -419,12 +430,7 @@ LogicalResult WgmmaOp::verify() {
       failed(verifyWgmmaOperand(*this, "rhs", getRhs().getType(),
                                 getRhsIndices(), getN(), kBlocks)))
     return failure();
-  auto kernel = (*this)->getParentOfType<FuncOp>();
-  if (kernel && kernel.getNumThreadsPerBlock() % kWarpgroupSize != 0)
-    return emitOpError("needs blocks of whole warpgroups (")
-           << kWarpgroupSize << " threads), but the kernel has "
-           << kernel.getNumThreadsPerBlock() << " threads per block";
-  return success();
+  return verifyWholeWarpgroups(*this);
 }
 
 WgmmaStrides strata::kernelir::getWgmmaStrides(MemRefType buffer) {
@@ -487,6 +493,18 @@ AffineMap strata::kernelir::getMmaFragmentMap(MLIRContext *ctx,
   if (operand != MmaOperand::Rhs)
     return *map;
   return AffineMap::get(2, 0, {map->getResult(1), map->getResult(0)}, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// SetMaxRegistersOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SetMaxRegistersOp::verify() {
+  int64_t count = getCount();
+  if (count < 24 || count > 256 || count % 8 != 0)
+    return emitOpError("sets a multiple of 8 registers from 24 to 256, got ")
+           << count;
+  return verifyWholeWarpgroups(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -623,6 +641,9 @@ int64_t LdMatrixOp::getMinComputeCapability() { return 75; }
 // wgmma.mma_async: sm_90a, and no other target.
 int64_t WgmmaOp::getMinComputeCapability() { return 90; }
 bool WgmmaOp::needsArchSpecificTarget() { return true; }
+// setmaxnreg: sm_90a, and no other target.
+int64_t SetMaxRegistersOp::getMinComputeCapability() { return 90; }
+bool SetMaxRegistersOp::needsArchSpecificTarget() { return true; }
 // fence.proxy.async: sm_90.
 int64_t ProxyFenceOp::getMinComputeCapability() { return 90; }
 // cp.async and its groups: sm_80.

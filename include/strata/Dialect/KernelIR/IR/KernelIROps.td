@@ -503,6 +503,37 @@ def KernelIR_ProxyFenceOp : KernelIR_Op<"proxy_fence", [
   let assemblyFormat = "attr-dict";
 }
 
+def KernelIR_RegisterAction : I32EnumAttr<"RegisterAction",
+    "whether kernelir.set_max_registers raises or lowers the budget", [
+    I32EnumAttrCase<"increase", 0>, I32EnumAttrCase<"decrease", 1>]> {
+  let cppNamespace = "::strata::kernelir";
+}
+
+def KernelIR_SetMaxRegistersOp : KernelIR_Op<"set_max_registers", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface,
+                              ["needsArchSpecificTarget"]>]> {
+  let summary = "Moves this warpgroup's register budget (setmaxnreg).";
+  let description = [{
+    Sets the registers per thread of the executing warpgroup to `count`,
+    raising (`increase`, waiting until the block's pool has them) or
+    lowering (`decrease`, returning them to the pool) its budget:
+    sm_90a's `setmaxnreg.{inc,dec}.sync.aligned.u32`. A warp-specialized
+    kernel lowers its producer warpgroup's budget so that its consumers
+    may raise theirs. `count` is a multiple of 8 from 24 to 256, every
+    thread of a warpgroup executes it together, and blocks are whole
+    warpgroups (verified). Registers are the GPU's alone: the CPU
+    emulation drops it.
+
+    ```mlir
+    kernelir.set_max_registers decrease 40
+    kernelir.set_max_registers increase 232
+    ```
+  }];
+  let arguments = (ins KernelIR_RegisterAction:$action, I64Attr:$count);
+  let assemblyFormat = "$action $count attr-dict";
+  let hasVerifier = 1;
+}
+
 def KernelIR_AsyncCopyOp : KernelIR_Op<"async_copy", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
   let summary = "Starts a copy of global elements into shared memory.";
