@@ -25,21 +25,7 @@ constexpr unsigned kSharedClusterSpace = 7;
 /// converted (cvta.to.global).
 Value elementPointer(OpBuilder &b, Location loc, Value buffer,
                      ValueRange indices, unsigned space) {
-  auto type = cast<MemRefType>(buffer.getType());
-  int64_t bytes = getStorageBits(type.getElementType()) / 8;
-  Type i64 = b.getI64Type();
-  Value address = arith::IndexCastUIOp::create(
-      b, loc, i64,
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
-  SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
-  for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
-    Value i = arith::IndexCastUIOp::create(b, loc, i64, index);
-    address = arith::AddIOp::create(
-        b, loc, address,
-        arith::MulIOp::create(
-            b, loc, i,
-            arith::ConstantIntOp::create(b, loc, stride * bytes, 64)));
-  }
+  Value address = elementByteAddress(b, loc, buffer, indices);
   auto pointer = [&](unsigned s) {
     return LLVM::LLVMPointerType::get(b.getContext(), s);
   };
@@ -136,6 +122,26 @@ struct BulkCopyToNVVM : OpConversionPattern<kernelir::BulkCopyOp> {
   }
 };
 } // namespace
+
+Value strata::elementByteAddress(OpBuilder &b, Location loc, Value buffer,
+                                 ValueRange indices) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t bytes = getStorageBits(type.getElementType()) / 8;
+  Type i64 = b.getI64Type();
+  Value address = arith::IndexCastUIOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
+  SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+  for (auto [index, stride] : llvm::zip_equal(indices, strides)) {
+    Value i = arith::IndexCastUIOp::create(b, loc, i64, index);
+    address = arith::AddIOp::create(
+        b, loc, address,
+        arith::MulIOp::create(
+            b, loc, i,
+            arith::ConstantIntOp::create(b, loc, stride * bytes, 64)));
+  }
+  return address;
+}
 
 void strata::populateMBarrierToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<MBarrierInitToNVVM, MBarrierArriveToNVVM, MBarrierWaitToNVVM,

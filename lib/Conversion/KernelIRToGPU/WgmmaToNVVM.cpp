@@ -23,25 +23,13 @@ namespace {
 Value buildDescriptor(OpBuilder &b, Location loc, Value buffer,
                       ValueRange indices, int64_t kBlocks) {
   auto type = cast<MemRefType>(buffer.getType());
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
   kernelir::WgmmaStrides strides = kernelir::getWgmmaStrides(type);
-  Type i64 = b.getI64Type();
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   };
-  // The linear element offset of the first element, in bytes.
-  SmallVector<int64_t> elementStrides = computeSuffixProduct(type.getShape());
-  Value offset = constant(kBlocks * strides.leading);
-  for (auto [index, stride] : llvm::zip_equal(indices, elementStrides)) {
-    Value i = arith::IndexCastUIOp::create(b, loc, i64, index);
-    offset = arith::AddIOp::create(
-        b, loc, offset,
-        arith::MulIOp::create(b, loc, i, constant(stride * bytes)));
-  }
-  Value base = arith::IndexCastUIOp::create(
-      b, loc, i64,
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer));
-  Value address = arith::AddIOp::create(b, loc, base, offset);
+  Value address =
+      arith::AddIOp::create(b, loc, elementByteAddress(b, loc, buffer, indices),
+                            constant(kBlocks * strides.leading));
   // Shared addresses fit 18 bits; the field keeps them in 16-byte units.
   Value field = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)),

@@ -21,6 +21,12 @@ void populateWgmmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
 /// kernelir.bulk_copy to nvvm.cp.async.bulk (part of
 /// populateKernelIRToGPUPatterns).
 void populateMBarrierToNVVMPatterns(mlir::RewritePatternSet &patterns);
+
+/// The address of `buffer[indices]` in bytes (i64): the buffer's aligned
+/// pointer plus the element's row-major offset. What wgmma's descriptors
+/// and the mbarrier ops' pointers are made from.
+mlir::Value elementByteAddress(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value buffer, mlir::ValueRange indices);
 } // namespace strata
 
 #endif
