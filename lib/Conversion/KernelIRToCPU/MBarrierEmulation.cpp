@@ -5,7 +5,8 @@
 // a copy landing before its expect_tx (a negative count, as PTX allows)
 // fits (42-62), and the current phase's parity (63). Each op becomes the
 // load, update and store of that state in the thread that runs it; a bulk
-// copy copies at once, in 16-byte pieces, then completes its bytes. A wait
+// copy copies at once, in 16-byte pieces, then completes its bytes (a
+// tma_load element by element, zeros outside its source, swizzled). A wait
 // becomes a barrier (every thread's arrivals and copies before it have
 // happened, which is what the GPU's wait waits for when every thread
 // waits) and a check that the awaited phase has completed: where it has
@@ -17,6 +18,7 @@
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -86,6 +88,65 @@ public:
                                    shifted(copy.getSourceIndices()), Value());
       kernelir::StoreOp::create(b, loc, value, copy.getDest(),
                                 shifted(copy.getDestIndices()));
+    }
+    State s = load(copy.getBarriers(), copy.getBarrierIndices());
+    s.tx = arith::SubIOp::create(b, loc, s.tx, constant(copy.getBytes()));
+    store(copy.getBarriers(), copy.getBarrierIndices(), complete(s));
+    b.eraseOp(copy);
+  }
+
+  /// The box element by element: zero where it leaves the source, stored
+  /// where the swizzle puts its byte offset from the box's start.
+  void rewrite(kernelir::TmaLoadOp copy) {
+    begin(copy);
+    ArrayRef<int64_t> box = copy.getBox();
+    SmallVector<int64_t> boxStrides = computeSuffixProduct(box);
+    MemRefType source = copy.getSource().getType();
+    int64_t elementBytes = getStorageBits(source.getElementType()) / 8;
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    SmallVector<Value> at;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      for (int64_t extent : box) {
+        auto loop =
+            scf::ForOp::create(b, loc, index(0), index(extent), index(1));
+        b.setInsertionPointToStart(loop.getBody());
+        at.push_back(loop.getInductionVar());
+      }
+      SmallVector<Value> coordinates;
+      Value inside;
+      for (auto [d, start] : llvm::enumerate(copy.getSourceIndices())) {
+        Value c = arith::AddIOp::create(b, loc, start, at[d]);
+        Value ok = arith::AndIOp::create(
+            b, loc, compare(arith::CmpIPredicate::sge, c, index(0)),
+            compare(arith::CmpIPredicate::slt, c, index(source.getDimSize(d))));
+        inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+        coordinates.push_back(c);
+      }
+      Value value = kernelir::LoadOp::create(b, loc, copy.getSource(),
+                                             coordinates, inside);
+      // The element's byte offset in the box, swizzled, back to indices.
+      Value offset = index(0);
+      for (auto [i, stride] : llvm::zip_equal(at, boxStrides))
+        offset = arith::AddIOp::create(
+            b, loc, offset,
+            arith::MulIOp::create(b, loc, i, index(stride * elementBytes)));
+      Value swizzled = arith::XOrIOp::create(
+          b, loc, offset,
+          arith::AndIOp::create(
+              b, loc, arith::ShRUIOp::create(b, loc, offset, index(3)),
+              index(kernelir::getSwizzleMask(copy.getSwizzle()))));
+      Value element =
+          arith::DivUIOp::create(b, loc, swizzled, index(elementBytes));
+      SmallVector<Value> destIndices(
+          copy.getDestIndices().drop_back(box.size()));
+      for (auto [extent, stride] : llvm::zip_equal(box, boxStrides))
+        destIndices.push_back(arith::RemUIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, element, index(stride)),
+            index(extent)));
+      kernelir::StoreOp::create(b, loc, value, copy.getDest(), destIndices);
     }
     State s = load(copy.getBarriers(), copy.getBarrierIndices());
     s.tx = arith::SubIOp::create(b, loc, s.tx, constant(copy.getBytes()));
@@ -180,12 +241,14 @@ void strata::expandMBarriers(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   SmallVector<Operation *> ops;
   kernel.walk([&](Operation *op) {
     if (isa<kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
-            kernelir::MBarrierWaitOp, kernelir::BulkCopyOp>(op))
+            kernelir::MBarrierWaitOp, kernelir::BulkCopyOp,
+            kernelir::TmaLoadOp>(op))
       ops.push_back(op);
   });
   for (Operation *op : ops)
     llvm::TypeSwitch<Operation *>(op)
         .Case<kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
-              kernelir::MBarrierWaitOp, kernelir::BulkCopyOp>(
+              kernelir::MBarrierWaitOp, kernelir::BulkCopyOp,
+              kernelir::TmaLoadOp>(
             [&](auto typed) { emulator.rewrite(typed); });
 }

@@ -120,8 +120,25 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
           rewriter, loc,
           MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
                           MemRefLayoutAttrInterface(), workgroup));
+      // The window is aligned to kSharedAlignment alone; buffers aligned
+      // further (TMA boxes) start from its first address aligned to the
+      // most they need (the layout counted the slack).
+      Value base;
+      if (int64_t alignment = op.getSharedAlignment();
+          alignment > kernelir::kSharedAlignment) {
+        Value address =
+            memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, all);
+        base = arith::AndIOp::create(
+            rewriter, loc,
+            arith::SubIOp::create(
+                rewriter, loc, arith::ConstantIndexOp::create(rewriter, loc, 0),
+                address),
+            arith::ConstantIndexOp::create(rewriter, loc, alignment - 1));
+      }
       for (auto [buffer, offset] : llvm::zip(shared, offsets)) {
         Value shift = arith::ConstantIndexOp::create(rewriter, loc, offset);
+        if (base)
+          shift = arith::AddIOp::create(rewriter, loc, base, shift);
         rewriter.replaceOp(buffer, memref::ViewOp::create(rewriter, loc,
                                                           buffer.getType(), all,
                                                           shift, ValueRange{}));
@@ -132,10 +149,10 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
         rewriter.replaceOp(buffer, attribution);
       // Shared accesses of up to 16 bytes (vectors, cp.async) claim their
       // size as alignment.
-      for (unsigned i = 0; i < shared.size(); ++i)
+      for (auto [i, buffer] : llvm::enumerate(shared))
         gpuFunc.setWorkgroupAttributionAttr(
             i, LLVM::LLVMDialect::getAlignAttrName(),
-            rewriter.getI64IntegerAttr(kernelir::kSharedAlignment));
+            rewriter.getI64IntegerAttr(buffer.getAlignment()));
     }
     rewriter.eraseOp(op);
     return success();

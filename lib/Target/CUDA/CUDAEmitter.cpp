@@ -271,8 +271,8 @@ LogicalResult printOperation(CudaEmitter &emitter,
   auto kernel = shared->getParentOfType<kernelir::FuncOp>();
   auto [offsets, bytes] = kernel.getSharedLayout();
   if (bytes <= kStaticSharedMemoryBytes) {
-    emitter.line() << "__shared__ __align__(" << kernelir::kSharedAlignment
-                   << ") " << *type << " " << emitter.name(shared) << "["
+    emitter.line() << "__shared__ __align__(" << shared.getAlignment() << ") "
+                   << *type << " " << emitter.name(shared) << "["
                    << shared.getType().getNumElements() << "];\n";
     return success();
   }
@@ -280,15 +280,22 @@ LogicalResult printOperation(CudaEmitter &emitter,
   // launch must request (`bytes`).
   auto buffers = kernel.getBody().front().getOps<kernelir::SharedOp>();
   int64_t i = std::distance(buffers.begin(), llvm::find(buffers, shared));
-  if (i == 0)
+  if (i == 0) {
     emitter.line() << "extern __shared__ __align__("
                    << kernelir::kSharedAlignment
                    << ") unsigned char strata_dynamic_shared[]; // launch "
                       "with "
                    << bytes << " bytes of dynamic shared memory\n";
+    // Buffers aligned beyond the window's alignment (TMA boxes) start
+    // from its first address aligned to the most they need.
+    emitter.line() << "unsigned char *strata_shared_base = "
+                      "strata_dynamic_shared + ((0u - (unsigned)"
+                      "__cvta_generic_to_shared(strata_dynamic_shared)) & "
+                   << kernel.getSharedAlignment() - 1 << "u);\n";
+  }
   emitter.line() << *type << " *" << emitter.name(shared)
                  << " = reinterpret_cast<" << *type
-                 << " *>(strata_dynamic_shared + " << offsets[i] << ");\n";
+                 << " *>(strata_shared_base + " << offsets[i] << ");\n";
   return success();
 }
 

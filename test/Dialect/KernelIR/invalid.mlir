@@ -651,6 +651,90 @@ kernelir.func @bulk_copy_to_global(%a: memref<64xf32>, %c: memref<64xf32>, %i: i
 
 // -----
 
+// A box extent beyond TMA's 256.
+kernelir.func @tma_box_too_big(%a: memref<1000x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<512x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies boxes of at most 256 per dimension, got a box of 512, 64}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<1000x64xf16>, memref<512x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// Swizzled rows are at most the swizzle: 64 f32 are 256 bytes.
+kernelir.func @tma_row_beyond_swizzle(%a: memref<100x64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf32, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{needs box rows of a multiple of 16 bytes up to the swizzle's 128, got 256}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] swizzle 128 arrives %b[%c0] : memref<100x64xf32>, memref<8x64xf32, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// A tensor map's strides are multiples of 16 bytes: rows of 20 halves are not.
+kernelir.func @tma_source_rows(%a: memref<10x20xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{needs a source whose rows are a multiple of 16 bytes (a tensor map's strides), got 'memref<10x20xf16>'}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<10x20xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// The swizzles are 32, 64 and 128 bytes.
+kernelir.func @tma_swizzle_96(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{swizzles 32, 64 or 128 bytes, got 96}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] swizzle 96 arrives %b[%c0] : memref<100x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// A ring's boxes start where the swizzle's pattern starts: 4 rows of 128 bytes are half a period.
+kernelir.func @tma_partial_period(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<2x4x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies whole swizzle periods (a multiple of 1024 bytes) up to 1048575 bytes, got a box of 512}}
+  kernelir.tma_load %a[%i, %c0], %s[%i, %c0, %c0] swizzle 128 arrives %b[%c0] : memref<100x64xf16>, memref<2x4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// The box is the destination's trailing dimensions, written whole.
+kernelir.func @tma_box_offset(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<2x8x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{writes whole boxes: the indices of the box's dimensions in the destination are 0}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %i, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<2x8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// Tensors of rank 1 to 5, into a buffer of at least that rank.
+kernelir.func @tma_rank(%a: memref<4x4x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies a box of a tensor of rank 1 to 5 into a buffer of at least its rank, got 'memref<4x4x64xf16>' into 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
 // setmaxnreg takes multiples of 8 registers from 24 to 256.
 kernelir.func @registers_not_multiple_of_8() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
   // expected-error @+1 {{sets a multiple of 8 registers from 24 to 256, got 100}}

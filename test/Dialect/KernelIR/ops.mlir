@@ -220,6 +220,21 @@ kernelir.func @mbarriers(%a: memref<100x64xf16>, %row: index, %parity: i1) attri
   kernelir.return
 }
 
+// A box of a global tensor into a stage of a swizzled ring, completing on
+// the stage's mbarrier; unswizzled, the swizzle is not printed.
+// CHECK-LABEL: kernelir.func @tma_loads
+// CHECK: kernelir.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] swizzle 128 arrives %{{.*}}[%{{.*}}] : memref<1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.tma_load %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] arrives %{{.*}}[%{{.*}}] : memref<1000xf32>, memref<32xf32, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+kernelir.func @tma_loads(%a: memref<1000x512xf16>, %v: memref<1000xf32>, %row: index, %k: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %stage = kernelir.shared : memref<3x128x64xf16, #gpu.address_space<workgroup>>
+  %line = kernelir.shared : memref<32xf32, #gpu.address_space<workgroup>>
+  %full = kernelir.shared : memref<3xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  kernelir.tma_load %a[%row, %k], %stage[%s, %c0, %c0] swizzle 128 arrives %full[%s] : memref<1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+  kernelir.tma_load %v[%row], %line[%c0] swizzle 0 arrives %full[%s] : memref<1000xf32>, memref<32xf32, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
 // A warpgroup's multiply-accumulate from shared chunks in core-matrix
 // layout ([k blocks][rows][8 halves]), after the writers' proxy fence.
 // CHECK-LABEL: kernelir.func @warpgroup_mma

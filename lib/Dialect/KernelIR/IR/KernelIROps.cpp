@@ -5,6 +5,7 @@
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
@@ -121,12 +122,22 @@ std::pair<SmallVector<int64_t>, int64_t> FuncOp::getSharedLayout() {
     return {offsets, total};
   for (auto buffer : getBody().front().getOps<SharedOp>()) {
     MemRefType type = buffer.getType();
-    total = llvm::alignTo(total, kSharedAlignment);
+    total = llvm::alignTo(total, buffer.getAlignment());
     offsets.push_back(total);
     total += type.getNumElements() *
              llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   }
+  if (!offsets.empty())
+    total += getSharedAlignment() - kSharedAlignment;
   return {offsets, total};
+}
+
+int64_t FuncOp::getSharedAlignment() {
+  int64_t alignment = kSharedAlignment;
+  if (!getBody().empty())
+    for (auto buffer : getBody().front().getOps<SharedOp>())
+      alignment = std::max(alignment, buffer.getAlignment());
+  return alignment;
 }
 
 //===----------------------------------------------------------------------===//
@@ -275,6 +286,15 @@ LogicalResult SharedOp::verify() {
   if (!getBuffer().getType().getLayout().isIdentity())
     return emitOpError("a shared buffer has the identity layout");
   return success();
+}
+
+int64_t SharedOp::getAlignment() {
+  int64_t alignment = kSharedAlignment;
+  for (Operation *user : getBuffer().getUsers())
+    if (auto copy = dyn_cast<TmaLoadOp>(user);
+        copy && copy.getDest() == getBuffer())
+      alignment = std::max(alignment, copy.getDestAlignment());
+  return alignment;
 }
 
 //===----------------------------------------------------------------------===//
@@ -602,18 +622,31 @@ LogicalResult MBarrierWaitOp::verify() {
   return verifyMBarrier(*this, getBarriers().getType(), getIndices());
 }
 
+/// What the copy engine moves (bulk copies, TMA): whole bytes from global
+/// into shared memory.
+static LogicalResult verifyCopyEngineTransfer(Operation *op, MemRefType source,
+                                              ValueRange sourceIndices,
+                                              MemRefType dest,
+                                              ValueRange destIndices) {
+  if (failed(verifyGlobalToShared(op, source, sourceIndices, dest,
+                                  destIndices)))
+    return failure();
+  Type element = source.getElementType();
+  if (!element.isIntOrFloat() || strata::getStorageBits(element) % 8 != 0)
+    return op->emitOpError("copies whole bytes, got ") << element;
+  return success();
+}
+
 int64_t BulkCopyOp::getBytes() {
   return copiedBytes(getSource().getType(), getElements());
 }
 
 LogicalResult BulkCopyOp::verify() {
   MemRefType source = getSource().getType(), dest = getDest().getType();
-  if (failed(verifyGlobalToShared(*this, source, getSourceIndices(), dest,
-                                  getDestIndices())))
+  if (failed(verifyCopyEngineTransfer(*this, source, getSourceIndices(), dest,
+                                      getDestIndices())))
     return failure();
   Type element = source.getElementType();
-  if (!element.isIntOrFloat() || strata::getStorageBits(element) % 8 != 0)
-    return emitOpError("copies whole bytes, got ") << element;
   int64_t bytes = getBytes(), elementBytes = bytes / getElements();
   if (getElements() < 1 || bytes % 16 != 0 || bytes > kMaxMBarrierCount)
     return emitOpError("copies a positive multiple of 16 bytes up to ")
@@ -622,11 +655,80 @@ LogicalResult BulkCopyOp::verify() {
   for (MemRefType buffer : {source, dest})
     if (buffer.getRank() == 0 || !buffer.getLayout().isIdentity() ||
         buffer.getShape().back() * elementBytes % 16 != 0 ||
-        buffer.getShape().back() < getElements())
+        buffer.getShape().back() < (int64_t)getElements())
       return emitOpError("a bulk copy of ")
              << getElements() << " elements needs row-major buffers whose "
              << "rows are a multiple of 16 bytes and at least that long, got "
              << buffer;
+  return verifyMBarrier(*this, getBarriers().getType(), getBarrierIndices());
+}
+
+//===----------------------------------------------------------------------===//
+// TmaLoadOp and the swizzles
+//===----------------------------------------------------------------------===//
+
+bool strata::kernelir::isSwizzle(int64_t swizzleBytes) {
+  return swizzleBytes == 0 || swizzleBytes == 32 || swizzleBytes == 64 ||
+         swizzleBytes == 128;
+}
+
+int64_t strata::kernelir::getSwizzleMask(int64_t swizzleBytes) {
+  return swizzleBytes == 0 ? 0 : (swizzleBytes / 16 - 1) << 4;
+}
+
+ArrayRef<int64_t> TmaLoadOp::getBox() {
+  return getDest().getType().getShape().take_back(
+      getSource().getType().getRank());
+}
+
+int64_t TmaLoadOp::getBytes() {
+  return copiedBytes(getSource().getType(),
+                     ShapedType::getNumElements(getBox()));
+}
+
+int64_t TmaLoadOp::getDestAlignment() {
+  return getSwizzle() == 0 ? 128 : 8 * getSwizzle();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  MemRefType source = getSource().getType(), dest = getDest().getType();
+  if (failed(verifyCopyEngineTransfer(*this, source, getSourceIndices(), dest,
+                                      getDestIndices())))
+    return failure();
+  Type element = source.getElementType();
+  int64_t rank = source.getRank(), elementBytes = getStorageBits(element) / 8;
+  if (rank < 1 || rank > kTmaMaxRank || dest.getRank() < rank)
+    return emitOpError("copies a box of a tensor of rank 1 to ")
+           << kTmaMaxRank << " into a buffer of at least its rank, got "
+           << source << " into " << dest;
+  for (MemRefType buffer : {source, dest})
+    if (!buffer.getLayout().isIdentity())
+      return emitOpError("needs row-major buffers, got ") << buffer;
+  if (rank > 1 && source.getShape().back() * elementBytes % 16 != 0)
+    return emitOpError("needs a source whose rows are a multiple of 16 "
+                       "bytes (a tensor map's strides), got ")
+           << source;
+  ArrayRef<int64_t> box = getBox();
+  if (llvm::any_of(box, [](int64_t e) { return e > kTmaMaxBoxExtent; }))
+    return emitOpError("copies boxes of at most ")
+           << kTmaMaxBoxExtent << " per dimension, got a box of "
+           << dest.getShape().take_back(rank);
+  int64_t swizzle = getSwizzle(), rowBytes = box.back() * elementBytes;
+  if (!isSwizzle(swizzle))
+    return emitOpError("swizzles 32, 64 or 128 bytes, got ") << swizzle;
+  if (rowBytes % 16 != 0 || (swizzle != 0 && rowBytes > swizzle))
+    return emitOpError("needs box rows of a multiple of 16 bytes")
+           << (swizzle ? " up to the swizzle's " + std::to_string(swizzle)
+                       : std::string())
+           << ", got " << rowBytes;
+  if (getBytes() % getDestAlignment() != 0 || getBytes() > kMaxMBarrierCount)
+    return emitOpError("copies whole swizzle periods (a multiple of ")
+           << getDestAlignment() << " bytes) up to " << kMaxMBarrierCount
+           << " bytes, got a box of " << getBytes();
+  for (Value index : getDestIndices().take_back(rank))
+    if (!matchPattern(index, m_Zero()))
+      return emitOpError("writes whole boxes: the indices of the box's "
+                         "dimensions in the destination are 0");
   return verifyMBarrier(*this, getBarriers().getType(), getBarrierIndices());
 }
 
@@ -658,3 +760,5 @@ int64_t MBarrierArriveOp::getMinComputeCapability() {
 }
 int64_t MBarrierWaitOp::getMinComputeCapability() { return 90; }
 int64_t BulkCopyOp::getMinComputeCapability() { return 90; }
+// cp.async.bulk.tensor: sm_90.
+int64_t TmaLoadOp::getMinComputeCapability() { return 90; }

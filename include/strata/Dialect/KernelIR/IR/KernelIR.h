@@ -77,6 +77,23 @@ struct WgmmaStrides {
   int64_t leading, stride;
 };
 WgmmaStrides getWgmmaStrides(mlir::MemRefType buffer);
+
+/// Hopper's shared-memory swizzles (TMA boxes, wgmma descriptors): with
+/// `swizzleBytes` S of 32, 64 or 128, the 16-byte units of each S-byte row
+/// are permuted by xor with the row's index modulo S / 16, where a row
+/// is S bytes and the pattern repeats every 8 rows (8 S bytes): bits 4..
+/// of a byte offset take the xor of the bits 3 places above them, under
+/// this mask ((S / 16 - 1) << 4; 0 for S = 0, no swizzle). The one place
+/// the layout is derived: TMA's emulation and wgmma's descriptors use it.
+int64_t getSwizzleMask(int64_t swizzleBytes);
+/// Where the byte at `offset` from a swizzle period's start lands.
+inline int64_t swizzledOffset(int64_t offset, int64_t swizzleBytes) {
+  return offset ^ ((offset >> 3) & getSwizzleMask(swizzleBytes));
+}
+/// The swizzles TMA and wgmma know: 0 (none), 32, 64, 128 bytes.
+bool isSwizzle(int64_t swizzleBytes);
+/// TMA's limits: tensors of rank 1 to 5, boxes of up to 256 per dimension.
+constexpr int64_t kTmaMaxRank = 5, kTmaMaxBoxExtent = 256;
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -139,4 +139,64 @@ def KernelIR_BulkCopyOp : KernelIR_Op<"bulk_copy", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Copies a box of a global tensor into a (swizzled) shared "
+                "buffer by the tensor memory accelerator.";
+  let description = [{
+    Starts copying a box of `source` (a global tensor of rank 1 to 5)
+    whose first element is `source[sourceIndices]` into `dest`: the box
+    has the shape of `dest`'s trailing `rank(source)` dimensions, whose
+    indices in `destIndices` are 0 (the leading ones pick, say, a stage of
+    a ring). Elements of the box outside `source` arrive as zeros, so a
+    ragged tile needs no guard. The box lands in row-major order, its
+    16-byte units permuted within each `swizzle`-byte row when `swizzle`
+    is 32, 64 or 128: unit u of row r of 16-byte units goes to unit
+    u xor (r mod swizzle / 16) (`kernelir::swizzledOffset`, the layout
+    wgmma's swizzled descriptors read). When the bytes have landed they
+    complete as many transaction bytes of the current phase of the
+    mbarrier `barriers[barrierIndices]` (the whole box's, zeros included).
+    One thread issues it: PTX's
+    `cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes`,
+    through a tensor map of `source`, the box and the swizzle, which the
+    GPU lowering asks of the runtime.
+
+    Verified: the box's extents are at most 256, its rows (innermost
+    extent) a multiple of 16 bytes and, swizzled, at most `swizzle`
+    bytes; the source's rows are a multiple of 16 bytes (the tensor map's
+    strides); the box is a whole number of swizzle periods (8 x swizzle
+    bytes; 128 bytes unswizzled), so that every box of a ring starts where
+    the pattern starts (`dest` is aligned to that, see kernelir.shared).
+
+    ```mlir
+    kernelir.tma_load %a[%row, %k], %stage[%s, %c0, %c0] swizzle 128
+        arrives %full[%s]
+        : memref<1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
+          memref<3xi64, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceIndices,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$destIndices,
+                       DefaultValuedAttr<I64Attr, "0">:$swizzle,
+                       Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$barriers,
+                       Variadic<Index>:$barrierIndices);
+  let assemblyFormat = [{
+    $source `[` $sourceIndices `]` `,` $dest `[` $destIndices `]`
+    (`swizzle` $swizzle^)? `arrives` $barriers `[` $barrierIndices `]`
+    attr-dict `:` type($source) `,` type($dest) `,` type($barriers)
+  }];
+  let extraClassDeclaration = [{
+    /// The box's extents: `dest`'s trailing rank(source) dimensions.
+    ::llvm::ArrayRef<int64_t> getBox();
+    /// The bytes the copy moves (and completes on its mbarrier).
+    int64_t getBytes();
+    /// The alignment `dest` needs: a swizzle period (8 x swizzle bytes),
+    /// or 128 bytes unswizzled.
+    int64_t getDestAlignment();
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // STRATA_KERNELIR_MBARRIER_OPS

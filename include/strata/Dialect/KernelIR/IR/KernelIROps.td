@@ -108,9 +108,14 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
       return getBlock()[0] * getBlock()[1] * getBlock()[2];
     }
     /// The offset of each top-level kernelir.shared buffer in the block's
-    /// shared memory (each at a multiple of kSharedAlignment), and the
-    /// total bytes.
+    /// shared memory (each at a multiple of its alignment, from a base
+    /// aligned to getSharedAlignment()), and the total bytes. Beyond
+    /// kSharedAlignment, the total includes the slack that rounds a
+    /// window based at a multiple of kSharedAlignment up to that base (a
+    /// dynamic shared window is aligned no further).
     ::std::pair<::llvm::SmallVector<int64_t>, int64_t> getSharedLayout();
+    /// The largest alignment among the kernel's shared buffers.
+    int64_t getSharedAlignment();
   }];
 }
 
@@ -251,7 +256,9 @@ def KernelIR_SharedOp : KernelIR_Op<"shared", [HasParent<"FuncOp">]> {
     lifetime and visible to all its threads; what one thread writes another
     may read after a `kernelir.barrier`. The buffer lives in the workgroup
     address space and starts at a multiple of 16 bytes (`kSharedAlignment`),
-    so aligned vector accesses and copies into it are aligned. It sits at
+    so aligned vector accesses and copies into it are aligned, or of what
+    a `kernelir.tma_load` into it needs (128 bytes, or a swizzle's period:
+    up to 1024). It sits at
     the top level of its kernel, which is where a CUDA `__shared__` array is
     declared. A kernel's shared buffers take up to 227 KiB together
     (verified); beyond 48 KiB they are carved out of dynamic shared memory,
@@ -263,6 +270,11 @@ def KernelIR_SharedOp : KernelIR_Op<"shared", [HasParent<"FuncOp">]> {
   }];
   let results = (outs AnyStaticShapeMemRef:$buffer);
   let assemblyFormat = "attr-dict `:` type($buffer)";
+  let extraClassDeclaration = [{
+    /// The multiple of bytes the buffer starts at: kSharedAlignment, or
+    /// more where a kernelir.tma_load writes it.
+    int64_t getAlignment();
+  }];
   let hasVerifier = 1;
 }
 
