@@ -145,6 +145,7 @@ void buildLowerToNVVMPipeline(OpPassManager &pm, const NVVMOptions &options) {
   // nvvm ops without an LLVM intrinsic (wgmma.mma_async) as inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createExternDynamicSharedPass());
+  kernels.addPass(createGridConstantTensorMapsPass());
   // No canonicalize or CSE of the llvm.func kernels: LLVM's optimizer does
   // the same rewrites (the PTX is the same without them, in 4% less time).
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -125,6 +125,22 @@ def ConvertKernelIRToGPUPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def GridConstantTensorMapsPass
+    : Pass<"strata-grid-constant-tensor-maps", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass kernels' tensor maps by value, as grid constants.";
+  let description = [{
+    A kernel's tensor-map parameters (`kernelir.tensor_map` arguments that
+    `kernelir.tma_load` reads, listed in the kernel's `strata.tensor_maps`)
+    are, after `convert-gpu-to-nvvm`, pointers like its buffers. This pass
+    makes each a 128-byte parameter passed by value, 64-byte aligned and
+    `nvvm.grid_constant` (CUDA's `const __grid_constant__ CUtensorMap`):
+    the kernel's pointer is then the parameter's own address, which TMA
+    reads, and the launch passes the encoded map itself.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def ExternDynamicSharedPass
     : Pass<"strata-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Declare the dynamic shared memory of kernels extern.";

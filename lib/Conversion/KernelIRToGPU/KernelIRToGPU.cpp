@@ -13,6 +13,7 @@
 namespace strata {
 #define GEN_PASS_DEF_CONVERTKERNELIRTOGPUPASS
 #define GEN_PASS_DEF_EXTERNDYNAMICSHAREDPASS
+#define GEN_PASS_DEF_GRIDCONSTANTTENSORMAPSPASS
 #include "strata/Conversion/Passes.h.inc"
 } // namespace strata
 
@@ -25,12 +26,40 @@ namespace {
 constexpr llvm::StringLiteral kDynamicSharedBytes =
     "strata.dynamic_shared_bytes";
 
-/// What a launch needs of its kernel: grid, block and dynamic shared bytes
-/// (0: none).
+/// On a gpu.func and its launches: which parameters are tensor maps, with
+/// the box and swizzle each is encoded for (see tensorMapsOf).
+constexpr llvm::StringLiteral kTensorMaps = "strata.tensor_maps";
+/// CUDA's CUtensorMap: 128 bytes, aligned to 64.
+constexpr unsigned kTensorMapBytes = 128, kTensorMapAlignment = 64;
+
+/// What a launch needs of its kernel: grid, block, dynamic shared bytes
+/// (0: none) and the tensor maps among its parameters (none: null).
 struct LaunchShape {
   SmallVector<int64_t, 3> grid, block;
   int64_t dynamicSharedBytes = 0;
+  ArrayAttr tensorMaps;
 };
+
+/// The tensor-map parameters of `kernel` that kernelir.tma_load reads:
+/// {param, box (outermost first), swizzle} each, or null where there are
+/// none. An argument marked as a tensor map that no copy reads stays a
+/// pointer. Recorded on each kernel before the conversion (kTensorMaps),
+/// which may convert the copies before their kernel.
+ArrayAttr tensorMapsOf(kernelir::FuncOp kernel) {
+  Builder b(kernel.getContext());
+  SmallVector<Attribute> maps;
+  for (BlockArgument arg : kernel.getArguments()) {
+    if (!kernel.getArgAttr(arg.getArgNumber(), kernelir::kTensorMapAttrName) ||
+        arg.use_empty())
+      continue;
+    auto copy = cast<kernelir::TmaLoadOp>(*arg.getUsers().begin());
+    maps.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
+         b.getNamedAttr("box", b.getDenseI64ArrayAttr(copy.getBox())),
+         b.getNamedAttr("swizzle", b.getI64IntegerAttr(copy.getSwizzle()))}));
+  }
+  return maps.empty() ? ArrayAttr() : b.getArrayAttr(maps);
+}
 
 /// The launch shape of `kernel`, a kernelir.func or, once that converted,
 /// its gpu.func (the conversion may visit kernels before or after their
@@ -43,7 +72,8 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
     int64_t bytes = func.getSharedLayout().second;
     return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
                        SmallVector<int64_t, 3>(func.getBlock()),
-                       bytes > kStaticSharedMemoryBytes ? bytes : 0};
+                       bytes > kStaticSharedMemoryBytes ? bytes : 0,
+                       func->getAttrOfType<ArrayAttr>(kTensorMaps)};
   }
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
   if (!func || !func.getKnownGridSizeAttr() || !func.getKnownBlockSizeAttr())
@@ -52,7 +82,8 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
   return LaunchShape{
       llvm::to_vector_of<int64_t, 3>(func.getKnownGridSizeAttr().asArrayRef()),
       llvm::to_vector_of<int64_t, 3>(func.getKnownBlockSizeAttr().asArrayRef()),
-      dynamic ? dynamic.getInt() : 0};
+      dynamic ? dynamic.getInt() : 0,
+      func->getAttrOfType<ArrayAttr>(kTensorMaps)};
 }
 
 gpu::Dimension toGpu(kernelir::Dim dim) {
@@ -106,6 +137,8 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
                        rewriter.getI32IntegerAttr(*blocks));
     if (dynamic)
       gpuFunc->setAttr(kDynamicSharedBytes, rewriter.getI64IntegerAttr(bytes));
+    if (Attribute maps = op->getAttr(kTensorMaps))
+      gpuFunc->setAttr(kTensorMaps, maps);
     // The kernel's body joins the entry block, after the attributions.
     Block &entry = gpuFunc.getBody().front();
     rewriter.mergeBlocks(&op.getBody().front(), &entry,
@@ -437,9 +470,12 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
     if (shape->dynamicSharedBytes)
       dynamicShared = arith::ConstantIntOp::create(
           rewriter, loc, shape->dynamicSharedBytes, 32);
-    gpu::LaunchFuncOp::create(rewriter, loc, symbol, dim3(shape->grid),
-                              dim3(shape->block), dynamicShared,
-                              adaptor.getArgs());
+    auto launch = gpu::LaunchFuncOp::create(
+        rewriter, loc, symbol, dim3(shape->grid), dim3(shape->block),
+        dynamicShared, adaptor.getArgs());
+    // The launch plan encodes these parameters' tensor maps.
+    if (shape->tensorMaps)
+      launch->setAttr(kTensorMaps, shape->tensorMaps);
     rewriter.eraseOp(op);
     return success();
   }
@@ -494,9 +530,11 @@ struct ConvertKernelIRToGPUPass
       }
       module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                       b.getUnitAttr());
-      for (kernelir::FuncOp kernel : kernels)
-        kernel->moveBefore(gpuModule.getBody(),
-                           gpuModule.getBody()->end());
+      for (kernelir::FuncOp kernel : kernels) {
+        kernel->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+        if (ArrayAttr maps = tensorMapsOf(kernel))
+          kernel->setAttr(kTensorMaps, maps);
+      }
       if (failed(copyCallees(module, gpuModule)))
         return signalPassFailure();
     }
@@ -519,6 +557,32 @@ struct ExternDynamicSharedPass
       if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0 &&
           global.getSymName().starts_with("__dynamic_shmem__"))
         global.setLinkage(LLVM::Linkage::External);
+    }
+  }
+};
+
+struct GridConstantTensorMapsPass
+    : strata::impl::GridConstantTensorMapsPassBase<GridConstantTensorMapsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      auto maps = func->getAttrOfType<ArrayAttr>(kTensorMaps);
+      if (!maps)
+        continue;
+      for (auto map : maps.getAsRange<DictionaryAttr>()) {
+        int64_t param = cast<IntegerAttr>(map.get("param")).getInt();
+        // CUDA's `const __grid_constant__ CUtensorMap`: 128 bytes by value,
+        // 64-aligned, whose address the kernel takes.
+        func.setArgAttr(param, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            b.getI8Type(), kTensorMapBytes)));
+        func.setArgAttr(param, LLVM::LLVMDialect::getAlignAttrName(),
+                        b.getI64IntegerAttr(kTensorMapAlignment));
+        func.setArgAttr(param, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        b.getUnitAttr());
+        func.removeArgAttr(param, LLVM::LLVMDialect::getNoAliasAttrName());
+      }
     }
   }
 };

@@ -1,6 +1,6 @@
-// kernelir's mbarriers and bulk copies to nvvm: each names its mbarrier
-// (and buffers) by element, which becomes an LLVM pointer into the shared
-// (or global) address space, computed from the buffer's aligned pointer
+// kernelir's mbarriers, bulk copies and TMA copies to nvvm: each names its
+// mbarrier (and buffers) by element, which becomes an LLVM pointer into the
+// shared (or global) address space, computed from the buffer's aligned pointer
 // and the element's row-major offset.
 
 #include "strata/Conversion/KernelIRToGPU/KernelIRToGPU.h"
@@ -33,6 +33,17 @@ Value elementPointer(OpBuilder &b, Location loc, Value buffer,
     return LLVM::IntToPtrOp::create(b, loc, pointer(kSharedSpace), address);
   Value generic = LLVM::IntToPtrOp::create(b, loc, pointer(0), address);
   return LLVM::AddrSpaceCastOp::create(b, loc, pointer(space), generic);
+}
+
+/// A copy engine's destination `buffer[indices]` (shared) in the
+/// shared::cluster window: the copies' shared::cluster forms are PTX 8.0's
+/// (the shared::cta ones need 8.6), and a block's own shared window is
+/// part of its cluster's.
+Value clusterPointer(OpBuilder &b, Location loc, Value buffer,
+                     ValueRange indices) {
+  return LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedClusterSpace),
+      elementPointer(b, loc, buffer, indices, kSharedSpace));
 }
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t v) {
@@ -103,13 +114,8 @@ struct BulkCopyToNVVM : OpConversionPattern<kernelir::BulkCopyOp> {
   matchAndRewrite(kernelir::BulkCopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    // The shared::cluster form (PTX 8.0; the shared::cta one needs 8.6): a
-    // block's own shared window is part of its cluster's.
-    Value dest = LLVM::AddrSpaceCastOp::create(
-        rewriter, loc,
-        LLVM::LLVMPointerType::get(getContext(), kSharedClusterSpace),
-        elementPointer(rewriter, loc, adaptor.getDest(),
-                       adaptor.getDestIndices(), kSharedSpace));
+    Value dest = clusterPointer(rewriter, loc, adaptor.getDest(),
+                                adaptor.getDestIndices());
     Value source = elementPointer(rewriter, loc, adaptor.getSource(),
                                   adaptor.getSourceIndices(), kGlobalSpace);
     Value barrier = elementPointer(rewriter, loc, adaptor.getBarriers(),
@@ -117,6 +123,38 @@ struct BulkCopyToNVVM : OpConversionPattern<kernelir::BulkCopyOp> {
     NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
         rewriter, loc, dest, source, barrier,
         i32Constant(rewriter, loc, op.getBytes()), Value(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The box's first element in the tensor map's coordinates (i32, the
+/// innermost dimension first) from the tensor map the kernel was passed
+/// (the parameter's address: see GridConstantTensorMapsPass).
+struct TmaLoadToNVVM : OpConversionPattern<kernelir::TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value dest = clusterPointer(rewriter, loc, adaptor.getDest(),
+                                adaptor.getDestIndices());
+    Value map = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(getContext()),
+        Value(arith::IndexCastUIOp::create(
+            rewriter, loc, rewriter.getI64Type(),
+            memref::ExtractAlignedPointerAsIndexOp::create(
+                rewriter, loc, adaptor.getSource()))));
+    SmallVector<Value> coordinates;
+    for (Value index : llvm::reverse(adaptor.getSourceIndices()))
+      coordinates.push_back(arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI32Type(), index));
+    Value barrier = elementPointer(rewriter, loc, adaptor.getBarriers(),
+                                   adaptor.getBarrierIndices(), kSharedSpace);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        rewriter, loc, dest, map, coordinates, barrier, ValueRange(), Value(),
+        Value(), NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        Value());
     rewriter.eraseOp(op);
     return success();
   }
@@ -145,5 +183,5 @@ Value strata::elementByteAddress(OpBuilder &b, Location loc, Value buffer,
 
 void strata::populateMBarrierToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<MBarrierInitToNVVM, MBarrierArriveToNVVM, MBarrierWaitToNVVM,
-               BulkCopyToNVVM>(patterns.getContext());
+               BulkCopyToNVVM, TmaLoadToNVVM>(patterns.getContext());
 }

@@ -652,7 +652,7 @@ kernelir.func @bulk_copy_to_global(%a: memref<64xf32>, %c: memref<64xf32>, %i: i
 // -----
 
 // A box extent beyond TMA's 256.
-kernelir.func @tma_box_too_big(%a: memref<1000x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_box_too_big(%a: memref<1000x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<512x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
@@ -664,7 +664,7 @@ kernelir.func @tma_box_too_big(%a: memref<1000x64xf16>, %i: index) attributes {b
 // -----
 
 // Swizzled rows are at most the swizzle: 64 f32 are 256 bytes.
-kernelir.func @tma_row_beyond_swizzle(%a: memref<100x64xf32>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_row_beyond_swizzle(%a: memref<100x64xf32> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<8x64xf32, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
@@ -676,7 +676,7 @@ kernelir.func @tma_row_beyond_swizzle(%a: memref<100x64xf32>, %i: index) attribu
 // -----
 
 // A tensor map's strides are multiples of 16 bytes: rows of 20 halves are not.
-kernelir.func @tma_source_rows(%a: memref<10x20xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_source_rows(%a: memref<10x20xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
@@ -688,7 +688,7 @@ kernelir.func @tma_source_rows(%a: memref<10x20xf16>, %i: index) attributes {blo
 // -----
 
 // The swizzles are 32, 64 and 128 bytes.
-kernelir.func @tma_swizzle_96(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_swizzle_96(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
@@ -700,7 +700,7 @@ kernelir.func @tma_swizzle_96(%a: memref<100x64xf16>, %i: index) attributes {blo
 // -----
 
 // A ring's boxes start where the swizzle's pattern starts: 4 rows of 128 bytes are half a period.
-kernelir.func @tma_partial_period(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_partial_period(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<2x4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
@@ -712,7 +712,7 @@ kernelir.func @tma_partial_period(%a: memref<100x64xf16>, %i: index) attributes 
 // -----
 
 // The box is the destination's trailing dimensions, written whole.
-kernelir.func @tma_box_offset(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_box_offset(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<2x8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
@@ -724,12 +724,47 @@ kernelir.func @tma_box_offset(%a: memref<100x64xf16>, %i: index) attributes {blo
 // -----
 
 // Tensors of rank 1 to 5, into a buffer of at least that rank.
-kernelir.func @tma_rank(%a: memref<4x4x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_rank(%a: memref<4x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{copies a box of a tensor of rank 1 to 5 into a buffer of at least its rank, got 'memref<4x4x64xf16>' into 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// On the GPU a tensor map is a parameter of its own, not the buffer's
+// address: TMA reads through arguments marked as tensor maps alone.
+kernelir.func @tma_from_a_pointer(%a: memref<100x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies from a kernel argument marked {kernelir.tensor_map}}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{tensor map argument #0 is read by kernelir.tma_load alone, got a use by kernelir.load}}
+kernelir.func @tensor_map_loaded(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %x = kernelir.load %a[%i, %i] : memref<100x64xf16>
+  kernelir.return
+}
+
+// -----
+
+// One tensor map, one box: 8 and 16 rows would be two maps.
+// expected-error @+1 {{tensor map argument #0 is copied with one box and swizzle, got two}}
+kernelir.func @tensor_map_two_boxes(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+  %t = kernelir.shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.tma_load %a[%i, %c0], %t[%c0, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
 

@@ -225,7 +225,7 @@ kernelir.func @mbarriers(%a: memref<100x64xf16>, %row: index, %parity: i1) attri
 // CHECK-LABEL: kernelir.func @tma_loads
 // CHECK: kernelir.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] swizzle 128 arrives %{{.*}}[%{{.*}}] : memref<1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: kernelir.tma_load %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] arrives %{{.*}}[%{{.*}}] : memref<1000xf32>, memref<32xf32, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
-kernelir.func @tma_loads(%a: memref<1000x512xf16>, %v: memref<1000xf32>, %row: index, %k: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @tma_loads(%a: memref<1000x512xf16> {kernelir.tensor_map}, %v: memref<1000xf32> {kernelir.tensor_map}, %row: index, %k: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %stage = kernelir.shared : memref<3x128x64xf16, #gpu.address_space<workgroup>>
   %line = kernelir.shared : memref<32xf32, #gpu.address_space<workgroup>>
   %full = kernelir.shared : memref<3xi64, #gpu.address_space<workgroup>>

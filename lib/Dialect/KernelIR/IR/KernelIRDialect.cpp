@@ -11,19 +11,19 @@ LogicalResult KernelIRDialect::verifyRegionArgAttribute(Operation *op,
                                                         unsigned region,
                                                         unsigned index,
                                                         NamedAttribute attr) {
-  if (attr.getName() != kNoAliasAttrName)
+  StringRef name = attr.getName().getValue();
+  if (name != kNoAliasAttrName && name != kTensorMapAttrName)
     return op->emitError("unknown kernelir argument attribute '")
-           << attr.getName().getValue() << "'";
+           << name << "'";
   if (!isa<UnitAttr>(attr.getValue()))
-    return op->emitError("'") << kNoAliasAttrName << "' takes no value";
+    return op->emitError("'") << name << "' takes no value";
   auto func = dyn_cast<FuncOp>(op);
   if (!func)
     return op->emitError("'")
-           << kNoAliasAttrName << "' marks arguments of kernelir.func only";
+           << name << "' marks arguments of kernelir.func only";
   if (!isa<MemRefType>(func.getArgumentTypes()[index]))
-    return op->emitError("'")
-           << kNoAliasAttrName << "' marks buffers; argument " << index
-           << " is " << func.getArgumentTypes()[index];
+    return op->emitError("'") << name << "' marks buffers; argument " << index
+                              << " is " << func.getArgumentTypes()[index];
   return success();
 }
 

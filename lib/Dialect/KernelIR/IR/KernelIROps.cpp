@@ -78,6 +78,28 @@ static LogicalResult verifyLaunchShape(FuncOp op, StringRef what,
   return success();
 }
 
+/// A tensor-map argument: read by tma_loads alone, with one box and
+/// swizzle (the map's).
+static LogicalResult verifyTensorMap(FuncOp kernel, BlockArgument map) {
+  TmaLoadOp first;
+  for (Operation *user : map.getUsers()) {
+    auto copy = dyn_cast<TmaLoadOp>(user);
+    if (!copy || copy.getSource() != map)
+      return kernel.emitOpError("tensor map argument #")
+             << map.getArgNumber()
+             << " is read by kernelir.tma_load alone, got a use by "
+             << user->getName();
+    if (!first)
+      first = copy;
+    else if (copy.getBox() != first.getBox() ||
+             copy.getSwizzle() != first.getSwizzle())
+      return kernel.emitOpError("tensor map argument #")
+             << map.getArgNumber()
+             << " is copied with one box and swizzle, got two";
+  }
+  return success();
+}
+
 LogicalResult FuncOp::verify() {
   if (!getFunctionType().getResults().empty())
     return emitOpError("a kernel returns no values");
@@ -92,6 +114,10 @@ LogicalResult FuncOp::verify() {
     return emitOpError("a block has at most ")
            << kMaxThreadsPerBlock << " threads, got "
            << getNumThreadsPerBlock();
+  for (BlockArgument arg : getArguments())
+    if (getArgAttr(arg.getArgNumber(), kTensorMapAttrName) &&
+        failed(verifyTensorMap(*this, arg)))
+      return failure();
   int64_t sharedBytes = getSharedLayout().second;
   if (sharedBytes > kMaxSharedMemoryBytes)
     return emitOpError("a block has at most ")
@@ -725,6 +751,12 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError("copies whole swizzle periods (a multiple of ")
            << getDestAlignment() << " bytes) up to " << kMaxMBarrierCount
            << " bytes, got a box of " << getBytes();
+  auto map = dyn_cast<BlockArgument>(getSource());
+  auto kernel = (*this)->getParentOfType<FuncOp>();
+  if (!map || !kernel || map.getOwner() != &kernel.getBody().front() ||
+      !kernel.getArgAttr(map.getArgNumber(), kTensorMapAttrName))
+    return emitOpError("copies from a kernel argument marked {")
+           << kTensorMapAttrName << "}";
   for (Value index : getDestIndices().take_back(rank))
     if (!matchPattern(index, m_Zero()))
       return emitOpError("writes whole boxes: the indices of the box's "

@@ -32,6 +32,9 @@ namespace strata::kernelir {
 /// The kernelir.func argument attribute that promises a buffer no other
 /// argument writes during a launch (see kernelir.func).
 constexpr llvm::StringLiteral kNoAliasAttrName = "kernelir.noalias";
+/// The kernelir.func argument attribute that makes a buffer argument a
+/// tensor map of it, read by kernelir.tma_load alone (see kernelir.func).
+constexpr llvm::StringLiteral kTensorMapAttrName = "kernelir.tensor_map";
 
 /// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
 /// and asynchronous copies of up to 16 bytes at aligned indices are aligned.

@@ -1,4 +1,5 @@
-// kernelir.tma_load on the CPU (MBarrierEmulation.cpp): boxes of a global
+// kernelir.tma_load on the CPU (MBarrierEmulation.cpp) and to PTX
+// (MBarrierToNVVM.cpp, GridConstantTensorMapsPass): boxes of a global
 // tensor land in shared memory row-major, their 16-byte units permuted by
 // the swizzle, zeros where the box leaves the tensor, and complete the
 // box's bytes (zeros included) on an mbarrier.
@@ -26,6 +27,28 @@
 // RUN: strata-opt %s --convert-kernelir-to-cpu --convert-scf-to-cf --convert-vector-to-llvm --convert-to-llvm --reconcile-unrealized-casts \
 // RUN: | not --crash stdbuf -o0 mlir-runner -e inside_bytes_main -entry-point-result=void -shared-libs=%mlir_c_runner_utils 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BYTES
+//
+// On the GPU (sm_90): each tensor map is a 128-byte parameter passed by
+// value (`.param .align 64 .b8 [128]`, CUDA's const __grid_constant__
+// CUtensorMap) whose address TMA reads, coordinates innermost first; the
+// swizzled box's buffer is aligned to the swizzle's period (1024 bytes);
+// the launches list their tensor maps for the runtime; ptxas assembles it.
+// RUN: strata-opt %s '--strata-lower-to-nvvm=chip=sm_90' | FileCheck %s --check-prefix=PTX
+// RUN: %if ptxas %{ strata-opt %s '--strata-lower-to-nvvm=chip=sm_90 format=bin' | FileCheck %s --check-prefix=BIN %}
+
+// PTX: gpu.launch_func @strata_kernels::@box2d {{.*}} {strata.tensor_maps = [{box = array<i64: 16, 32>, param = 0 : i64, swizzle = 128 : i64}]}
+// PTX: gpu.launch_func @strata_kernels::@box3d {{.*}} {strata.tensor_maps = [{box = array<i64: 2, 4, 16>, param = 0 : i64, swizzle = 64 : i64}]}
+// PTX: gpu.binary @strata_kernels
+// PTX-SAME: .entry box2d(\0A\09.param .align 64 .b8 box2d_param_0[128],\0A\09.param .u64 .ptr .align 1 box2d_param_1\0A)
+// PTX-SAME: .shared .align 1024 .b8 __wg_box2d_0[2048];
+// PTX-SAME: mov.b64 \09[[MAP:%rd[0-9]+]], box2d_param_0;
+// PTX-SAME: cvta.param.u64 \09[[GENERIC:%rd[0-9]+]], [[MAP]];
+// PTX-SAME: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], {{\[}}[[GENERIC]], {%r{{[0-9]+}}, %r{{[0-9]+}}}]
+// PTX-SAME: .entry box3d(\0A\09.param .align 64 .b8 box3d_param_0[128],
+// PTX-SAME: .shared .align 512 .b8 __wg_box3d_0[512];
+// PTX-SAME: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// BIN: gpu.binary @strata_kernels
+// BIN-SAME: bin = "\7FELF
 
 // Box element (1, 5) is in[1][1] = 102, at byte 148 ^ 16 = 132: [1][1];
 // box element (2, 4) is in[2][0] = 201, at byte 272 ^ 32 = 304: [2][12].
@@ -39,7 +62,7 @@
 !shared3 = memref<2x4x16xf32, #gpu.address_space<workgroup>>
 !bars = memref<1xi64, #gpu.address_space<workgroup>>
 
-kernelir.func @box2d(%in: memref<37x20xf32>, %out: memref<3x16x32xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 3, 1, 1>} {
+kernelir.func @box2d(%in: memref<37x20xf32> {kernelir.tensor_map}, %out: memref<3x16x32xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 3, 1, 1>} {
   %box = kernelir.shared : !shared2
   %full = kernelir.shared : !bars
   %c0 = arith.constant 0 : index
@@ -68,7 +91,7 @@ kernelir.func @box2d(%in: memref<37x20xf32>, %out: memref<3x16x32xf32>) attribut
   kernelir.return
 }
 
-kernelir.func @box3d(%in: memref<3x5x12xf32>, %out: memref<2x4x16xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @box3d(%in: memref<3x5x12xf32> {kernelir.tensor_map}, %out: memref<2x4x16xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %box = kernelir.shared : !shared3
   %full = kernelir.shared : !bars
   %c0 = arith.constant 0 : index
@@ -105,7 +128,7 @@ kernelir.func @box3d(%in: memref<3x5x12xf32>, %out: memref<2x4x16xf32>) attribut
 
 // 16 rows of 20 elements lie inside the tensor: 1280 of the box's 2048
 // bytes.
-kernelir.func @inside_bytes(%in: memref<37x20xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+kernelir.func @inside_bytes(%in: memref<37x20xf32> {kernelir.tensor_map}) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %box = kernelir.shared : !shared2
   %full = kernelir.shared : !bars
   %c0 = arith.constant 0 : index
