@@ -41,12 +41,13 @@ const char *kindName(Buffer::Kind kind) {
   return "?";
 }
 
-// Format (version 1), one record per line; binary sections are
+// Format (version 2), one record per line; binary sections are
 // length-prefixed:
-//   strata-artifact 1
+//   strata-artifact 2
 //   target sm_90
 //   buffer <kind> <argument> <name|-> <dtype> <rank> <dims...> [<n>\n<bytes>]
 //   launch <kernel> <gx gy gz> <bx by bz> <smem> <nargs> <buffer ids...>
+//   tensor_map <param> <swizzle> <rank> <box...>   (of the launch before it)
 //   outputs <n> <buffer ids...>
 //   ptx <n>\n<bytes>
 //   cubin <n>\n<bytes>
@@ -56,7 +57,8 @@ const char *kindName(Buffer::Kind kind) {
 // imported, istringstream extraction in this (pybind11) module segfaulted;
 // plain string appends and std::from_chars depend on no locale machinery.
 std::string Artifact::serialize() const {
-  std::string os = "strata-artifact 1\ntarget " + target + "\n";
+  std::string os = "strata-artifact " + std::to_string(kVersion) + "\ntarget " +
+                   target + "\n";
   auto number = [&](auto value) { os += " " + std::to_string(value); };
   for (const Buffer &b : buffers) {
     os += std::string("buffer ") + kindName(b.kind);
@@ -82,6 +84,15 @@ std::string Artifact::serialize() const {
     for (int a : l.args)
       number(a);
     os += "\n";
+    for (const TensorMap &m : l.tensorMaps) {
+      os += "tensor_map";
+      number(m.param);
+      number(m.swizzle);
+      number(m.box.size());
+      for (int64_t e : m.box)
+        number(e);
+      os += "\n";
+    }
   }
   os += "outputs";
   number(outputs.size());
@@ -190,6 +201,28 @@ void validate(const Artifact &a) {
       malformed("launch of '" + l.kernel + "' has " +
                 std::to_string(threads) + " threads per block (1 to " +
                 std::to_string(Artifact::kMaxThreadsPerBlock) + ")");
+    for (const TensorMap &m : l.tensorMaps) {
+      std::string what = "tensor map of parameter " + std::to_string(m.param) +
+                         " of '" + l.kernel + "'";
+      if (m.param >= l.args.size())
+        malformed(what + ": the launch has " + std::to_string(l.args.size()) +
+                  " arguments");
+      if (m.box.size() != a.buffers[l.args[m.param]].shape.size() ||
+          m.box.empty() || m.box.size() > Artifact::kMaxTensorMapRank)
+        malformed(what + ": a box of rank " + std::to_string(m.box.size()) +
+                  " for a buffer of rank " +
+                  std::to_string(a.buffers[l.args[m.param]].shape.size()) +
+                  " (1 to " + std::to_string(Artifact::kMaxTensorMapRank) +
+                  ")");
+      for (int64_t e : m.box)
+        if (e < 1 || e > Artifact::kMaxTensorMapBox)
+          malformed(what + ": box extent " + std::to_string(e) + " (1 to " +
+                    std::to_string(Artifact::kMaxTensorMapBox) + ")");
+      if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 &&
+          m.swizzle != 128)
+        malformed(what + ": swizzle " + std::to_string(m.swizzle) +
+                  " (0, 32, 64 or 128 bytes)");
+    }
     if (l.sharedBytes > Artifact::kMaxSharedMemoryBytes)
       malformed("launch of '" + l.kernel + "' asks for " +
                 std::to_string(l.sharedBytes) +
@@ -208,9 +241,10 @@ Artifact Artifact::parse(const std::string &text) {
   if (r.read<std::string>("header") != "strata-artifact")
     throw ArtifactError("not a Strata artifact");
   int version = r.read<int>("version");
-  if (version != kVersion)
+  if (version < 1 || version > kVersion)
     throw ArtifactError("artifact version " + std::to_string(version) +
-                        " is not supported (this runtime reads version " +
+                        " is not supported (this runtime reads versions 1 "
+                        "to " +
                         std::to_string(kVersion) + ")");
   Artifact a;
   for (;;) {
@@ -262,6 +296,18 @@ Artifact Artifact::parse(const std::string &text) {
         l.args.push_back(id);
       }
       a.launches.push_back(std::move(l));
+    } else if (record == "tensor_map" && version >= 2) {
+      if (a.launches.empty())
+        malformed("a tensor map before any launch");
+      TensorMap m;
+      m.param = r.read<unsigned>("tensor map parameter");
+      m.swizzle = r.read<int>("tensor map swizzle");
+      auto rank = r.read<size_t>("tensor map rank");
+      if (rank > Artifact::kMaxTensorMapRank)
+        malformed("a tensor map of rank " + std::to_string(rank));
+      for (size_t i = 0; i < rank; ++i)
+        m.box.push_back(r.read<int64_t>("box extent"));
+      a.launches.back().tensorMaps.push_back(std::move(m));
     } else if (record == "outputs") {
       auto n = r.read<size_t>("output count");
       for (size_t i = 0; i < n; ++i)

@@ -39,6 +39,11 @@ struct Driver {
                              unsigned, unsigned, unsigned, Handle, void **,
                              void **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
+  // CUDA 12's; bound where the driver has it, needed by plans with TMA.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const unsigned *, const unsigned *, int,
+                                     int, int, int) = nullptr;
   CUdevice device = 0;
   Handle context = nullptr;
 };
@@ -92,6 +97,9 @@ Driver &driver() {
       bind(lib, d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
       bind(lib, d.cuLaunchKernel, "cuLaunchKernel");
       bind(lib, d.cuGetErrorName, "cuGetErrorName");
+      d.cuTensorMapEncodeTiled =
+          reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
+              dlsym(lib, "cuTensorMapEncodeTiled"));
       check(d, d.cuInit(0), "cuInit");
       int count = 0;
       check(d, d.cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -108,6 +116,51 @@ Driver &driver() {
     throw RuntimeError(failure);
   check(d, d.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
   return d;
+}
+
+/// cuda.h's CUtensorMap: 128 opaque bytes, 64-aligned.
+struct alignas(64) EncodedTensorMap {
+  uint64_t words[16];
+};
+
+/// The tensor map `m` of `buffer` at `pointer` (TMA reads it as a
+/// const __grid_constant__ parameter): dimensions, strides and box
+/// innermost first; elements as unsigned integers of their size, so that
+/// what lies outside the tensor reads as zero bits.
+EncodedTensorMap encodeTensorMap(Driver &d, const TensorMap &m,
+                                 const Buffer &buffer, uint64_t pointer,
+                                 const std::string &what) {
+  if (!d.cuTensorMapEncodeTiled)
+    throw RuntimeError(what + " needs cuTensorMapEncodeTiled, which this "
+                              "CUDA driver lacks (CUDA 12 or newer)");
+  int64_t bytes = Artifact::elementBytes(buffer.dtype);
+  // CU_TENSOR_MAP_DATA_TYPE_UINT8 / 16 / 32 / 64.
+  int type = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 4;
+  // CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B.
+  int swizzle = m.swizzle == 0    ? 0
+                : m.swizzle == 32 ? 1
+                : m.swizzle == 64 ? 2
+                                  : 3;
+  size_t rank = buffer.shape.size();
+  std::vector<uint64_t> dims, strides;
+  std::vector<unsigned> box, elementStrides(rank, 1);
+  uint64_t stride = bytes;
+  for (size_t k = 0; k < rank; ++k) {
+    dims.push_back(buffer.shape[rank - 1 - k]);
+    box.push_back(m.box[rank - 1 - k]);
+    stride *= buffer.shape[rank - 1 - k];
+    if (k + 1 < rank)
+      strides.push_back(stride);
+  }
+  EncodedTensorMap map{};
+  constexpr int kInterleaveNone = 0, kL2Promotion128B = 2, kOobFillZeros = 0;
+  check(d,
+        d.cuTensorMapEncodeTiled(
+            &map, type, rank, reinterpret_cast<void *>(pointer), dims.data(),
+            strides.data(), box.data(), elementStrides.data(), kInterleaveNone,
+            swizzle, kL2Promotion128B, kOobFillZeros),
+        "encoding the " + what);
+  return map;
 }
 
 std::string deviceChip(Driver &d) {
@@ -261,6 +314,16 @@ void Program::run(const std::vector<uint64_t> &arguments,
     std::vector<void *> params;
     for (uint64_t &v : values)
       params.push_back(&v);
+    // Tensor-map parameters take the map itself, by value.
+    std::vector<EncodedTensorMap> maps;
+    maps.reserve(l.tensorMaps.size());
+    for (const TensorMap &m : l.tensorMaps) {
+      maps.push_back(
+          encodeTensorMap(d, m, plan.buffers[l.args[m.param]], values[m.param],
+                          "tensor map of parameter " + std::to_string(m.param) +
+                              " of kernel '" + l.kernel + "'"));
+      params[m.param] = &maps.back();
+    }
     check(d,
           d.cuLaunchKernel(functions[k], l.grid[0], l.grid[1], l.grid[2],
                            l.block[0], l.block[1], l.block[2], l.sharedBytes,

@@ -3,6 +3,7 @@
 
 #include "Compiler.h"
 
+#include "strata/Conversion/KernelIRToGPU/KernelIRToGPU.h"
 #include "strata/Runtime/Artifact.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -122,6 +123,17 @@ std::string Module::artifact(const std::string &entry,
           throw CompilerError("a kernel argument is not a program buffer");
         l.args.push_back(it->second);
       }
+      // Parameters that are tensor maps (convert-kernelir-to-gpu lists
+      // them on the launch).
+      if (auto maps = launch->getAttrOfType<ArrayAttr>(kTensorMapsAttrName))
+        for (auto map : maps.getAsRange<DictionaryAttr>()) {
+          strata::runtime::TensorMap m;
+          m.param = cast<IntegerAttr>(map.get("param")).getInt();
+          m.swizzle = cast<IntegerAttr>(map.get("swizzle")).getInt();
+          auto box = cast<DenseI64ArrayAttr>(map.get("box")).asArrayRef();
+          m.box.assign(box.begin(), box.end());
+          l.tensorMaps.push_back(std::move(m));
+        }
       a.launches.push_back(l);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {

@@ -22,12 +22,17 @@ PYBIND11_MODULE(_strata_runtime, m) {
       .def_readonly("shape", &Buffer::shape)
       .def_property_readonly("bytes", &Buffer::bytes);
 
+  py::class_<TensorMap>(m, "TensorMap")
+      .def_readonly("param", &TensorMap::param)
+      .def_readonly("box", &TensorMap::box)
+      .def_readonly("swizzle", &TensorMap::swizzle);
   py::class_<Launch>(m, "Launch")
       .def_readonly("kernel", &Launch::kernel)
       .def_readonly("grid", &Launch::grid)
       .def_readonly("block", &Launch::block)
       .def_readonly("shared_bytes", &Launch::sharedBytes)
-      .def_readonly("args", &Launch::args);
+      .def_readonly("args", &Launch::args)
+      .def_readonly("tensor_maps", &Launch::tensorMaps);
 
   py::class_<Artifact>(m, "Artifact")
       .def_static("parse",

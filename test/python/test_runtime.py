@@ -56,8 +56,30 @@ def test_artifact_round_trips(decoder_artifact):
 
 @pytest.mark.parametrize("text, message", [
     (b"", "expected header"),
-    (b"strata-artifact 2\nend\n",
-     "artifact version 2 is not supported \\(this runtime reads version 1\\)"),
+    (b"strata-artifact 3\nend\n",
+     "artifact version 3 is not supported \\(this runtime reads versions 1 to 2\\)"),
+    # Tensor maps (version 2): of a launch's parameter, of its buffer's
+    # rank, within TMA's boxes and swizzles.
+    (b"strata-artifact 1\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 2 64 64\nend\n",
+     "unknown record 'tensor_map'"),
+    (b"strata-artifact 2\ntensor_map 0 128 2 64 64\nend\n",
+     "a tensor map before any launch"),
+    (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 1 128 2 64 64\nend\n",
+     "tensor map of parameter 1 of 'k': the launch has 1 arguments"),
+    (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 1 64\nend\n",
+     "a box of rank 1 for a buffer of rank 2"),
+    (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 2 512 64\nend\n",
+     "box extent 512 \\(1 to 256\\)"),
+    (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 96 2 64 64\nend\n",
+     "swizzle 96 \\(0, 32, 64 or 128 bytes\\)"),
+    (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 9\nend\n",
+     "a tensor map of rank 9"),
     (b"strata-artefact 1\nend\n", "not a Strata artifact"),
     (b"strata-artifact 1\nbuffer argument x0 a f32 0\nend\n",
      "expected argument position"),
@@ -91,6 +113,72 @@ def test_artifact_round_trips(decoder_artifact):
 def test_malformed_artifacts_are_artifact_errors(text, message):
     with pytest.raises(rt.ArtifactError, match=message):
         rt.Artifact.parse(text)
+
+
+# A kernel that copies a 16 x 32 box of its input by TMA (128-byte
+# swizzle) into shared memory and writes the box out as it lies.
+TMA_PROGRAM = """
+!box = memref<16x32xf32, #gpu.address_space<workgroup>>
+!bars = memref<1xi64, #gpu.address_space<workgroup>>
+kernelir.func @box(%in: memref<37x20xf32> {kernelir.tensor_map}, %out: memref<3x16x32xf32>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 3, 1, 1>} {
+  %s = kernelir.shared : !box
+  %full = kernelir.shared : !bars
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %false = arith.constant false
+  %t = kernelir.thread_id x
+  %b = kernelir.block_id x
+  %leader = arith.cmpi eq, %t, %c0 : index
+  scf.if %leader {
+    kernelir.mbarrier_init %full[%c0] arrivals 1 : !bars
+  }
+  kernelir.proxy_fence
+  kernelir.barrier
+  scf.if %leader {
+    %row = arith.muli %b, %c16 : index
+    kernelir.mbarrier_arrive %full[%c0] expect_tx 2048 : !bars
+    kernelir.tma_load %in[%row, %c0], %s[%c0, %c0] swizzle 128 arrives %full[%c0] : memref<37x20xf32>, !box, !bars
+  }
+  kernelir.mbarrier_wait %full[%c0] parity %false : !bars
+  scf.for %r = %c0 to %c16 step %c1 {
+    %x = kernelir.load %s[%r, %t] : !box -> f32
+    kernelir.store %x, %out[%b, %r, %t] : memref<3x16x32xf32>
+  }
+  kernelir.return
+}
+func.func @forward(%in: memref<37x20xf32>) -> memref<3x16x32xf32> {
+  %out = memref.alloc() : memref<3x16x32xf32>
+  kernelir.launch @box(%in, %out) : memref<37x20xf32>, memref<3x16x32xf32>
+  return %out : memref<3x16x32xf32>
+}
+"""
+
+
+def test_artifact_carries_tensor_maps():
+    # The launch plan says which parameter is a tensor map, of which box
+    # and swizzle, for the runtime to encode per run; the PTX reads it as a
+    # grid-constant parameter; the plan round-trips.
+    module = strata.parse(TMA_PROGRAM)
+    module.run(strata.pipeline("nvvm", "chip=sm_90 features=+ptx80 format=isa"))
+    a = rt.Artifact.parse(module.artifact("forward", ["x"], None))
+    [launch] = a.launches
+    [m] = launch.tensor_maps
+    assert (m.param, m.box, m.swizzle) == (0, [16, 32], 128)
+    assert a.buffers[launch.args[m.param]].shape == [37, 20]
+    assert ".param .align 64 .b8 box_param_0[128]" in a.ptx
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in a.ptx
+    again = rt.Artifact.parse(a.serialize())
+    assert [(t.param, t.box, t.swizzle) for t in again.launches[0].tensor_maps] \
+        == [(0, [16, 32], 128)]
+    assert again.serialize() == a.serialize()
+
+
+def test_version_1_artifacts_still_load():
+    a = rt.Artifact.parse(b"strata-artifact 1\nbuffer argument 0 a f32 1 4\n"
+                          b"launch k 1 1 1 32 1 1 0 1 0\noutputs 0\nend\n")
+    assert a.launches[0].args == [0] and a.launches[0].tensor_maps == []
+    assert a.serialize().startswith(b"strata-artifact 2\n")
 
 
 def test_python_modules_keep_a_private_pybind11_registry():

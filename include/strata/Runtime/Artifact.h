@@ -36,11 +36,21 @@ struct Buffer {
 /// "argument", "constant" or "intermediate".
 const char *kindName(Buffer::Kind kind);
 
+/// A kernel parameter that is a TMA tensor map of the buffer its launch
+/// passes there: encoded per run for the buffer's address, passed by value
+/// (CUDA's const __grid_constant__ CUtensorMap).
+struct TensorMap {
+  unsigned param = 0;       // Position among the launch's arguments.
+  std::vector<int64_t> box; // Box extents, outermost first.
+  int swizzle = 0;          // Bytes: 0 (none), 32, 64 or 128.
+};
+
 struct Launch {
   std::string kernel;
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
   unsigned sharedBytes = 0;
   std::vector<int> args; // Buffer ids, in parameter order.
+  std::vector<TensorMap> tensorMaps;
 };
 
 struct Artifact {
@@ -55,8 +65,13 @@ struct Artifact {
   /// truncated, corrupted or other-version one (never reads past the text).
   static Artifact parse(const std::string &text);
 
-  /// The format version this runtime reads and writes.
-  static constexpr int kVersion = 1;
+  /// The format version this runtime writes; it reads every version up to
+  /// it (2 added tensor maps).
+  static constexpr int kVersion = 2;
+  /// What a tensor map may describe (TMA's limits): ranks 1 to 5, boxes of
+  /// 1 to 256 per dimension.
+  static constexpr size_t kMaxTensorMapRank = 5;
+  static constexpr int64_t kMaxTensorMapBox = 256;
   /// What a launch plan may ask for: no buffer beyond 1 TiB (a GPU holds
   /// less; the cap keeps sizes from overflowing), CUDA's threads per block,
   /// sm_90's shared memory per block.

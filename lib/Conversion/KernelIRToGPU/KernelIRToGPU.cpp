@@ -26,9 +26,8 @@ namespace {
 constexpr llvm::StringLiteral kDynamicSharedBytes =
     "strata.dynamic_shared_bytes";
 
-/// On a gpu.func and its launches: which parameters are tensor maps, with
-/// the box and swizzle each is encoded for (see tensorMapsOf).
-constexpr llvm::StringLiteral kTensorMaps = "strata.tensor_maps";
+/// Which parameters are tensor maps (see tensorMapsOf).
+constexpr llvm::StringLiteral kTensorMaps = kTensorMapsAttrName;
 /// CUDA's CUtensorMap: 128 bytes, aligned to 64.
 constexpr unsigned kTensorMapBytes = 128, kTensorMapAlignment = 64;
 

@@ -7,6 +7,11 @@ namespace strata {
 /// The gpu.module that holds every kernel of a program.
 inline constexpr llvm::StringLiteral kGpuModuleName = "strata_kernels";
 
+/// On a gpu.func and its gpu.launch_funcs: the kernel's parameters that
+/// are TMA tensor maps, {param, box (outermost first), swizzle} each. The
+/// launch plan encodes those maps (runtime::TensorMap).
+inline constexpr llvm::StringLiteral kTensorMapsAttrName = "strata.tensor_maps";
+
 /// Patterns that lower kernelir ops (already moved into the gpu.module) to
 /// gpu, scf and memref ops.
 void populateKernelIRToGPUPatterns(mlir::RewritePatternSet &patterns);
@@ -17,9 +22,9 @@ void populateKernelIRToGPUPatterns(mlir::RewritePatternSet &patterns);
 /// to nvvm.setmaxregister (part of populateKernelIRToGPUPatterns).
 void populateWgmmaToNVVMPatterns(mlir::RewritePatternSet &patterns);
 
-/// Patterns that lower kernelir's mbarrier ops to nvvm.mbarrier.* and
-/// kernelir.bulk_copy to nvvm.cp.async.bulk (part of
-/// populateKernelIRToGPUPatterns).
+/// Patterns that lower kernelir's mbarrier ops to nvvm.mbarrier.*,
+/// kernelir.bulk_copy to nvvm.cp.async.bulk and kernelir.tma_load to
+/// nvvm.cp.async.bulk.tensor (part of populateKernelIRToGPUPatterns).
 void populateMBarrierToNVVMPatterns(mlir::RewritePatternSet &patterns);
 
 /// The address of `buffer[indices]` in bytes (i64): the buffer's aligned
