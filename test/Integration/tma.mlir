@@ -49,6 +49,21 @@
 // PTX-SAME: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // BIN: gpu.binary @strata_kernels
 // BIN-SAME: bin = "\7FELF
+//
+// Rendered in CUDA, the tensor map is a const __grid_constant__
+// parameter whose address the inline cp.async.bulk.tensor reads; nvcc
+// compiles it.
+// RUN: strata-translate --kernelir-to-cuda %s | FileCheck %s --check-prefix=CUDA
+// RUN: %if nvcc %{ strata-translate --kernelir-to-cuda %s -o %t.cu && %nvcc -c -arch=sm_90 %t.cu -o %t.o %}
+
+// CUDA: struct alignas(64) strata_tensor_map {
+// CUDA-LABEL: box2d(const __grid_constant__ strata_tensor_map a0, float *a1) {
+// CUDA: __shared__ __align__(1024) float [[BOX:v[0-9]+]][512];
+// CUDA: asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+// CUDA-NEXT: :: "r"((unsigned)__cvta_generic_to_shared(&[[BOX]][{{.*}}])), "l"(&a0), "r"((unsigned)__cvta_generic_to_shared(&{{v[0-9]+}}[{{.*}}])), "r"((int){{v[0-9]+}}), "r"((int){{v[0-9]+}}) : "memory");
+// CUDA-LABEL: box3d(const __grid_constant__ strata_tensor_map a0, float *a1) {
+// CUDA: __shared__ __align__(512) float
+// CUDA: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];
 
 // Box element (1, 5) is in[1][1] = 102, at byte 148 ^ 16 = 132: [1][1];
 // box element (2, 4) is in[2][0] = 201, at byte 272 ^ 32 = 304: [2][12].

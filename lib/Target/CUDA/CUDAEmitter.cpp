@@ -31,7 +31,8 @@ namespace {
 /// kernels call (zeros, vectors of neighbouring elements, fragment
 /// packing, tf32 rounding, wgmma descriptors, bit casts, NaN-propagating
 /// max and min).
-constexpr const char *kPrelude = R"cuda(// CUDA C++ rendering of Strata's kernelir (generated).
+constexpr const char *kPrelude =
+    R"cuda(// CUDA C++ rendering of Strata's kernelir (generated).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <math.h>
@@ -68,6 +69,12 @@ __device__ inline unsigned long long strata_wgmma_descriptor(
   unsigned long long a = __cvta_generic_to_shared(p);
   return ((a & 0x3FFFF) >> 4) | ((leading >> 4) << 16) | ((stride >> 4) << 32);
 }
+
+// A TMA tensor map (cuda.h's CUtensorMap: 128 opaque bytes, 64-aligned),
+// which the runtime encodes and a kernel takes by value as a grid constant.
+struct alignas(64) strata_tensor_map {
+  unsigned long long opaque[16];
+};
 
 // A value's bits as another type of the same width.
 template <typename To, typename From>
@@ -674,10 +681,15 @@ LogicalResult CudaEmitter::emitKernel(kernelir::FuncOp func) {
     auto buffer = dyn_cast<MemRefType>(arg.getType());
     if (!buffer)
       return func.emitError("cannot render a non-buffer kernel argument");
+    os << (i ? ", " : "");
+    if (func.getArgAttr(i, kernelir::kTensorMapAttrName) && !arg.use_empty()) {
+      os << "const __grid_constant__ strata_tensor_map " << name(arg);
+      continue;
+    }
     FailureOr<std::string> type = typeName(func, buffer.getElementType());
     if (failed(type))
       return failure();
-    os << (i ? ", " : "") << *type
+    os << *type
        << (func.getArgAttr(i, kernelir::kNoAliasAttrName) ? " *__restrict__ "
                                                           : " *")
        << name(arg);
@@ -706,12 +718,13 @@ LogicalResult CudaEmitter::emitOperation(Operation &op) {
             kernelir::AsyncCommitOp, kernelir::AsyncWaitOp,
             kernelir::ProxyFenceOp, kernelir::MBarrierInitOp,
             kernelir::MBarrierArriveOp, kernelir::MBarrierWaitOp,
-            kernelir::BulkCopyOp, kernelir::SetMaxRegistersOp,
-            vector::ExtractOp, vector::ToElementsOp, vector::InsertOp,
-            vector::FromElementsOp, arith::ConstantOp, arith::BitcastOp,
-            arith::NegFOp, arith::CmpIOp, arith::CmpFOp, arith::MinUIOp,
-            arith::MaxUIOp, arith::SelectOp, scf::ForOp, scf::IfOp,
-            scf::YieldOp>([&](auto op) { return printOperation(*this, op); })
+            kernelir::BulkCopyOp, kernelir::TmaLoadOp,
+            kernelir::SetMaxRegistersOp, vector::ExtractOp,
+            vector::ToElementsOp, vector::InsertOp, vector::FromElementsOp,
+            arith::ConstantOp, arith::BitcastOp, arith::NegFOp, arith::CmpIOp,
+            arith::CmpFOp, arith::MinUIOp, arith::MaxUIOp, arith::SelectOp,
+            scf::ForOp, scf::IfOp, scf::YieldOp>(
+          [&](auto op) { return printOperation(*this, op); })
       .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary("+"); })
       .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary("-"); })
       .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary("*"); })
@@ -788,12 +801,15 @@ void strata::registerKernelIRToCUDATranslation() {
       "kernelir-to-cuda", "Render the kernelir kernels of a module as CUDA C++",
       [](const std::shared_ptr<llvm::SourceMgr> &sources, raw_ostream &os,
          MLIRContext *context) -> LogicalResult {
-        // What a module at the kernelir stage holds: kernelir (with the
-        // arith, math, memref, gpu and vector dialects it depends on),
-        // scf's loops and the host's func.func.
+        // What a module at the kernelir stage holds: kernelir with the
+        // arith, math, memref, gpu and vector dialects it depends on
+        // (registered too, so that type aliases before the first op
+        // parse), scf's loops and the host's func.func.
         DialectRegistry registry;
         registry.insert<kernelir::KernelIRDialect, scf::SCFDialect,
-                        func::FuncDialect>();
+                        func::FuncDialect, arith::ArithDialect,
+                        math::MathDialect, memref::MemRefDialect,
+                        gpu::GPUDialect, vector::VectorDialect>();
         context->appendDialectRegistry(registry);
         const llvm::MemoryBuffer *input =
             sources->getMemoryBuffer(sources->getMainFileID());

@@ -92,6 +92,8 @@ mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::MBarrierWaitOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::BulkCopyOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::TmaLoadOp op);
 
 } // namespace strata::cuda
 

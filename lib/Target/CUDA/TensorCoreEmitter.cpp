@@ -264,6 +264,31 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
 }
 
 LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::TmaLoadOp copy) {
+  // Coordinates innermost first, as operands 3 on.
+  int64_t rank = copy.getSourceIndices().size();
+  std::string coordinates;
+  for (int64_t d = 0; d < rank; ++d)
+    coordinates += (d ? ", %" : "%") + std::to_string(3 + d);
+  emitter.line() << "asm volatile(\"cp.async.bulk.tensor." << rank
+                 << "d.shared::cluster.global.tile.mbarrier::complete_tx::"
+                    "bytes [%0], [%1, {"
+                 << coordinates << "}], [%2];\"\n";
+  emitter.line() << "    :: \"r\"("
+                 << sharedAddress(emitter, copy.getDest(),
+                                  copy.getDestIndices())
+                 << "), \"l\"(&" << emitter.name(copy.getSource())
+                 << "), \"r\"("
+                 << sharedAddress(emitter, copy.getBarriers(),
+                                  copy.getBarrierIndices())
+                 << ")";
+  for (Value index : llvm::reverse(copy.getSourceIndices()))
+    emitter.ostream() << ", \"r\"((int)" << emitter.name(index) << ")";
+  emitter.ostream() << " : \"memory\");\n";
+  return success();
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
                                    kernelir::BulkCopyOp copy) {
   emitter.line() << "asm volatile(\"cp.async.bulk.shared::cluster.global."
                     "mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\"\n";
