@@ -1,6 +1,6 @@
 // Warpgroup mma on the CPU: wgmma reads its operands from shared memory, so
 // each thread computes its own accumulator elements from there, through the
-// same descriptor arithmetic the GPU applies (kernelir::getWgmmaStrides):
+// same descriptor arithmetic the GPU applies (kernelir::getWgmmaLayout):
 // a chunk staged in any other layout than the one the op's descriptors
 // describe gives wrong numbers here first.
 
@@ -14,16 +14,17 @@ using namespace strata;
 
 namespace {
 /// Reads element (row, k) of a wgmma operand whose first element is
-/// `buffer[indices]`: the hardware's byte offset (core matrix (row / 8,
-/// k / w) at (row / 8) stride + (k / w) leading, then row mod 8 rows of
-/// 16 bytes and k mod w elements), added to the first element's linear
-/// offset and split back into the buffer's indices.
+/// `buffer[indices]`: the hardware's byte offset (k / w k blocks, row / 8
+/// groups of 8 rows, then row mod 8 rows and k mod w elements, as
+/// getWgmmaLayout gives them) added to the first element's, permuted by
+/// the swizzle (from the buffer's start, aligned to its period) and split
+/// back into the buffer's indices.
 Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
-                  Value row, Value k) {
+                  Value row, Value k, int64_t swizzle) {
   auto type = cast<MemRefType>(buffer.getType());
   int64_t bytes = type.getElementTypeBitWidth() / 8;
-  int64_t w = 16 / bytes;
-  kernelir::WgmmaStrides strides = kernelir::getWgmmaStrides(type);
+  kernelir::WgmmaLayout layout = kernelir::getWgmmaLayout(type, swizzle);
+  int64_t w = layout.rowBytes / bytes;
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -39,13 +40,18 @@ Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(b, loc, x, y);
   };
-  Value byteOffset =
-      add(add(mul(div(row, 8), strides.stride), mul(rem(row, 8), 16)),
-          add(mul(div(k, w), strides.leading), mul(rem(k, w), bytes)));
+  Value byteOffset = add(
+      add(mul(div(row, 8), layout.stride), mul(rem(row, 8), layout.rowBytes)),
+      add(mul(div(k, w), layout.leading), mul(rem(k, w), bytes)));
   SmallVector<int64_t> elementStrides = computeSuffixProduct(type.getShape());
-  Value linear = div(byteOffset, bytes);
   for (auto [i, stride] : llvm::zip_equal(indices, elementStrides))
-    linear = add(linear, mul(i, stride));
+    byteOffset = add(byteOffset, mul(i, stride * bytes));
+  Value swizzled = arith::XOrIOp::create(
+      b, loc, byteOffset,
+      arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, byteOffset, index(3)),
+          index(kernelir::getSwizzleMask(swizzle))));
+  Value linear = div(swizzled, bytes);
   SmallVector<Value> at;
   for (auto [d, stride] : llvm::enumerate(elementStrides))
     at.push_back(rem(div(linear, stride), type.getDimSize(d)));
@@ -93,9 +99,9 @@ void strata::expandWgmmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
                   return arith::ExtFOp::create(b, loc, f32, x);
                 };
                 Value a = readOperand(b, loc, op.getLhs(), op.getLhsIndices(),
-                                      row, k);
+                                      row, k, op.getSwizzle());
                 Value x = readOperand(b, loc, op.getRhs(), op.getRhsIndices(),
-                                      col, k);
+                                      col, k, op.getSwizzle());
                 Value product =
                     arith::MulFOp::create(b, loc, widened(a), widened(x));
                 scf::YieldOp::create(

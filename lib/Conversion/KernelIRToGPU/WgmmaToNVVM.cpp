@@ -17,26 +17,25 @@ using namespace strata;
 
 namespace {
 /// The descriptor of the wgmma operand whose first element is
-/// `buffer[indices]`, `kBlocks` k blocks further on: its shared address
-/// and the strides of getWgmmaStrides, each in 16-byte units (bits 0-13,
-/// 16-29 and 32-45), no swizzle (bits 62-63 zero).
+/// `buffer[indices]`, at the k16 step starting at `k`: its shared address
+/// (bits 0-13, in 16-byte units) and the layout's other bits
+/// (WgmmaLayout::getDescriptorBits: strides and swizzle).
 Value buildDescriptor(OpBuilder &b, Location loc, Value buffer,
-                      ValueRange indices, int64_t kBlocks) {
+                      ValueRange indices, int64_t k, int64_t swizzle) {
   auto type = cast<MemRefType>(buffer.getType());
-  kernelir::WgmmaStrides strides = kernelir::getWgmmaStrides(type);
+  kernelir::WgmmaLayout layout = kernelir::getWgmmaLayout(type, swizzle);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   };
-  Value address =
-      arith::AddIOp::create(b, loc, elementByteAddress(b, loc, buffer, indices),
-                            constant(kBlocks * strides.leading));
+  Value address = elementByteAddress(b, loc, buffer, indices);
+  if (int64_t offset = layout.kOffset(k, type.getElementTypeBitWidth() / 8))
+    address = arith::AddIOp::create(b, loc, address, constant(offset));
   // Shared addresses fit 18 bits; the field keeps them in 16-byte units.
   Value field = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)),
       constant(4));
-  int64_t fixed =
-      ((strides.leading >> 4) << 16) | ((strides.stride >> 4) << 32);
-  return arith::OrIOp::create(b, loc, field, constant(fixed));
+  return arith::OrIOp::create(b, loc, field,
+                              constant(layout.getDescriptorBits()));
 }
 
 struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
@@ -68,14 +67,12 @@ struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
         NVVM::WGMMAScaleInAttr::get(getContext(), NVVM::WGMMAScaleIn::one);
     auto shape = NVVM::MMAShapeAttr::get(getContext(), kernelir::kWgmmaM,
                                          op.getN(), kernelir::kWgmmaK);
-    int64_t blocksPerStep =
-        kernelir::kWgmmaK / kernelir::getLdMatrixRowElements(element);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    for (int64_t k = 0; k < (int64_t)op.getK() / kernelir::kWgmmaK; ++k) {
+    for (int64_t k = 0; k < (int64_t)op.getK(); k += kernelir::kWgmmaK) {
       Value lhs = buildDescriptor(rewriter, loc, adaptor.getLhs(),
-                                  adaptor.getLhsIndices(), k * blocksPerStep);
+                                  adaptor.getLhsIndices(), k, op.getSwizzle());
       Value rhs = buildDescriptor(rewriter, loc, adaptor.getRhs(),
-                                  adaptor.getRhsIndices(), k * blocksPerStep);
+                                  adaptor.getRhsIndices(), k, op.getSwizzle());
       // A row-major (K-major) and B column-major (K-major): no transpose.
       acc = NVVM::WgmmaMmaAsyncOp::create(
           rewriter, loc, structType, acc, lhs, rhs, shape, operandType,

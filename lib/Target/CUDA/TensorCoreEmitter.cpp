@@ -69,19 +69,21 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
   Type element = mma.getLhs().getType().getElementType();
   StringRef operands = element.isBF16() ? "bf16" : "f16";
   int64_t registers = mma.getType().getNumElements();
-  // Where the operand's k block `kBlock` starts.
-  auto address = [&](Value buffer, ValueRange indices, int64_t kBlock) {
+  // The descriptor of the operand's k16 step at `k`.
+  auto address = [&](Value buffer, ValueRange indices, int64_t k) {
     auto type = llvm::cast<MemRefType>(buffer.getType());
-    kernelir::WgmmaStrides strides = kernelir::getWgmmaStrides(type);
+    kernelir::WgmmaLayout layout =
+        kernelir::getWgmmaLayout(type, mma.getSwizzle());
     int64_t bytes = type.getElementTypeBitWidth() / 8;
-    return "strata_wgmma_descriptor(&" + emitter.name(buffer) + "[" +
-           emitter.offset(type, indices) + " + " +
-           std::to_string(kBlock * strides.leading / bytes) + "LL], " +
-           std::to_string(strides.leading) + ", " +
-           std::to_string(strides.stride) + ")";
+    std::string call = "strata_wgmma_descriptor(&" + emitter.name(buffer) +
+                       "[" + emitter.offset(type, indices) + " + " +
+                       std::to_string(layout.kOffset(k, bytes) / bytes) +
+                       "LL], " + std::to_string(layout.leading) + ", " +
+                       std::to_string(layout.stride);
+    if (layout.swizzle)
+      call += ", " + std::to_string((uint64_t)layout.getDescriptorBits() >> 62);
+    return call + ")";
   };
-  int64_t blocksPerStep =
-      kernelir::kWgmmaK / kernelir::getLdMatrixRowElements(element);
   emitter.line()
       << "asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n";
   for (int64_t k = 0; k < (int64_t)mma.getK() / kernelir::kWgmmaK; ++k) {
@@ -98,12 +100,13 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
       os << (r ? ", " : "") << "\"+f\"(" << emitter.name(mma) << ".v[" << r
          << "])";
     os << "\n";
-    emitter.line()
-        << "    : \"l\"("
-        << address(mma.getLhs(), mma.getLhsIndices(), k * blocksPerStep)
-        << "), \"l\"("
-        << address(mma.getRhs(), mma.getRhsIndices(), k * blocksPerStep)
-        << "), \"n\"(1) : \"memory\");\n";
+    emitter.line() << "    : \"l\"("
+                   << address(mma.getLhs(), mma.getLhsIndices(),
+                              k * kernelir::kWgmmaK)
+                   << "), \"l\"("
+                   << address(mma.getRhs(), mma.getRhsIndices(),
+                              k * kernelir::kWgmmaK)
+                   << "), \"n\"(1) : \"memory\");\n";
   }
   emitter.line() << "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "
                     "\"memory\");\n";

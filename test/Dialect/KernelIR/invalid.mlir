@@ -770,6 +770,29 @@ kernelir.func @tensor_map_two_boxes(%a: memref<100x64xf16> {kernelir.tensor_map}
 
 // -----
 
+// A 128-byte swizzled operand's rows are 128 bytes: 64 halves.
+kernelir.func @wgmma_swizzled_rows(%acc: vector<2x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<4x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<4x16x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{lhs's rows must be 128 bytes (64 elements), got 8}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 128 : memref<4x64x8xf16, #gpu.address_space<workgroup>>, memref<4x16x8xf16, #gpu.address_space<workgroup>>, vector<2x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_swizzle_96(%acc: vector<2x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1x16x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{swizzles 32, 64 or 128 bytes, got 96}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 96 : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x16x64xf16, #gpu.address_space<workgroup>>, vector<2x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
 // setmaxnreg takes multiples of 8 registers from 24 to 256.
 kernelir.func @registers_not_multiple_of_8() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
   // expected-error @+1 {{sets a multiple of 8 registers from 24 to 256, got 100}}

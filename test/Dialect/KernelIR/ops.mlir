@@ -220,6 +220,17 @@ kernelir.func @mbarriers(%a: memref<100x64xf16>, %row: index, %parity: i1) attri
   kernelir.return
 }
 
+// wgmma on operands in the 128-byte swizzled layout TMA writes.
+// CHECK-LABEL: kernelir.func @swizzled_wgmma
+// CHECK: kernelir.wgmma %{{.*}}, %{{.*}} k 64 swizzle 128 : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x32x64xf16, #gpu.address_space<workgroup>>, vector<4x2x2xf32>
+kernelir.func @swizzled_wgmma(%acc: vector<4x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1x32x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 64 swizzle 128 : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x32x64xf16, #gpu.address_space<workgroup>>, vector<4x2x2xf32>
+  kernelir.return
+}
+
 // A box of a global tensor into a stage of a swizzled ring, completing on
 // the stage's mbarrier; unswizzled, the swizzle is not printed.
 // CHECK-LABEL: kernelir.func @tma_loads

@@ -39,7 +39,7 @@ void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// Rewrites every kernelir.wgmma of `kernel` as each lane's own sums: its
 /// accumulator elements (the op's D layout) summed in f32 over k in order
 /// from the operands in shared memory, read through the descriptor
-/// arithmetic of kernelir::getWgmmaStrides; kernelir.proxy_fence and
+/// arithmetic of kernelir::getWgmmaLayout; kernelir.proxy_fence and
 /// kernelir.set_max_registers go.
 void expandWgmmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 

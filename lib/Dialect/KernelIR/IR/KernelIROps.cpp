@@ -320,6 +320,8 @@ int64_t SharedOp::getAlignment() {
     if (auto copy = dyn_cast<TmaLoadOp>(user);
         copy && copy.getDest() == getBuffer())
       alignment = std::max(alignment, copy.getDestAlignment());
+    else if (auto mma = dyn_cast<WgmmaOp>(user); mma && mma.getSwizzle())
+      alignment = std::max(alignment, (int64_t)(8 * mma.getSwizzle()));
   return alignment;
 }
 
@@ -412,7 +414,7 @@ LogicalResult LdMatrixOp::verify() {
 /// least `rows` rows and `kBlocks` k blocks, and one index per dimension.
 static LogicalResult verifyWgmmaOperand(WgmmaOp op, StringRef which,
                                         MemRefType buffer, ValueRange indices,
-                                        int64_t rows, int64_t kBlocks) {
+                                        int64_t rows) {
   if (!isWorkgroup(buffer))
     return op.emitOpError() << which << " must be a shared (workgroup) buffer";
   if (buffer.getRank() < 3 || (int64_t)indices.size() != buffer.getRank())
@@ -420,11 +422,14 @@ static LogicalResult verifyWgmmaOperand(WgmmaOp op, StringRef which,
            << which << " takes one index per dimension of a buffer of at "
            << "least three ([k blocks][rows][16 bytes])";
   ArrayRef<int64_t> shape = buffer.getShape();
-  int64_t w = getLdMatrixRowElements(buffer.getElementType());
+  WgmmaLayout layout = getWgmmaLayout(buffer, op.getSwizzle());
+  int64_t w = layout.rowBytes * 8 / buffer.getElementTypeBitWidth();
+  int64_t kBlocks = llvm::divideCeil(op.getK(), w);
   size_t rank = shape.size();
   if (shape[rank - 1] != w)
-    return op.emitOpError() << which << "'s rows must be 16 bytes (" << w
-                            << " elements), got " << shape[rank - 1];
+    return op.emitOpError()
+           << which << "'s rows must be " << layout.rowBytes << " bytes (" << w
+           << " elements), got " << shape[rank - 1];
   if (shape[rank - 2] < rows || shape[rank - 2] % 8 != 0)
     return op.emitOpError()
            << which << " needs at least " << rows
@@ -470,19 +475,28 @@ LogicalResult WgmmaOp::verify() {
   if (getK() % kWgmmaK != 0)
     return emitOpError("needs k a multiple of ")
            << kWgmmaK << ", got " << getK();
-  int64_t kBlocks = getK() / getLdMatrixRowElements(element);
+  if (!isSwizzle(getSwizzle()))
+    return emitOpError("swizzles 32, 64 or 128 bytes, got ") << getSwizzle();
   if (failed(verifyWgmmaOperand(*this, "lhs", getLhs().getType(),
-                                getLhsIndices(), kWgmmaM, kBlocks)) ||
+                                getLhsIndices(), kWgmmaM)) ||
       failed(verifyWgmmaOperand(*this, "rhs", getRhs().getType(),
-                                getRhsIndices(), getN(), kBlocks)))
+                                getRhsIndices(), getN())))
     return failure();
   return verifyWholeWarpgroups(*this);
 }
 
-WgmmaStrides strata::kernelir::getWgmmaStrides(MemRefType buffer) {
+WgmmaLayout strata::kernelir::getWgmmaLayout(MemRefType buffer,
+                                             int64_t swizzle) {
   ArrayRef<int64_t> shape = buffer.getShape();
-  constexpr int64_t kRowBytes = 16;
-  return {shape[shape.size() - 2] * kRowBytes, 8 * kRowBytes};
+  int64_t rowBytes = swizzle ? swizzle : 16;
+  return {rowBytes, shape[shape.size() - 2] * rowBytes, 8 * rowBytes, swizzle};
+}
+
+int64_t WgmmaLayout::getDescriptorBits() const {
+  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
+  int64_t leadingUnits = swizzle ? 1 : leading >> 4;
+  return (leadingUnits << 16) | ((stride >> 4) << 32) |
+         (int64_t)((uint64_t)mode << 62);
 }
 
 int64_t strata::kernelir::getLdMatrixRowElements(Type element) {

@@ -72,14 +72,31 @@ mlir::AffineMap getMmaFragmentMap(mlir::MLIRContext *ctx, MmaOperand operand,
 constexpr int64_t kWarpgroupSize = 4 * kWarpSize;
 constexpr int64_t kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
 
-/// The byte distances a wgmma descriptor gives for an operand buffer in
-/// core-matrix layout (last dimensions [k blocks][rows][16 bytes]):
-/// `leading` between core matrices neighbouring in k (a k block), `stride`
-/// between core matrices neighbouring in rows (8 rows of 16 bytes).
-struct WgmmaStrides {
+/// A wgmma operand's layout in shared memory, which its descriptors
+/// describe: the buffer's last dimensions are [k blocks][rows][w], a row
+/// of w elements being `rowBytes`: 16 bytes unswizzled (8 neighbouring rows
+/// of a k block are one 8 x 16-byte core matrix) or the swizzle's bytes
+/// (rows of 32, 64 or 128 bytes whose 16-byte units are permuted by
+/// swizzledOffset, the layout a swizzled kernelir.tma_load writes).
+struct WgmmaLayout {
+  int64_t rowBytes;
+  /// Bytes between neighbouring k blocks (rows x rowBytes) and between
+  /// neighbouring groups of 8 rows (8 x rowBytes, the stride byte offset).
   int64_t leading, stride;
+  int64_t swizzle;
+  /// The byte offset of (row 0, k) from the operand's first element,
+  /// unswizzled: where the descriptor of the k16 step at k starts.
+  int64_t kOffset(int64_t k, int64_t elementBytes) const {
+    int64_t w = rowBytes / elementBytes;
+    return k / w * leading + k % w * elementBytes;
+  }
+  /// The descriptor's bits besides the address: the leading byte offset
+  /// (bits 16-29; unused by swizzled K-major operands, 1 by convention),
+  /// the stride byte offset (bits 32-45), both in 16-byte units, and the
+  /// swizzle (bits 62-63: none 0, 128 bytes 1, 64 bytes 2, 32 bytes 3).
+  int64_t getDescriptorBits() const;
 };
-WgmmaStrides getWgmmaStrides(mlir::MemRefType buffer);
+WgmmaLayout getWgmmaLayout(mlir::MemRefType buffer, int64_t swizzle);
 
 /// Hopper's shared-memory swizzles (TMA boxes, wgmma descriptors): with
 /// `swizzleBytes` S of 32, 64 or 128, the 16-byte units of each S-byte row

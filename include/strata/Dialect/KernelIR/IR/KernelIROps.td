@@ -463,11 +463,19 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
     contiguous bytes. A(r, k) = lhs[..., b + k / w, r0 + r, k mod w] for
     the indices [..., b, r0, 0]; B is stored n-major the same way, B(k, n)
     = rhs[..., b + k / w, n0 + n, k mod w]. The descriptors' strides
-    follow from the buffers' shapes (getWgmmaStrides): core matrices
+    follow from the buffers' shapes (getWgmmaLayout): core matrices
     neighbouring in k lie a k block apart (the leading byte offset, rows
     x 16 bytes), those neighbouring in rows 128 bytes apart (the stride
     byte offset). The indices name a core matrix's first element: a row
     that is a multiple of 8, column 0 (verified where they are constants).
+
+    With `swizzle` (32, 64 or 128 bytes) a row of the buffer is that many
+    bytes, w = swizzle / 2 elements ([k blocks][rows][w]: 64 halves for
+    128), its 16-byte units permuted as `kernelir.tma_load` with that
+    swizzle writes them (`kernelir::swizzledOffset`, from the buffer's
+    start, which is aligned to the swizzle's period): groups of 8 rows lie
+    8 x swizzle bytes apart, and the descriptors carry the swizzle mode.
+    A box that TMA copied feeds wgmma with no thread touching it.
 
     The accumulator `vector<Jx2x2xf32>` (N = 8 J, at most 256) is the
     lane's fragment in PTX's wgmma D layout: warp q of the warpgroup owns
@@ -492,11 +500,13 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
                        Arg<AnyStaticShapeMemRef, "", [MemRead]>:$rhs,
                        Variadic<Index>:$rhsIndices,
                        VectorOfRankAndType<[3], [F32]>:$acc,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$k);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$k,
+                       DefaultValuedAttr<I64Attr, "0">:$swizzle);
   let results = (outs VectorOfRankAndType<[3], [F32]>:$result);
   let assemblyFormat = [{
     $lhs `[` $lhsIndices `]` `,` $rhs `[` $rhsIndices `]` `,` $acc `k` $k
-    attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)
+    (`swizzle` $swizzle^)? attr-dict `:` type($lhs) `,` type($rhs) `,`
+    type($acc)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
