@@ -28,6 +28,13 @@
 // RUN: | not --crash stdbuf -o0 mlir-runner -e inside_bytes_main -entry-point-result=void -shared-libs=%mlir_c_runner_utils 2>&1 \
 // RUN: | FileCheck %s --check-prefix=BYTES
 //
+// TMA stores (@round_trip): a box loaded and stored back elsewhere, the
+// store writing only inside its tensor.
+// RUN: strata-opt %s --convert-kernelir-to-cpu=check-bounds=true --convert-scf-to-cf --convert-vector-to-llvm --convert-to-llvm --reconcile-unrealized-casts \
+// RUN: | mlir-runner -e round_trip_main -entry-point-result=void -shared-libs=%mlir_c_runner_utils | FileCheck %s --check-prefix=STORE
+// RUN: strata-opt %s --convert-kernelir-to-cpu=reverse-order=true --convert-scf-to-cf --convert-vector-to-llvm --convert-to-llvm --reconcile-unrealized-casts \
+// RUN: | mlir-runner -e round_trip_main -entry-point-result=void -shared-libs=%mlir_c_runner_utils | FileCheck %s --check-prefix=STORE
+//
 // On the GPU (sm_90): each tensor map is a 128-byte parameter passed by
 // value (`.param .align 64 .b8 [128]`, CUDA's const __grid_constant__
 // CUtensorMap) whose address TMA reads, coordinates innermost first; the
@@ -47,6 +54,10 @@
 // PTX-SAME: .entry box3d(\0A\09.param .align 64 .b8 box3d_param_0[128],
 // PTX-SAME: .shared .align 512 .b8 __wg_box3d_0[512];
 // PTX-SAME: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-SAME: .entry round_trip(\0A\09.param .align 64 .b8 round_trip_param_0[128],\0A\09.param .align 64 .b8 round_trip_param_1[128]\0A)
+// PTX-SAME: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX-SAME: cp.async.bulk.commit_group;
+// PTX-SAME: cp.async.bulk.wait_group.read \090;
 // BIN: gpu.binary @strata_kernels
 // BIN-SAME: bin = "\7FELF
 //
@@ -64,6 +75,11 @@
 // CUDA-LABEL: box3d(const __grid_constant__ strata_tensor_map a0, float *a1) {
 // CUDA: __shared__ __align__(512) float
 // CUDA: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];
+// CUDA-LABEL: round_trip(const __grid_constant__ strata_tensor_map a0, const __grid_constant__ strata_tensor_map a1) {
+// CUDA: asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];"
+// CUDA-NEXT: :: "l"(&a1), "r"((unsigned)__cvta_generic_to_shared(&{{v[0-9]+}}[{{.*}}])), "r"((int){{v[0-9]+}}), "r"((int){{v[0-9]+}}) : "memory");
+// CUDA-NEXT: asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+// CUDA-NEXT: asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(0) : "memory");
 
 // Box element (1, 5) is in[1][1] = 102, at byte 148 ^ 16 = 132: [1][1];
 // box element (2, 4) is in[2][0] = 201, at byte 272 ^ 32 = 304: [2][12].
@@ -72,6 +88,9 @@
 // CHECK-NEXT: 201
 // CHECK-NEXT: 3-d wrong elements: 0
 // BYTES: an mbarrier wait whose phase never completes {{.*}} in kernel inside_bytes
+// out[0][2] = in[5][0] = 501.
+// STORE: round trip wrong elements: 0
+// STORE-NEXT: 501
 
 !shared2 = memref<16x32xf32, #gpu.address_space<workgroup>>
 !shared3 = memref<2x4x16xf32, #gpu.address_space<workgroup>>
@@ -137,6 +156,43 @@ kernelir.func @box3d(%in: memref<3x5x12xf32> {kernelir.tensor_map}, %out: memref
         kernelir.store %x, %out[%i, %j, %t] : memref<2x4x16xf32>
       }
     }
+  }
+  kernelir.return
+}
+
+// TMA there and back: each block loads its box of `in` (as @box2d) and
+// stores it whole, through a tensor map of `out` (30 x 20), at row
+// 16 b - 5, column -2: the store reads the swizzled box and writes only
+// what lies inside `out`, so out[R][C] = in[R + 5][C - 2] for C >= 2 and
+// the load's zeros (C < 2).
+kernelir.func @round_trip(%in: memref<37x20xf32> {kernelir.tensor_map}, %out: memref<30x20xf32> {kernelir.tensor_map}) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 3, 1, 1>} {
+  %box = kernelir.shared : !shared2
+  %full = kernelir.shared : !bars
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : index
+  %c16 = arith.constant 16 : index
+  %cm2 = arith.constant -2 : index
+  %cm4 = arith.constant -4 : index
+  %false = arith.constant false
+  %t = kernelir.thread_id x
+  %block = kernelir.block_id x
+  %leader = arith.cmpi eq, %t, %c0 : index
+  scf.if %leader {
+    kernelir.mbarrier_init %full[%c0] arrivals 1 : !bars
+  }
+  kernelir.proxy_fence
+  kernelir.barrier
+  %row = arith.muli %block, %c16 : index
+  scf.if %leader {
+    kernelir.mbarrier_arrive %full[%c0] expect_tx 2048 : !bars
+    kernelir.tma_load %in[%row, %cm4], %box[%c0, %c0] swizzle 128 arrives %full[%c0] : memref<37x20xf32>, !shared2, !bars
+  }
+  kernelir.mbarrier_wait %full[%c0] parity %false : !bars
+  scf.if %leader {
+    %to = arith.subi %row, %c5 : index
+    kernelir.tma_store %box[%c0, %c0], %out[%to, %cm2] swizzle 128 : !shared2, memref<30x20xf32>
+    kernelir.bulk_commit
+    kernelir.bulk_wait pending 0 read
   }
   kernelir.return
 }
@@ -315,6 +371,61 @@ func.func @main() {
   }
   vector.print str "3-d wrong elements: "
   vector.print %wrong3 : index
+  return
+}
+
+func.func @round_trip_main() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %c20 = arith.constant 20 : index
+  %c30 = arith.constant 30 : index
+  %c37 = arith.constant 37 : index
+  %c100 = arith.constant 100 : index
+  %zero = arith.constant 0.0 : f32
+  %nan = arith.constant 0x7FC00000 : f32
+  %in = memref.alloc() : memref<37x20xf32>
+  scf.for %r = %c0 to %c37 step %c1 {
+    scf.for %c = %c0 to %c20 step %c1 {
+      %r100 = arith.muli %r, %c100 : index
+      %e0 = arith.addi %r100, %c : index
+      %e = arith.addi %e0, %c1 : index
+      %ei = arith.index_cast %e : index to i32
+      %ef = arith.sitofp %ei : i32 to f32
+      memref.store %ef, %in[%r, %c] : memref<37x20xf32>
+    }
+  }
+  %out = memref.alloc() : memref<30x20xf32>
+  scf.for %r = %c0 to %c30 step %c1 {
+    scf.for %c = %c0 to %c20 step %c1 {
+      memref.store %nan, %out[%r, %c] : memref<30x20xf32>
+    }
+  }
+  kernelir.launch @round_trip(%in, %out) : memref<37x20xf32>, memref<30x20xf32>
+  %wrong = scf.for %r = %c0 to %c30 step %c1 iter_args(%w0 = %c0) -> index {
+    %wr = scf.for %c = %c0 to %c20 step %c1 iter_args(%w1 = %w0) -> index {
+      %shifted = arith.cmpi uge, %c, %c2 : index
+      %want = scf.if %shifted -> f32 {
+        %r5 = arith.addi %r, %c5 : index
+        %cm = arith.subi %c, %c2 : index
+        %v = memref.load %in[%r5, %cm] : memref<37x20xf32>
+        scf.yield %v : f32
+      } else {
+        scf.yield %zero : f32
+      }
+      %got = memref.load %out[%r, %c] : memref<30x20xf32>
+      %ok = arith.cmpf oeq, %got, %want : f32
+      %inc = arith.select %ok, %c0, %c1 : index
+      %next = arith.addi %w1, %inc : index
+      scf.yield %next : index
+    }
+    scf.yield %wr : index
+  }
+  vector.print str "round trip wrong elements: "
+  vector.print %wrong : index
+  %probe = memref.load %out[%c0, %c2] : memref<30x20xf32>
+  vector.print %probe : f32
   return
 }
 

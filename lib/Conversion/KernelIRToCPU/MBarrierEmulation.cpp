@@ -6,7 +6,9 @@
 // fits (42-62), and the current phase's parity (63). Each op becomes the
 // load, update and store of that state in the thread that runs it; a bulk
 // copy copies at once, in 16-byte pieces, then completes its bytes (a
-// tma_load element by element, zeros outside its source, swizzled). A wait
+// tma_load element by element, zeros outside its source, swizzled; a
+// tma_store likewise back, at once, so its bulk group's waits are
+// nothing). A wait
 // becomes a barrier (every thread's arrivals and copies before it have
 // happened, which is what the GPU's wait waits for when every thread
 // waits) and a check that the awaited phase has completed: where it has
@@ -99,58 +101,36 @@ public:
   /// where the swizzle puts its byte offset from the box's start.
   void rewrite(kernelir::TmaLoadOp copy) {
     begin(copy);
-    ArrayRef<int64_t> box = copy.getBox();
-    SmallVector<int64_t> boxStrides = computeSuffixProduct(box);
-    MemRefType source = copy.getSource().getType();
-    int64_t elementBytes = getStorageBits(source.getElementType()) / 8;
-    auto index = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
-    SmallVector<Value> at;
     {
       OpBuilder::InsertionGuard guard(b);
-      for (int64_t extent : box) {
-        auto loop =
-            scf::ForOp::create(b, loc, index(0), index(extent), index(1));
-        b.setInsertionPointToStart(loop.getBody());
-        at.push_back(loop.getInductionVar());
-      }
-      SmallVector<Value> coordinates;
-      Value inside;
-      for (auto [d, start] : llvm::enumerate(copy.getSourceIndices())) {
-        Value c = arith::AddIOp::create(b, loc, start, at[d]);
-        Value ok = arith::AndIOp::create(
-            b, loc, compare(arith::CmpIPredicate::sge, c, index(0)),
-            compare(arith::CmpIPredicate::slt, c, index(source.getDimSize(d))));
-        inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
-        coordinates.push_back(c);
-      }
-      Value value = kernelir::LoadOp::create(b, loc, copy.getSource(),
-                                             coordinates, inside);
-      // The element's byte offset in the box, swizzled, back to indices.
-      Value offset = index(0);
-      for (auto [i, stride] : llvm::zip_equal(at, boxStrides))
-        offset = arith::AddIOp::create(
-            b, loc, offset,
-            arith::MulIOp::create(b, loc, i, index(stride * elementBytes)));
-      Value swizzled = arith::XOrIOp::create(
-          b, loc, offset,
-          arith::AndIOp::create(
-              b, loc, arith::ShRUIOp::create(b, loc, offset, index(3)),
-              index(kernelir::getSwizzleMask(copy.getSwizzle()))));
-      Value element =
-          arith::DivUIOp::create(b, loc, swizzled, index(elementBytes));
-      SmallVector<Value> destIndices(
-          copy.getDestIndices().drop_back(box.size()));
-      for (auto [extent, stride] : llvm::zip_equal(box, boxStrides))
-        destIndices.push_back(arith::RemUIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, element, index(stride)),
-            index(extent)));
-      kernelir::StoreOp::create(b, loc, value, copy.getDest(), destIndices);
+      BoxElement e =
+          boxElement(copy.getBox(), copy.getSource(), copy.getSourceIndices(),
+                     copy.getDest(), copy.getDestIndices(), copy.getSwizzle());
+      Value value = kernelir::LoadOp::create(b, loc, copy.getSource(), e.global,
+                                             e.inside);
+      kernelir::StoreOp::create(b, loc, value, copy.getDest(), e.shared);
     }
     State s = load(copy.getBarriers(), copy.getBarrierIndices());
     s.tx = arith::SubIOp::create(b, loc, s.tx, constant(copy.getBytes()));
     store(copy.getBarriers(), copy.getBarrierIndices(), complete(s));
+    b.eraseOp(copy);
+  }
+
+  /// The box element by element, read where the swizzle put it, written
+  /// where it lies inside the destination: at once, so the bulk group's
+  /// commit and waits have nothing left to wait for.
+  void rewrite(kernelir::TmaStoreOp copy) {
+    begin(copy);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      BoxElement e = boxElement(copy.getBox(), copy.getDest(),
+                                copy.getDestIndices(), copy.getSource(),
+                                copy.getSourceIndices(), copy.getSwizzle());
+      Value value =
+          kernelir::LoadOp::create(b, loc, copy.getSource(), e.shared);
+      kernelir::StoreOp::create(b, loc, value, copy.getDest(), e.global,
+                                e.inside);
+    }
     b.eraseOp(copy);
   }
 
@@ -168,6 +148,60 @@ public:
   }
 
 private:
+  /// An element of a TMA box, inside the loops over the box that this
+  /// builds (the insertion point is left in the innermost): its indices in
+  /// the global tensor, whether they lie inside it, and its indices in the
+  /// shared buffer (the leading ones `sharedStart`'s, the box's from the
+  /// swizzled byte offset in the box).
+  struct BoxElement {
+    SmallVector<Value> global, shared;
+    Value inside;
+  };
+  BoxElement boxElement(ArrayRef<int64_t> box, Value global,
+                        ValueRange globalStart, Value shared,
+                        ValueRange sharedStart, int64_t swizzle) {
+    SmallVector<int64_t> boxStrides = computeSuffixProduct(box);
+    auto tensor = cast<MemRefType>(global.getType());
+    int64_t elementBytes = getStorageBits(tensor.getElementType()) / 8;
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    SmallVector<Value> at;
+    for (int64_t extent : box) {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(extent), index(1));
+      b.setInsertionPointToStart(loop.getBody());
+      at.push_back(loop.getInductionVar());
+    }
+    BoxElement e;
+    for (auto [d, start] : llvm::enumerate(globalStart)) {
+      Value c = arith::AddIOp::create(b, loc, start, at[d]);
+      Value ok = arith::AndIOp::create(
+          b, loc, compare(arith::CmpIPredicate::sge, c, index(0)),
+          compare(arith::CmpIPredicate::slt, c, index(tensor.getDimSize(d))));
+      e.inside = e.inside ? arith::AndIOp::create(b, loc, e.inside, ok) : ok;
+      e.global.push_back(c);
+    }
+    Value offset = index(0);
+    for (auto [i, stride] : llvm::zip_equal(at, boxStrides))
+      offset = arith::AddIOp::create(
+          b, loc, offset,
+          arith::MulIOp::create(b, loc, i, index(stride * elementBytes)));
+    Value swizzled = arith::XOrIOp::create(
+        b, loc, offset,
+        arith::AndIOp::create(b, loc,
+                              arith::ShRUIOp::create(b, loc, offset, index(3)),
+                              index(kernelir::getSwizzleMask(swizzle))));
+    Value element =
+        arith::DivUIOp::create(b, loc, swizzled, index(elementBytes));
+    ValueRange leading = sharedStart.drop_back(box.size());
+    e.shared.assign(leading.begin(), leading.end());
+    for (auto [extent, stride] : llvm::zip_equal(box, boxStrides))
+      e.shared.push_back(arith::RemUIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, element, index(stride)),
+          index(extent)));
+    return e;
+  }
+
   void begin(Operation *op) {
     b.setInsertionPoint(op);
     loc = op->getLoc();
@@ -241,14 +275,19 @@ void strata::expandMBarriers(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   SmallVector<Operation *> ops;
   kernel.walk([&](Operation *op) {
     if (isa<kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
-            kernelir::MBarrierWaitOp, kernelir::BulkCopyOp,
-            kernelir::TmaLoadOp>(op))
+            kernelir::MBarrierWaitOp, kernelir::BulkCopyOp, kernelir::TmaLoadOp,
+            kernelir::TmaStoreOp>(op))
       ops.push_back(op);
   });
   for (Operation *op : ops)
     llvm::TypeSwitch<Operation *>(op)
         .Case<kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
               kernelir::MBarrierWaitOp, kernelir::BulkCopyOp,
-              kernelir::TmaLoadOp>(
+              kernelir::TmaLoadOp, kernelir::TmaStoreOp>(
             [&](auto typed) { emulator.rewrite(typed); });
+  // TMA stores completed as they were issued: their groups are done.
+  kernel.walk([&](Operation *op) {
+    if (isa<kernelir::BulkCommitOp, kernelir::BulkWaitOp>(op))
+      rewriter.eraseOp(op);
+  });
 }

@@ -39,7 +39,7 @@ struct LaunchShape {
   ArrayAttr tensorMaps;
 };
 
-/// The tensor-map parameters of `kernel` that kernelir.tma_load reads:
+/// The tensor-map parameters of `kernel` that TMA copies use:
 /// {param, box (outermost first), swizzle} each, or null where there are
 /// none. An argument marked as a tensor map that no copy reads stays a
 /// pointer. Recorded on each kernel before the conversion (kTensorMaps),
@@ -51,11 +51,16 @@ ArrayAttr tensorMapsOf(kernelir::FuncOp kernel) {
     if (!kernel.getArgAttr(arg.getArgNumber(), kernelir::kTensorMapAttrName) ||
         arg.use_empty())
       continue;
-    auto copy = cast<kernelir::TmaLoadOp>(*arg.getUsers().begin());
+    // Every copy through the map has its box and swizzle (verified).
+    Operation *user = *arg.getUsers().begin();
+    auto load = dyn_cast<kernelir::TmaLoadOp>(user);
+    auto store = dyn_cast<kernelir::TmaStoreOp>(user);
+    ArrayRef<int64_t> box = load ? load.getBox() : store.getBox();
+    int64_t swizzle = load ? load.getSwizzle() : store.getSwizzle();
     maps.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
-         b.getNamedAttr("box", b.getDenseI64ArrayAttr(copy.getBox())),
-         b.getNamedAttr("swizzle", b.getI64IntegerAttr(copy.getSwizzle()))}));
+         b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+         b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))}));
   }
   return maps.empty() ? ArrayAttr() : b.getArrayAttr(maps);
 }

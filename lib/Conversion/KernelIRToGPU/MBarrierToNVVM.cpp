@@ -128,6 +128,27 @@ struct BulkCopyToNVVM : OpConversionPattern<kernelir::BulkCopyOp> {
   }
 };
 
+/// The address of the tensor map a kernel was passed as `map` (the
+/// parameter's own: see GridConstantTensorMapsPass), generic.
+Value tensorMapPointer(OpBuilder &b, Location loc, Value map) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+      Value(arith::IndexCastUIOp::create(
+          b, loc, b.getI64Type(),
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, map))));
+}
+
+/// A box's first element in a tensor map's coordinates: i32, the
+/// innermost dimension first.
+SmallVector<Value> tensorMapCoordinates(OpBuilder &b, Location loc,
+                                        ValueRange indices) {
+  SmallVector<Value> coordinates;
+  for (Value index : llvm::reverse(indices))
+    coordinates.push_back(
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), index));
+  return coordinates;
+}
+
 /// The box's first element in the tensor map's coordinates (i32, the
 /// innermost dimension first) from the tensor map the kernel was passed
 /// (the parameter's address: see GridConstantTensorMapsPass).
@@ -139,16 +160,9 @@ struct TmaLoadToNVVM : OpConversionPattern<kernelir::TmaLoadOp> {
     Location loc = op.getLoc();
     Value dest = clusterPointer(rewriter, loc, adaptor.getDest(),
                                 adaptor.getDestIndices());
-    Value map = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(getContext()),
-        Value(arith::IndexCastUIOp::create(
-            rewriter, loc, rewriter.getI64Type(),
-            memref::ExtractAlignedPointerAsIndexOp::create(
-                rewriter, loc, adaptor.getSource()))));
-    SmallVector<Value> coordinates;
-    for (Value index : llvm::reverse(adaptor.getSourceIndices()))
-      coordinates.push_back(arith::IndexCastOp::create(
-          rewriter, loc, rewriter.getI32Type(), index));
+    Value map = tensorMapPointer(rewriter, loc, adaptor.getSource());
+    SmallVector<Value> coordinates =
+        tensorMapCoordinates(rewriter, loc, adaptor.getSourceIndices());
     Value barrier = elementPointer(rewriter, loc, adaptor.getBarriers(),
                                    adaptor.getBarrierIndices(), kSharedSpace);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
@@ -156,6 +170,44 @@ struct TmaLoadToNVVM : OpConversionPattern<kernelir::TmaLoadOp> {
         Value(), NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         Value());
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+struct TmaStoreToNVVM : OpConversionPattern<kernelir::TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        rewriter, loc, tensorMapPointer(rewriter, loc, adaptor.getDest()),
+        elementPointer(rewriter, loc, adaptor.getSource(),
+                       adaptor.getSourceIndices(), kSharedSpace),
+        tensorMapCoordinates(rewriter, loc, adaptor.getDestIndices()), Value(),
+        NVVM::TMAStoreModeAttr(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BulkWaitToNVVM : OpConversionPattern<kernelir::BulkWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::BulkWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+        op, rewriter.getI32IntegerAttr(op.getPending()),
+        op.getRead() ? rewriter.getUnitAttr() : UnitAttr());
+    return success();
+  }
+};
+
+struct BulkCommitToNVVM : OpConversionPattern<kernelir::BulkCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::BulkCommitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
     return success();
   }
 };
@@ -183,5 +235,6 @@ Value strata::elementByteAddress(OpBuilder &b, Location loc, Value buffer,
 
 void strata::populateMBarrierToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<MBarrierInitToNVVM, MBarrierArriveToNVVM, MBarrierWaitToNVVM,
-               BulkCopyToNVVM, TmaLoadToNVVM>(patterns.getContext());
+               BulkCopyToNVVM, TmaLoadToNVVM, TmaStoreToNVVM, BulkCommitToNVVM,
+               BulkWaitToNVVM>(patterns.getContext());
 }

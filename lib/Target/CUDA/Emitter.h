@@ -94,6 +94,12 @@ mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::BulkCopyOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::TmaLoadOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::TmaStoreOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::BulkCommitOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::BulkWaitOp op);
 
 } // namespace strata::cuda
 

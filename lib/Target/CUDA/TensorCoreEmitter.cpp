@@ -292,6 +292,42 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
 }
 
 LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::TmaStoreOp copy) {
+  // Coordinates innermost first, as operands 2 on.
+  int64_t rank = copy.getDestIndices().size();
+  std::string coordinates;
+  for (int64_t d = 0; d < rank; ++d)
+    coordinates += (d ? ", %" : "%") + std::to_string(2 + d);
+  emitter.line() << "asm volatile(\"cp.async.bulk.tensor." << rank
+                 << "d.global.shared::cta.tile.bulk_group [%0, {" << coordinates
+                 << "}], [%1];\"\n";
+  emitter.line() << "    :: \"l\"(&" << emitter.name(copy.getDest())
+                 << "), \"r\"("
+                 << sharedAddress(emitter, copy.getSource(),
+                                  copy.getSourceIndices())
+                 << ")";
+  for (Value index : llvm::reverse(copy.getDestIndices()))
+    emitter.ostream() << ", \"r\"((int)" << emitter.name(index) << ")";
+  emitter.ostream() << " : \"memory\");\n";
+  return success();
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::BulkCommitOp) {
+  emitter.line()
+      << "asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n";
+  return success();
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::BulkWaitOp wait) {
+  emitter.line() << "asm volatile(\"cp.async.bulk.wait_group"
+                 << (wait.getRead() ? ".read" : "") << " %0;\" :: \"n\"("
+                 << wait.getPending() << ") : \"memory\");\n";
+  return success();
+}
+
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
                                    kernelir::BulkCopyOp copy) {
   emitter.line() << "asm volatile(\"cp.async.bulk.shared::cluster.global."
                     "mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\"\n";

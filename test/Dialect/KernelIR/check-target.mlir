@@ -49,7 +49,7 @@ kernelir.func @large_shared() attributes {block = array<i64: 128, 1, 1>, grid = 
 // -----
 
 // mbarriers exist from sm_80; waits on a phase's parity, transaction
-// bytes, bulk copies and TMA from sm_90.
+// bytes, bulk copies, TMA and bulk groups from sm_90.
 kernelir.func @mbarriers(%h: memref<64xf16>, %map: memref<64xf16> {kernelir.tensor_map}, %p: i1) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %sh = kernelir.shared : memref<64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
@@ -58,6 +58,9 @@ kernelir.func @mbarriers(%h: memref<64xf16>, %map: memref<64xf16> {kernelir.tens
   kernelir.mbarrier_arrive %b[%c0] expect_tx 128 : memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.bulk_copy %h[%c0], %sh[%c0] elements 64 arrives %b[%c0] : memref<64xf16>, memref<64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.tma_load %map[%c0], %sh[%c0] arrives %b[%c0] : memref<64xf16>, memref<64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.tma_store %sh[%c0], %map[%c0] : memref<64xf16, #gpu.address_space<workgroup>>, memref<64xf16>
+  kernelir.bulk_commit
+  kernelir.bulk_wait pending 0 read
   kernelir.mbarrier_wait %b[%c0] parity %p : memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }

@@ -680,7 +680,7 @@ kernelir.func @tma_source_rows(%a: memref<10x20xf16> {kernelir.tensor_map}, %i: 
   %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{needs a source whose rows are a multiple of 16 bytes (a tensor map's strides), got 'memref<10x20xf16>'}}
+  // expected-error @+1 {{needs a tensor whose rows are a multiple of 16 bytes (a tensor map's strides), got 'memref<10x20xf16>'}}
   kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<10x20xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
@@ -716,7 +716,7 @@ kernelir.func @tma_box_offset(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: 
   %s = kernelir.shared : memref<2x8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{writes whole boxes: the indices of the box's dimensions in the destination are 0}}
+  // expected-error @+1 {{copies whole boxes: the indices of the box's dimensions in the shared buffer are 0}}
   kernelir.tma_load %a[%i, %c0], %s[%c0, %i, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<2x8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
@@ -728,7 +728,7 @@ kernelir.func @tma_rank(%a: memref<4x4x64xf16> {kernelir.tensor_map}, %i: index)
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies a box of a tensor of rank 1 to 5 into a buffer of at least its rank, got 'memref<4x4x64xf16>' into 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{copies boxes of a tensor of rank 1 to 5 within a buffer of at least its rank, got 'memref<4x4x64xf16>' and 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
@@ -741,14 +741,14 @@ kernelir.func @tma_from_a_pointer(%a: memref<100x64xf16>, %i: index) attributes 
   %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies from a kernel argument marked {kernelir.tensor_map}}}
+  // expected-error @+1 {{copies through a kernel argument marked {kernelir.tensor_map}}}
   kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
 
 // -----
 
-// expected-error @+1 {{tensor map argument #0 is read by kernelir.tma_load alone, got a use by kernelir.load}}
+// expected-error @+1 {{tensor map argument #0 is used by kernelir.tma_load and tma_store alone, got a use by kernelir.load}}
 kernelir.func @tensor_map_loaded(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %x = kernelir.load %a[%i, %i] : memref<100x64xf16>
   kernelir.return
@@ -788,6 +788,28 @@ kernelir.func @wgmma_swizzle_96(%acc: vector<2x2x2xf32>) attributes {block = arr
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{swizzles 32, 64 or 128 bytes, got 96}}
   %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 96 : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x16x64xf16, #gpu.address_space<workgroup>>, vector<2x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// A TMA store writes through a tensor map too, with the map's one box.
+// expected-error @+1 {{tensor map argument #0 is copied with one box and swizzle, got two}}
+kernelir.func @tensor_map_load_and_store_swizzles(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] swizzle 128 arrives %b[%c0] : memref<100x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.tma_store %s[%c0, %c0], %a[%i, %c0] : memref<8x64xf16, #gpu.address_space<workgroup>>, memref<100x64xf16>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @tma_store_from_global(%a: memref<100x64xf16> {kernelir.tensor_map}, %g: memref<8x64xf16>, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies between a global tensor and a shared buffer}}
+  kernelir.tma_store %g[%c0, %c0], %a[%i, %c0] : memref<8x64xf16>, memref<100x64xf16>
   kernelir.return
 }
 

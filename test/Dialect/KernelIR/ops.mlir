@@ -231,6 +231,22 @@ kernelir.func @swizzled_wgmma(%acc: vector<4x2x2xf32>) attributes {block = array
   kernelir.return
 }
 
+// An epilogue's box stored by TMA, its bulk group committed and waited for.
+// CHECK-LABEL: kernelir.func @tma_stores
+// CHECK: kernelir.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] swizzle 128 : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<1000x520xf16>
+// CHECK-NEXT: kernelir.bulk_commit
+// CHECK-NEXT: kernelir.bulk_wait pending 1
+// CHECK-NEXT: kernelir.bulk_wait pending 0 read
+kernelir.func @tma_stores(%c: memref<1000x520xf16> {kernelir.tensor_map}, %row: index, %col: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %tile = kernelir.shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  kernelir.tma_store %tile[%c0, %c0], %c[%row, %col] swizzle 128 : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<1000x520xf16>
+  kernelir.bulk_commit
+  kernelir.bulk_wait pending 1
+  kernelir.bulk_wait pending 0 read
+  kernelir.return
+}
+
 // A box of a global tensor into a stage of a swizzled ring, completing on
 // the stage's mbarrier; unswizzled, the swizzle is not printed.
 // CHECK-LABEL: kernelir.func @tma_loads

@@ -78,21 +78,31 @@ static LogicalResult verifyLaunchShape(FuncOp op, StringRef what,
   return success();
 }
 
-/// A tensor-map argument: read by tma_loads alone, with one box and
+/// The box and swizzle a TMA copy uses `map` with, if it is one that does.
+static std::optional<std::pair<ArrayRef<int64_t>, int64_t>>
+tensorMapUse(Operation *user, Value map) {
+  if (auto load = dyn_cast<TmaLoadOp>(user); load && load.getSource() == map)
+    return std::make_pair(load.getBox(), (int64_t)load.getSwizzle());
+  if (auto store = dyn_cast<TmaStoreOp>(user); store && store.getDest() == map)
+    return std::make_pair(store.getBox(), (int64_t)store.getSwizzle());
+  return std::nullopt;
+}
+
+/// A tensor-map argument: used by TMA copies alone, with one box and
 /// swizzle (the map's).
 static LogicalResult verifyTensorMap(FuncOp kernel, BlockArgument map) {
-  TmaLoadOp first;
+  std::optional<std::pair<ArrayRef<int64_t>, int64_t>> first;
   for (Operation *user : map.getUsers()) {
-    auto copy = dyn_cast<TmaLoadOp>(user);
-    if (!copy || copy.getSource() != map)
+    auto use = tensorMapUse(user, map);
+    if (!use)
       return kernel.emitOpError("tensor map argument #")
              << map.getArgNumber()
-             << " is read by kernelir.tma_load alone, got a use by "
+             << " is used by kernelir.tma_load and tma_store alone, got a "
+                "use by "
              << user->getName();
     if (!first)
-      first = copy;
-    else if (copy.getBox() != first.getBox() ||
-             copy.getSwizzle() != first.getSwizzle())
+      first = use;
+    else if (*use != *first)
       return kernel.emitOpError("tensor map argument #")
              << map.getArgNumber()
              << " is copied with one box and swizzle, got two";
@@ -320,6 +330,8 @@ int64_t SharedOp::getAlignment() {
     if (auto copy = dyn_cast<TmaLoadOp>(user);
         copy && copy.getDest() == getBuffer())
       alignment = std::max(alignment, copy.getDestAlignment());
+    else if (auto store = dyn_cast<TmaStoreOp>(user))
+      alignment = std::max(alignment, store.getSourceAlignment());
     else if (auto mma = dyn_cast<WgmmaOp>(user); mma && mma.getSwizzle())
       alignment = std::max(alignment, (int64_t)(8 * mma.getSwizzle()));
   return alignment;
@@ -726,56 +738,96 @@ int64_t TmaLoadOp::getBytes() {
                      ShapedType::getNumElements(getBox()));
 }
 
-int64_t TmaLoadOp::getDestAlignment() {
-  return getSwizzle() == 0 ? 128 : 8 * getSwizzle();
+/// The alignment of a shared TMA box: a swizzle period (8 x swizzle
+/// bytes), or 128 bytes unswizzled.
+static int64_t tmaBoxAlignment(int64_t swizzle) {
+  return swizzle == 0 ? 128 : 8 * swizzle;
 }
 
-LogicalResult TmaLoadOp::verify() {
-  MemRefType source = getSource().getType(), dest = getDest().getType();
-  if (failed(verifyCopyEngineTransfer(*this, source, getSourceIndices(), dest,
-                                      getDestIndices())))
-    return failure();
-  Type element = source.getElementType();
-  int64_t rank = source.getRank(), elementBytes = getStorageBits(element) / 8;
-  if (rank < 1 || rank > kTmaMaxRank || dest.getRank() < rank)
-    return emitOpError("copies a box of a tensor of rank 1 to ")
-           << kTmaMaxRank << " into a buffer of at least its rank, got "
-           << source << " into " << dest;
-  for (MemRefType buffer : {source, dest})
-    if (!buffer.getLayout().isIdentity())
-      return emitOpError("needs row-major buffers, got ") << buffer;
-  if (rank > 1 && source.getShape().back() * elementBytes % 16 != 0)
-    return emitOpError("needs a source whose rows are a multiple of 16 "
-                       "bytes (a tensor map's strides), got ")
-           << source;
-  ArrayRef<int64_t> box = getBox();
+int64_t TmaLoadOp::getDestAlignment() { return tmaBoxAlignment(getSwizzle()); }
+
+/// A TMA copy between the tensor `global` (a tensor-map argument), from
+/// `globalIndices` on, and the box that is the trailing dimensions of the
+/// shared buffer `shared` (their indices 0), swizzled by `swizzle`: TMA's
+/// limits, and the map's argument.
+static LogicalResult verifyTmaBox(Operation *op, Value global,
+                                  ValueRange globalIndices, Value shared,
+                                  ValueRange sharedIndices, int64_t swizzle) {
+  auto tensor = cast<MemRefType>(global.getType());
+  auto buffer = cast<MemRefType>(shared.getType());
+  if ((int64_t)globalIndices.size() != tensor.getRank() ||
+      (int64_t)sharedIndices.size() != buffer.getRank())
+    return op->emitOpError("expects one index per dimension of each buffer");
+  Type element = tensor.getElementType();
+  if (buffer.getElementType() != element)
+    return op->emitOpError("copies between buffers of one element type, got ")
+           << element << " and " << buffer.getElementType();
+  if (!isWorkgroup(buffer) || isWorkgroup(tensor))
+    return op->emitOpError(
+        "copies between a global tensor and a shared buffer");
+  if (!element.isIntOrFloat() || strata::getStorageBits(element) % 8 != 0)
+    return op->emitOpError("copies whole bytes, got ") << element;
+  int64_t rank = tensor.getRank(), elementBytes = getStorageBits(element) / 8;
+  if (rank < 1 || rank > kTmaMaxRank || buffer.getRank() < rank)
+    return op->emitOpError("copies boxes of a tensor of rank 1 to ")
+           << kTmaMaxRank << " within a buffer of at least its rank, got "
+           << tensor << " and " << buffer;
+  for (MemRefType type : {tensor, buffer})
+    if (!type.getLayout().isIdentity())
+      return op->emitOpError("needs row-major buffers, got ") << type;
+  if (rank > 1 && tensor.getShape().back() * elementBytes % 16 != 0)
+    return op->emitOpError("needs a tensor whose rows are a multiple of 16 "
+                           "bytes (a tensor map's strides), got ")
+           << tensor;
+  ArrayRef<int64_t> box = buffer.getShape().take_back(rank);
   if (llvm::any_of(box, [](int64_t e) { return e > kTmaMaxBoxExtent; }))
-    return emitOpError("copies boxes of at most ")
-           << kTmaMaxBoxExtent << " per dimension, got a box of "
-           << dest.getShape().take_back(rank);
-  int64_t swizzle = getSwizzle(), rowBytes = box.back() * elementBytes;
+    return op->emitOpError("copies boxes of at most ")
+           << kTmaMaxBoxExtent << " per dimension, got a box of " << box;
+  int64_t rowBytes = box.back() * elementBytes;
   if (!isSwizzle(swizzle))
-    return emitOpError("swizzles 32, 64 or 128 bytes, got ") << swizzle;
+    return op->emitOpError("swizzles 32, 64 or 128 bytes, got ") << swizzle;
   if (rowBytes % 16 != 0 || (swizzle != 0 && rowBytes > swizzle))
-    return emitOpError("needs box rows of a multiple of 16 bytes")
+    return op->emitOpError("needs box rows of a multiple of 16 bytes")
            << (swizzle ? " up to the swizzle's " + std::to_string(swizzle)
                        : std::string())
            << ", got " << rowBytes;
-  if (getBytes() % getDestAlignment() != 0 || getBytes() > kMaxMBarrierCount)
-    return emitOpError("copies whole swizzle periods (a multiple of ")
-           << getDestAlignment() << " bytes) up to " << kMaxMBarrierCount
-           << " bytes, got a box of " << getBytes();
-  auto map = dyn_cast<BlockArgument>(getSource());
-  auto kernel = (*this)->getParentOfType<FuncOp>();
+  int64_t bytes = ShapedType::getNumElements(box) * elementBytes;
+  if (bytes % tmaBoxAlignment(swizzle) != 0 || bytes > kMaxMBarrierCount)
+    return op->emitOpError("copies whole swizzle periods (a multiple of ")
+           << tmaBoxAlignment(swizzle) << " bytes) up to " << kMaxMBarrierCount
+           << " bytes, got a box of " << bytes;
+  auto map = dyn_cast<BlockArgument>(global);
+  auto kernel = op->getParentOfType<FuncOp>();
   if (!map || !kernel || map.getOwner() != &kernel.getBody().front() ||
       !kernel.getArgAttr(map.getArgNumber(), kTensorMapAttrName))
-    return emitOpError("copies from a kernel argument marked {")
+    return op->emitOpError("copies through a kernel argument marked {")
            << kTensorMapAttrName << "}";
-  for (Value index : getDestIndices().take_back(rank))
+  for (Value index : sharedIndices.take_back(rank))
     if (!matchPattern(index, m_Zero()))
-      return emitOpError("writes whole boxes: the indices of the box's "
-                         "dimensions in the destination are 0");
+      return op->emitOpError("copies whole boxes: the indices of the box's "
+                             "dimensions in the shared buffer are 0");
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  if (failed(verifyTmaBox(*this, getSource(), getSourceIndices(), getDest(),
+                          getDestIndices(), getSwizzle())))
+    return failure();
   return verifyMBarrier(*this, getBarriers().getType(), getBarrierIndices());
+}
+
+ArrayRef<int64_t> TmaStoreOp::getBox() {
+  return getSource().getType().getShape().take_back(
+      getDest().getType().getRank());
+}
+
+int64_t TmaStoreOp::getSourceAlignment() {
+  return tmaBoxAlignment(getSwizzle());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  return verifyTmaBox(*this, getDest(), getDestIndices(), getSource(),
+                      getSourceIndices(), getSwizzle());
 }
 
 //===----------------------------------------------------------------------===//
@@ -806,5 +858,8 @@ int64_t MBarrierArriveOp::getMinComputeCapability() {
 }
 int64_t MBarrierWaitOp::getMinComputeCapability() { return 90; }
 int64_t BulkCopyOp::getMinComputeCapability() { return 90; }
-// cp.async.bulk.tensor: sm_90.
+// cp.async.bulk.tensor and its bulk async-groups: sm_90.
 int64_t TmaLoadOp::getMinComputeCapability() { return 90; }
+int64_t TmaStoreOp::getMinComputeCapability() { return 90; }
+int64_t BulkCommitOp::getMinComputeCapability() { return 90; }
+int64_t BulkWaitOp::getMinComputeCapability() { return 90; }

@@ -199,4 +199,81 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def KernelIR_TmaStoreOp : KernelIR_Op<"tma_store", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Copies a (swizzled) shared box into a global tensor by the "
+                "tensor memory accelerator.";
+  let description = [{
+    The inverse of `kernelir.tma_load`: starts copying the box that lies
+    in `source` (a shared buffer whose trailing `rank(dest)` dimensions
+    are the box, their indices 0, its 16-byte units permuted by `swizzle`
+    as tma_load writes them) into `dest` (a global tensor, a
+    `kernelir.tensor_map` argument) from `dest[destIndices]` on. Elements
+    of the box outside `dest` are not written, so a ragged tile's
+    epilogue needs no guard. The copy belongs to the issuing thread's
+    current bulk async-group: `kernelir.bulk_commit` closes the group and
+    `kernelir.bulk_wait` waits for it, before the source is written again
+    (`read`) and before the kernel ends. The threads' writes to `source`
+    reach the copy after a `kernelir.proxy_fence` by the writers and a
+    `kernelir.barrier`. One thread issues it: PTX's
+    `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group`.
+
+    ```mlir
+    kernelir.tma_store %tile[%c0, %c0], %c[%row, %col] swizzle 128
+        : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<1000x520xf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceIndices,
+                       Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$destIndices,
+                       DefaultValuedAttr<I64Attr, "0">:$swizzle);
+  let assemblyFormat = [{
+    $source `[` $sourceIndices `]` `,` $dest `[` $destIndices `]`
+    (`swizzle` $swizzle^)? attr-dict `:` type($source) `,` type($dest)
+  }];
+  let extraClassDeclaration = [{
+    /// The box's extents: `source`'s trailing rank(dest) dimensions.
+    ::llvm::ArrayRef<int64_t> getBox();
+    /// The alignment `source` needs (see TmaLoadOp::getDestAlignment).
+    int64_t getSourceAlignment();
+  }];
+  let hasVerifier = 1;
+}
+
+def KernelIR_BulkCommitOp : KernelIR_Op<"bulk_commit", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Closes this thread's bulk async-group of TMA stores.";
+  let description = [{
+    The `kernelir.tma_store`s this thread issued since its last commit
+    form one group (`cp.async.bulk.commit_group`), which
+    `kernelir.bulk_wait` waits for.
+
+    ```mlir
+    kernelir.bulk_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def KernelIR_BulkWaitOp : KernelIR_Op<"bulk_wait", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface>]> {
+  let summary = "Waits for this thread's bulk async-groups.";
+  let description = [{
+    Blocks this thread until at most `pending` of its committed bulk
+    async-groups are unfinished (`cp.async.bulk.wait_group`), or with
+    `read`, until at most that many still read their shared sources
+    (`.read`: the sources may then be written again; the global writes
+    may still be in flight). Before the kernel ends, wait for 0 with
+    `read` at least: shared memory does not outlive the block.
+
+    ```mlir
+    kernelir.bulk_wait pending 0 read
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending,
+                       UnitAttr:$read);
+  let assemblyFormat = "`pending` $pending (`read` $read^)? attr-dict";
+}
+
 #endif // STRATA_KERNELIR_MBARRIER_OPS
