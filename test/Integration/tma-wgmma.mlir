@@ -34,10 +34,10 @@
 // descriptors' bits besides the address.
 // PTX-SAME: 4611686293305360384
 // PTX-SAME: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
-// CUDA: strata_wgmma_descriptor(&[[A:v[0-9]+]][{{.*}} + 0LL], 8192, 1024, 1)
-// CUDA: strata_wgmma_descriptor(&[[B:v[0-9]+]][{{.*}} + 0LL], 4096, 1024, 1)
-// CUDA: strata_wgmma_descriptor(&[[A]][{{.*}} + 16LL], 8192, 1024, 1)
-// CUDA: strata_wgmma_descriptor(&[[A]][{{.*}} + 48LL], 8192, 1024, 1)
+// CUDA: strata_wgmma_descriptor(&[[A:v[0-9]+]][{{[^]]*}} + 0LL], 16, 1024, 1)
+// CUDA: strata_wgmma_descriptor(&[[B:v[0-9]+]][{{[^]]*}} + 0LL], 16, 1024, 1)
+// CUDA: strata_wgmma_descriptor(&[[A]][{{[^]]*}} + 16LL], 16, 1024, 1)
+// CUDA: strata_wgmma_descriptor(&[[A]][{{[^]]*}} + 48LL], 16, 1024, 1)
 // BIN: gpu.binary @strata_kernels
 // BIN-SAME: bin = "\7FELF
 

@@ -130,7 +130,7 @@ def GridConstantTensorMapsPass
   let summary = "Pass kernels' tensor maps by value, as grid constants.";
   let description = [{
     A kernel's tensor-map parameters (`kernelir.tensor_map` arguments that
-    `kernelir.tma_load` reads, listed in the kernel's `strata.tensor_maps`)
+    TMA copies use, listed in the kernel's `strata.tensor_maps`)
     are, after `convert-gpu-to-nvvm`, pointers like its buffers. This pass
     makes each a 128-byte parameter passed by value, 64-byte aligned and
     `nvvm.grid_constant` (CUDA's `const __grid_constant__ CUtensorMap`):

@@ -186,11 +186,7 @@ private:
       offset = arith::AddIOp::create(
           b, loc, offset,
           arith::MulIOp::create(b, loc, i, index(stride * elementBytes)));
-    Value swizzled = arith::XOrIOp::create(
-        b, loc, offset,
-        arith::AndIOp::create(b, loc,
-                              arith::ShRUIOp::create(b, loc, offset, index(3)),
-                              index(kernelir::getSwizzleMask(swizzle))));
+    Value swizzled = buildSwizzledOffset(b, loc, offset, swizzle);
     Value element =
         arith::DivUIOp::create(b, loc, swizzled, index(elementBytes));
     ValueRange leading = sharedStart.drop_back(box.size());
@@ -269,6 +265,18 @@ private:
   Location loc = UnknownLoc::get(b.getContext());
 };
 } // namespace
+
+Value strata::buildSwizzledOffset(OpBuilder &b, Location loc, Value offset,
+                                  int64_t swizzleBytes) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  return arith::XOrIOp::create(
+      b, loc, offset,
+      arith::AndIOp::create(b, loc,
+                            arith::ShRUIOp::create(b, loc, offset, index(3)),
+                            index(kernelir::getSwizzleMask(swizzleBytes))));
+}
 
 void strata::expandMBarriers(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   MBarrierEmulator emulator(rewriter, kernel);

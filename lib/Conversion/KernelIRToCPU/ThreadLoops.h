@@ -17,6 +17,12 @@ namespace strata {
 mlir::Value kernelThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<int64_t> block);
 
+/// kernelir::swizzledOffset of the byte offset `offset` (index) under
+/// `swizzleBytes`, built as IR: what the TMA and wgmma emulations both
+/// address shared memory through.
+mlir::Value buildSwizzledOffset(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value offset, int64_t swizzleBytes);
+
 /// A shared buffer of `shape` x `element` at the start of `kernel`.
 mlir::Value createSharedScratch(mlir::OpBuilder &b, kernelir::FuncOp kernel,
                                 llvm::ArrayRef<int64_t> shape,

@@ -46,12 +46,7 @@ Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
   SmallVector<int64_t> elementStrides = computeSuffixProduct(type.getShape());
   for (auto [i, stride] : llvm::zip_equal(indices, elementStrides))
     byteOffset = add(byteOffset, mul(i, stride * bytes));
-  Value swizzled = arith::XOrIOp::create(
-      b, loc, byteOffset,
-      arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, byteOffset, index(3)),
-          index(kernelir::getSwizzleMask(swizzle))));
-  Value linear = div(swizzled, bytes);
+  Value linear = div(buildSwizzledOffset(b, loc, byteOffset, swizzle), bytes);
   SmallVector<Value> at;
   for (auto [d, stride] : llvm::enumerate(elementStrides))
     at.push_back(rem(div(linear, stride), type.getDimSize(d)));

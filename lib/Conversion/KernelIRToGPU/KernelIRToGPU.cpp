@@ -1,6 +1,7 @@
 // Lowers kernelir to the upstream gpu dialect: kernels become gpu.func
 // kernels in one gpu.module, launches become gpu.launch_func.
 
+#include "strata/Conversion/KernelIRToGPU/KernelIRToGPU.h"
 #include "strata/Conversion/KernelIRCommon/GuardedAccess.h"
 #include "strata/Conversion/KernelIRCommon/ThreadIndex.h"
 #include "strata/Conversion/Passes.h"
@@ -26,8 +27,6 @@ namespace {
 constexpr llvm::StringLiteral kDynamicSharedBytes =
     "strata.dynamic_shared_bytes";
 
-/// Which parameters are tensor maps (see tensorMapsOf).
-constexpr llvm::StringLiteral kTensorMaps = kTensorMapsAttrName;
 /// CUDA's CUtensorMap: 128 bytes, aligned to 64.
 constexpr unsigned kTensorMapBytes = 128, kTensorMapAlignment = 64;
 
@@ -42,8 +41,8 @@ struct LaunchShape {
 /// The tensor-map parameters of `kernel` that TMA copies use:
 /// {param, box (outermost first), swizzle} each, or null where there are
 /// none. An argument marked as a tensor map that no copy reads stays a
-/// pointer. Recorded on each kernel before the conversion (kTensorMaps),
-/// which may convert the copies before their kernel.
+/// pointer. Recorded on each kernel before the conversion
+/// (kTensorMapsAttrName), which may convert the copies before their kernel.
 ArrayAttr tensorMapsOf(kernelir::FuncOp kernel) {
   Builder b(kernel.getContext());
   SmallVector<Attribute> maps;
@@ -77,7 +76,7 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
     return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
                        SmallVector<int64_t, 3>(func.getBlock()),
                        bytes > kStaticSharedMemoryBytes ? bytes : 0,
-                       func->getAttrOfType<ArrayAttr>(kTensorMaps)};
+                       func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName)};
   }
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
   if (!func || !func.getKnownGridSizeAttr() || !func.getKnownBlockSizeAttr())
@@ -87,7 +86,7 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
       llvm::to_vector_of<int64_t, 3>(func.getKnownGridSizeAttr().asArrayRef()),
       llvm::to_vector_of<int64_t, 3>(func.getKnownBlockSizeAttr().asArrayRef()),
       dynamic ? dynamic.getInt() : 0,
-      func->getAttrOfType<ArrayAttr>(kTensorMaps)};
+      func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName)};
 }
 
 gpu::Dimension toGpu(kernelir::Dim dim) {
@@ -141,8 +140,8 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
                        rewriter.getI32IntegerAttr(*blocks));
     if (dynamic)
       gpuFunc->setAttr(kDynamicSharedBytes, rewriter.getI64IntegerAttr(bytes));
-    if (Attribute maps = op->getAttr(kTensorMaps))
-      gpuFunc->setAttr(kTensorMaps, maps);
+    if (Attribute maps = op->getAttr(kTensorMapsAttrName))
+      gpuFunc->setAttr(kTensorMapsAttrName, maps);
     // The kernel's body joins the entry block, after the attributions.
     Block &entry = gpuFunc.getBody().front();
     rewriter.mergeBlocks(&op.getBody().front(), &entry,
@@ -479,7 +478,7 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
         dynamicShared, adaptor.getArgs());
     // The launch plan encodes these parameters' tensor maps.
     if (shape->tensorMaps)
-      launch->setAttr(kTensorMaps, shape->tensorMaps);
+      launch->setAttr(kTensorMapsAttrName, shape->tensorMaps);
     rewriter.eraseOp(op);
     return success();
   }
@@ -537,7 +536,7 @@ struct ConvertKernelIRToGPUPass
       for (kernelir::FuncOp kernel : kernels) {
         kernel->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
         if (ArrayAttr maps = tensorMapsOf(kernel))
-          kernel->setAttr(kTensorMaps, maps);
+          kernel->setAttr(kTensorMapsAttrName, maps);
       }
       if (failed(copyCallees(module, gpuModule)))
         return signalPassFailure();
@@ -571,7 +570,7 @@ struct GridConstantTensorMapsPass
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
-      auto maps = func->getAttrOfType<ArrayAttr>(kTensorMaps);
+      auto maps = func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName);
       if (!maps)
         continue;
       for (auto map : maps.getAsRange<DictionaryAttr>()) {
@@ -600,6 +599,7 @@ void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
            ReplaceWith<kernelir::ReturnOp, gpu::ReturnOp>,
            ReplaceWith<kernelir::BarrierOp, gpu::BarrierOp>,
            ReplaceWith<kernelir::AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>,
+           ReplaceWith<kernelir::BulkCommitOp, NVVM::CpAsyncBulkCommitGroupOp>,
            IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
            IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>, LaneIdToGpu,
            WarpIdToGpu>(ctx);

@@ -1,4 +1,5 @@
-// kernelir's mbarriers, bulk copies and TMA copies to nvvm: each names its
+// kernelir's mbarriers, bulk copies and TMA copies to nvvm (the bulk
+// groups' commit is a ReplaceWith in KernelIRToGPU.cpp): each names its
 // mbarrier (and buffers) by element, which becomes an LLVM pointer into the
 // shared (or global) address space, computed from the buffer's aligned pointer
 // and the element's row-major offset.
@@ -173,6 +174,7 @@ struct TmaLoadToNVVM : OpConversionPattern<kernelir::TmaLoadOp> {
     return success();
   }
 };
+
 struct TmaStoreToNVVM : OpConversionPattern<kernelir::TmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -201,16 +203,6 @@ struct BulkWaitToNVVM : OpConversionPattern<kernelir::BulkWaitOp> {
     return success();
   }
 };
-
-struct BulkCommitToNVVM : OpConversionPattern<kernelir::BulkCommitOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kernelir::BulkCommitOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
-    return success();
-  }
-};
 } // namespace
 
 Value strata::elementByteAddress(OpBuilder &b, Location loc, Value buffer,
@@ -235,6 +227,6 @@ Value strata::elementByteAddress(OpBuilder &b, Location loc, Value buffer,
 
 void strata::populateMBarrierToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<MBarrierInitToNVVM, MBarrierArriveToNVVM, MBarrierWaitToNVVM,
-               BulkCopyToNVVM, TmaLoadToNVVM, TmaStoreToNVVM, BulkCommitToNVVM,
-               BulkWaitToNVVM>(patterns.getContext());
+               BulkCopyToNVVM, TmaLoadToNVVM, TmaStoreToNVVM, BulkWaitToNVVM>(
+      patterns.getContext());
 }

@@ -64,13 +64,11 @@ __device__ inline unsigned strata_tf32(float x) {
 // A wgmma shared-memory matrix descriptor: the address and the bytes
 // between core matrices neighbouring in k (leading) and in rows (stride),
 // each in 16-byte units, and the swizzle mode (0 none, 1 128 bytes, 2 64,
-// 3 32; swizzled K-major operands leave the leading offset unused: 1).
+// 3 32).
 __device__ inline unsigned long long strata_wgmma_descriptor(
     const void *p, unsigned long long leading, unsigned long long stride,
     unsigned long long swizzle = 0) {
   unsigned long long a = __cvta_generic_to_shared(p);
-  if (swizzle)
-    leading = 16;
   return ((a & 0x3FFFF) >> 4) | ((leading >> 4) << 16) | ((stride >> 4) << 32) |
          (swizzle << 62);
 }

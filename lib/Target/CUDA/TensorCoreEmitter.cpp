@@ -78,10 +78,10 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
     std::string call = "strata_wgmma_descriptor(&" + emitter.name(buffer) +
                        "[" + emitter.offset(type, indices) + " + " +
                        std::to_string(layout.kOffset(k, bytes) / bytes) +
-                       "LL], " + std::to_string(layout.leading) + ", " +
-                       std::to_string(layout.stride);
+                       "LL], " + std::to_string(layout.getDescriptorLeading()) +
+                       ", " + std::to_string(layout.stride);
     if (layout.swizzle)
-      call += ", " + std::to_string((uint64_t)layout.getDescriptorBits() >> 62);
+      call += ", " + std::to_string(layout.getDescriptorMode());
     return call + ")";
   };
   emitter.line()
@@ -266,13 +266,24 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
   return success();
 }
 
+/// A TMA copy's coordinates in its asm: the placeholders ("%3, %4") of
+/// the operands from `first` on, and those operands (", \"r\"((int)v7)
+/// ..."), innermost first as the tensor map counts dimensions.
+static std::pair<std::string, std::string>
+tmaCoordinates(CudaEmitter &emitter, ValueRange indices, int64_t first) {
+  std::string placeholders, operands;
+  for (auto [d, index] : llvm::enumerate(llvm::reverse(indices))) {
+    placeholders += (d ? ", %" : "%") + std::to_string(first + d);
+    operands += ", \"r\"((int)" + emitter.name(index) + ")";
+  }
+  return {placeholders, operands};
+}
+
 LogicalResult cuda::printOperation(CudaEmitter &emitter,
                                    kernelir::TmaLoadOp copy) {
-  // Coordinates innermost first, as operands 3 on.
+  auto [coordinates, operands] =
+      tmaCoordinates(emitter, copy.getSourceIndices(), 3);
   int64_t rank = copy.getSourceIndices().size();
-  std::string coordinates;
-  for (int64_t d = 0; d < rank; ++d)
-    coordinates += (d ? ", %" : "%") + std::to_string(3 + d);
   emitter.line() << "asm volatile(\"cp.async.bulk.tensor." << rank
                  << "d.shared::cluster.global.tile.mbarrier::complete_tx::"
                     "bytes [%0], [%1, {"
@@ -284,20 +295,15 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
                  << "), \"r\"("
                  << sharedAddress(emitter, copy.getBarriers(),
                                   copy.getBarrierIndices())
-                 << ")";
-  for (Value index : llvm::reverse(copy.getSourceIndices()))
-    emitter.ostream() << ", \"r\"((int)" << emitter.name(index) << ")";
-  emitter.ostream() << " : \"memory\");\n";
+                 << ")" << operands << " : \"memory\");\n";
   return success();
 }
 
 LogicalResult cuda::printOperation(CudaEmitter &emitter,
                                    kernelir::TmaStoreOp copy) {
-  // Coordinates innermost first, as operands 2 on.
+  auto [coordinates, operands] =
+      tmaCoordinates(emitter, copy.getDestIndices(), 2);
   int64_t rank = copy.getDestIndices().size();
-  std::string coordinates;
-  for (int64_t d = 0; d < rank; ++d)
-    coordinates += (d ? ", %" : "%") + std::to_string(2 + d);
   emitter.line() << "asm volatile(\"cp.async.bulk.tensor." << rank
                  << "d.global.shared::cta.tile.bulk_group [%0, {" << coordinates
                  << "}], [%1];\"\n";
@@ -305,10 +311,7 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
                  << "), \"r\"("
                  << sharedAddress(emitter, copy.getSource(),
                                   copy.getSourceIndices())
-                 << ")";
-  for (Value index : llvm::reverse(copy.getDestIndices()))
-    emitter.ostream() << ", \"r\"((int)" << emitter.name(index) << ")";
-  emitter.ostream() << " : \"memory\");\n";
+                 << ")" << operands << " : \"memory\");\n";
   return success();
 }
 

@@ -505,10 +505,8 @@ WgmmaLayout strata::kernelir::getWgmmaLayout(MemRefType buffer,
 }
 
 int64_t WgmmaLayout::getDescriptorBits() const {
-  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-  int64_t leadingUnits = swizzle ? 1 : leading >> 4;
-  return (leadingUnits << 16) | ((stride >> 4) << 32) |
-         (int64_t)((uint64_t)mode << 62);
+  return ((getDescriptorLeading() >> 4) << 16) | ((stride >> 4) << 32) |
+         (int64_t)((uint64_t)getDescriptorMode() << 62);
 }
 
 int64_t strata::kernelir::getLdMatrixRowElements(Type element) {

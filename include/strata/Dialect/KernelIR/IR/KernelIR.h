@@ -33,7 +33,8 @@ namespace strata::kernelir {
 /// argument writes during a launch (see kernelir.func).
 constexpr llvm::StringLiteral kNoAliasAttrName = "kernelir.noalias";
 /// The kernelir.func argument attribute that makes a buffer argument a
-/// tensor map of it, read by kernelir.tma_load alone (see kernelir.func).
+/// tensor map of it, used by kernelir.tma_load and tma_store alone (see
+/// kernelir.func).
 constexpr llvm::StringLiteral kTensorMapAttrName = "kernelir.tensor_map";
 
 /// Every shared buffer starts at a multiple of 16 bytes, so vector accesses
@@ -90,10 +91,17 @@ struct WgmmaLayout {
     int64_t w = rowBytes / elementBytes;
     return k / w * leading + k % w * elementBytes;
   }
+  /// The leading byte offset a descriptor carries: `leading`, or, unused
+  /// by swizzled K-major operands, 16 (1 unit) by convention.
+  int64_t getDescriptorLeading() const { return swizzle ? 16 : leading; }
+  /// The descriptor's swizzle mode (bits 62-63): none 0, 128 bytes 1, 64
+  /// bytes 2, 32 bytes 3.
+  int64_t getDescriptorMode() const {
+    return swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
+  }
   /// The descriptor's bits besides the address: the leading byte offset
-  /// (bits 16-29; unused by swizzled K-major operands, 1 by convention),
-  /// the stride byte offset (bits 32-45), both in 16-byte units, and the
-  /// swizzle (bits 62-63: none 0, 128 bytes 1, 64 bytes 2, 32 bytes 3).
+  /// (bits 16-29) and the stride byte offset (bits 32-45), both in 16-byte
+  /// units, and the mode.
   int64_t getDescriptorBits() const;
 };
 WgmmaLayout getWgmmaLayout(mlir::MemRefType buffer, int64_t swizzle);

@@ -63,9 +63,9 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     argument and to another argument unless the kernel writes neither
     (verified).
 
-    A buffer argument marked `{kernelir.tensor_map}` is read by
-    `kernelir.tma_load` alone, every one of its copies with one box and
-    swizzle (verified): on the GPU it is not the buffer's address but a
+    A buffer argument marked `{kernelir.tensor_map}` is used by
+    `kernelir.tma_load` and `kernelir.tma_store` alone, every one of its
+    copies with one box and swizzle (verified): on the GPU it is not the buffer's address but a
     tensor map of it (CUDA's `const __grid_constant__ CUtensorMap`), which
     the runtime encodes for the buffer the launch passes. A kernel that
     also reads the tensor with the threads takes it twice.
