@@ -66,6 +66,16 @@ def matmul(dtype, m=N, k=N, n=N, batch=()):
     return make
 
 
+def linear(dtype, m=N, k=N, n=N):
+    """x @ w.T with w [n, k], as nn.Linear multiplies: both operands K-major
+    (what TMA copies for wgmma)."""
+    def make():
+        x, w = torch.randn(m, k).to(dtype), torch.randn(n, k).to(dtype)
+        return ((lambda x, w: x @ w.t()), (x, w),
+                _bytes(x, w) + m * n * x.element_size(), 2 * m * n * k)
+    return make
+
+
 def swiglu():
     g, u = torch.randn(N, N), torch.randn(N, N)
     return (lambda g, u: F.silu(g) * u), (g, u), _bytes(g, u, g), 0
@@ -210,9 +220,21 @@ WGMMA = {
     "wgmma_bmm_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
     "mma_f16_4096": matmul(torch.float16),
     "mma_f16_2048": matmul(torch.float16, 2048, 2048, 2048),
+    # TMA (tma=true): x @ w.T, both operands copied by tma_load on a ring
+    # of mbarriers; twins on cp.async (wgmma, mma.sync) of the same shape.
+    # The ragged one has k = 328 (a tensor map needs rows of whole 16-byte
+    # units; 333 has none) and 517 columns.
+    "wgmma_tma_f16_4096": linear(torch.float16),
+    "wgmma_tma_bf16_4096": linear(torch.bfloat16),
+    "wgmma_tma_f16_ragged": linear(torch.float16, 1000, 328, 517),
+    "wgmma_f16_4096_linear": linear(torch.float16),
+    "mma_f16_4096_linear": linear(torch.float16),
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
+for _name in WGMMA_SCHEDULE:
+    if _name.startswith("wgmma_tma_"):
+        WGMMA_SCHEDULE[_name] += " tma=true"
 # LLVM at O2 (`--set llvm_o2`): the row, elementwise and matmul programs
 # and the decoder block with opt-level=2, to time against the check's O3
 # (O2 is 10-15% cheaper to compile and gives the decoder fewer registers,

@@ -87,6 +87,7 @@ static void buildKernelStages(OpPassManager &pm, const Options &options) {
   kernel.tensorCores = options.tensorCores;
   kernel.tf32 = options.tf32;
   kernel.wgmma = options.wgmma;
+  kernel.tma = options.tma;
   pm.addPass(createConvertTileIRToKernelIRPass(kernel));
   // Function by function (kernels and host code): the same rewrites as
   // over the module, in about half the time over eight decoder blocks, and

@@ -200,6 +200,35 @@ def test_wgmma_kernels_assemble_for_sm90a_without_spills(tmp_path, dtype, size):
     assert len(rows) == 1 and rows[0][2] == "0" and rows[0][3] == "0", r.stderr
 
 
+@pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+@pytest.mark.parametrize("dtype", ["half", "bfloat16"])
+def test_tma_fed_wgmma_assembles_for_sm90a_without_spills(tmp_path, dtype):
+    # wgmma=true tma=true: a 4096^3 x @ w.T copies both operands by TMA
+    # (two 128 x 64 boxes a step into 128-byte-swizzled chunks, three
+    # stages), its tensor maps 128-byte grid-constant parameters, every
+    # thread waiting on the stage's mbarrier: no cp.async, no thread
+    # staging an element; ptxas accepts it without spills.
+    expr = ("(lambda x, w: x @ w.t())(torch.randn(4096, 4096).{t}(), "
+            "torch.randn(4096, 4096).{t}())".format(t=dtype))
+    out = tmp_path / "t.ptx"
+    r = run("compile", "-c", expr, "--emit", "ptx", "--report", "--options",
+            "wgmma=true tma=true", "--chip", "sm_90a", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    ptx = out.read_text()
+    assert ptx.count(".param .align 64 .b8 forward_kernel_param_") == 2, ptx
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 6
+    assert "mbarrier.try_wait.parity" in ptx
+    assert not re.search(r"cp\.async\.c[ag]", ptx), "cp.async left"
+    operands = "f16" if dtype == "half" else "bf16"
+    assert ("wgmma.mma_async.sync.aligned.m64n128k16.f32.%s.%s"
+            % (operands, operands)) in ptx
+    # The descriptors' bits besides the address: 128-byte swizzle (mode 1),
+    # a stride of 8 rows of 128 bytes, leading offset 1.
+    assert str((1 << 62) | (64 << 32) | (1 << 16)) in ptx
+    rows = ptxas_rows(r.stderr)
+    assert len(rows) == 1 and rows[0][2] == "0" and rows[0][3] == "0", r.stderr
+
+
 @pytest.mark.parametrize("chip, options, message", [
     # wgmma exists on sm_90a alone; LLVM cannot select it elsewhere (it
     # stopped the process with "Cannot select" before kernelir-check-target).

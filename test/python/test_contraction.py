@@ -212,6 +212,80 @@ def test_half_matmul_by_warpgroups(schedule, dtype):
         assert excess <= 0, (via, excess)
 
 
+TMA_SCHEDULES = {
+    # Two warpgroups stacked (128 x 128), 64 k a step: rows of 128 bytes
+    # (the 128-byte swizzle), three stages on three mbarriers.
+    "stacked": "schedule=contraction tile-sizes=128,128 threads=256 k-tile=64",
+    # The default 64 x 64 tile, 16 k a step: the 32-byte swizzle.
+    "default": "",
+    # 32 k a step (the 64-byte swizzle), one stage: every step waits on the
+    # same mbarrier, its parity alternating.
+    "unpipelined": "k-tile=32 stages=1",
+    # 128 k a step: two boxes a step per operand (k blocks of 64 halves).
+    "two_boxes": "schedule=contraction tile-sizes=128,64 threads=128 "
+                 "k-tile=128 stages=2",
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("schedule", sorted(TMA_SCHEDULES))
+def test_half_linear_by_warpgroups_fed_by_tma(schedule, dtype):
+    # tma=true: x @ w.T (both operands K-major, as every nn.Linear's) has
+    # both chunks copied by kernelir.tma_load into swizzled chunks, one
+    # thread issuing, every thread waiting on the stage's mbarrier; no
+    # thread stages an element. Ragged: 300 rows, 260 columns, k = 328
+    # (rows of whole 16-byte units, as a tensor map needs, but no multiple
+    # of any step): the boxes' zeros past the tensors are the edges and
+    # the k tail. Emulated in every thread order, the mbarriers' phases
+    # and bytes exactly (a wrong count or parity fails as a hang would).
+    from strata.runner import host_view, poisoned, via_pipeline
+    options = "wgmma=true tma=true " + TMA_SCHEDULES[schedule]
+    torch.manual_seed(len(schedule))
+    m, k, n = 300, 328, 260
+    x, w = randn(m, k).to(dtype), randn(n, k).to(dtype)
+    fn = lambda x, w: x @ w.t()
+    module = import_program(capture(fn, (x, w)))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert text.count("kernelir.tensor_map") == 2, text
+    assert "kernelir.tma_load" in text and "async_copy" not in text, text
+    assert re.search(r"kernelir\.wgmma .* swizzle \d+", text), text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        module = import_program(capture(fn, (x, w)))
+        out = poisoned((m, n), dtype)
+        module.run_on_cpu("forward", via_pipeline(via, options),
+                          [host_view(x), host_view(w)], [host_view(out)])
+        excess = excess_over_one_rounding(out, x, w.t())
+        assert excess <= 0, (via, excess)
+
+
+@pytest.mark.parametrize("case", ["row_major_b", "k_333", "reused"])
+def test_tma_only_where_a_tensor_map_fits(case):
+    # Where either operand has no tensor map (B row-major, k x n: its rows
+    # run along n; rows of 333 halves, no whole 16-byte units) or its
+    # buffer is read elsewhere too (it would need a second argument), the
+    # contraction keeps the cp.async staging under tma=true.
+    x, w = randn(100, 333 if case == "k_333" else 64).half(), None
+    fns = {
+        "row_major_b": (torch.matmul, (x, randn(64, 72).half())),
+        "k_333": (lambda x, w: x @ w.t(), (x, randn(72, 333).half())),
+        # x is the residual of the epilogue as well.
+        "reused": (lambda x, w: x @ w.t() + x, (x, randn(64, 64).half())),
+    }
+    fn, inputs = fns[case]
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", "wgmma=true tma=true"))
+    text = str(module)
+    assert "kernelir.wgmma" in text and "tma_load" not in text, text
+    assert "tensor_map" not in text, text
+
+
+def test_tma_needs_wgmma():
+    module = import_program(capture(torch.matmul, (randn(8, 8), randn(8, 8))))
+    with pytest.raises(strata.CompilerError, match="needs wgmma=true"):
+        module.run(strata.pipeline("kernel", "tma=true"))
+
+
 def test_warpgroups_only_where_the_tile_allows():
     # 32-row tiles hold no 64-row slab, f32 operands are not halves: both
     # keep their schedules (mma.sync, fused multiply-adds) under wgmma=true.

@@ -104,6 +104,13 @@ def ConvertTileIRToKernelIRPass
            "warpgroups from shared memory (kernelir.wgmma; needs chip "
            "sm_90a) where the block tile has whole 64-row warpgroup slabs; "
            "not yet measured on a GPU, so only when asked for">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "With wgmma, copy both operand chunks of a contraction by TMA "
+           "(kernelir.tma_load into 128-byte-swizzled chunks, one thread "
+           "issuing, a ring of mbarriers per stage) where each is a plain "
+           "load of a 2-d tensor [rows][k] with rows of whole 16-byte "
+           "units; elsewhere the cp.async staging. Not yet measured on a "
+           "GPU, so only when asked for">,
   ];
 }
 

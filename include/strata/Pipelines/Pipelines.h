@@ -82,6 +82,12 @@ struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
       llvm::cl::desc("Multiply f16 and bf16 contractions by warpgroups "
                      "(kernelir.wgmma; with tensor-cores, chip sm_90a)"),
       llvm::cl::init(false)};
+  typename Base::template Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("With wgmma, copy the operand chunks of contractions "
+                     "by TMA on a ring of mbarriers where the operands "
+                     "allow it"),
+      llvm::cl::init(false)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,gpu}.

@@ -77,6 +77,27 @@ ContractionLowering::rhsChunkShape(tileir::ContractOp contract, bool narrow,
           transposed};
 }
 
+Value ContractionLowering::slotOf(Location loc, Value kt, int64_t stages) {
+  if (stages == 1)
+    return {};
+  return arith::RemUIOp::create(b, loc, kt,
+                                arith::ConstantIndexOp::create(b, loc, stages));
+}
+
+void ContractionLowering::stageAhead(Location loc, Value kt, int64_t stages,
+                                     int64_t steps,
+                                     function_ref<void(Value, Value)> stage) {
+  Value ahead = arith::AddIOp::create(
+      b, loc, kt, arith::ConstantIndexOp::create(b, loc, stages - 1));
+  Value more =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead,
+                            arith::ConstantIndexOp::create(b, loc, steps));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, more, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  stage(ahead, slotOf(loc, ahead, stages));
+}
+
 scf::ForOp ContractionLowering::stagedLoop(
     tileir::ContractOp contract, Value lhsChunk, Value rhsChunk, Value zero,
     bool narrow, bool rhsTransposed, ValueRange init,
@@ -148,17 +169,8 @@ scf::ForOp ContractionLowering::stagedLoop(
         // Step kt's chunks are visible, and every thread is done with step
         // kt - 1, whose slot the next copies overwrite.
         kernelir::BarrierOp::create(b, loc);
-        Value ahead = arith::AddIOp::create(b, loc, kt, index(stages - 1));
-        Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           ahead, index(steps));
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, more, false);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          stageStep(ahead,
-                    arith::RemUIOp::create(b, loc, ahead, index(stages)));
-        }
+        stageAhead(loc, kt, stages, steps, stageStep);
         commit();
-        return multiply(acc, arith::RemUIOp::create(b, loc, kt, index(stages)));
+        return multiply(acc, slotOf(loc, kt, stages));
       });
 }

@@ -81,6 +81,15 @@ protected:
       bool narrow, bool rhsTransposed, ValueRange init,
       function_ref<SmallVector<Value>(ValueRange acc, Value slot)> multiply);
 
+  /// The slot of step `kt` in a pipeline of `stages` (kt mod stages); null
+  /// with one stage (the chunks have no slots).
+  Value slotOf(Location loc, Value kt, int64_t stages);
+
+  /// In step `kt` of a pipelined loop of `steps`: `stage`s step kt +
+  /// stages - 1 into its slot (slotOf) where it exists.
+  void stageAhead(Location loc, Value kt, int64_t stages, int64_t steps,
+                  function_ref<void(Value ahead, Value slot)> stage);
+
   /// How one operand chunk is staged; see stage().
   struct ChunkShape {
     int64_t rows, cols; // The chunk, before any transposition.
@@ -143,10 +152,52 @@ protected:
   void stage(Region &operand, ValueRange origin, Value chunk, Value slot,
              const ChunkShape &shape, Value k0, Value zero);
 
+  /// Both operand chunks of a contraction copied by TMA: the kernel's
+  /// buffers (the tile program's arguments) and the swizzle of the chunks.
+  struct TmaCopies {
+    BlockArgument lhs, rhs;
+    int64_t swizzle;
+  };
+
+  /// How TMA copies both operand chunks of `contract` (lhs rows x k, rhs
+  /// columns x k): where each operand region is one widened load of a 2-d
+  /// kernel buffer [the tile dimension it varies][k], indexed by exactly
+  /// those coordinates, of the contraction's k (the box's zeros past the
+  /// tensor are k's tail and the domain's edge) in rows of whole 16-byte
+  /// units (a tensor map's strides), its box at most 256 rows, and the
+  /// buffer read nowhere else in the kernel (it becomes the tensor map);
+  /// the swizzle is the widest (128 bytes at most) that a step's row of
+  /// halves is a multiple of. None otherwise: the kernel keeps stagedLoop.
+  std::optional<TmaCopies> planTmaCopies(tileir::ContractOp contract,
+                                         Type operand);
+
+  /// stagedLoop's twin for TMA: the kernel's arguments for `copies` become
+  /// tensor maps; per step, one thread arms the stage's mbarrier with the
+  /// step's bytes and copies each k block of both chunks ([slot][k block]
+  /// [rows][swizzle bytes], the layout swizzled wgmma reads) as one box;
+  /// every thread waits on the phase, then `multiply`s. With `stages` > 1
+  /// the first stages - 1 steps are issued before the loop and step s,
+  /// after a barrier (every thread is done with step s - 1), issues step
+  /// s + stages - 1 into the slot step s - 1 read.
+  scf::ForOp tmaStagedLoop(
+      tileir::ContractOp contract, const TmaCopies &copies, Value lhsChunk,
+      Value rhsChunk, ValueRange init,
+      function_ref<SmallVector<Value>(ValueRange acc, Value slot)> multiply);
+
   KernelContext &ctx;
   OpBuilder &b;
   tileir::KernelOp kernel;
 };
+
+/// The tile dimension an operand region varies: the rows for the lhs (its
+/// columns are dropped), the columns for the rhs.
+size_t variedDim(size_t dropped, size_t rank);
+
+/// The load an operand region stages unchanged: the region is one
+/// loopir.load of a buffer of `kernel` (widened by an arith.extf with
+/// `narrow`); null otherwise.
+loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
+                                bool narrow);
 
 /// The instruction families, each where its layout fits the kernel (null
 /// otherwise): wgmma (WgmmaContraction.cpp), mma.sync (MmaContraction.cpp),

@@ -34,9 +34,7 @@ static Value stagedValue(Region &operand, bool narrow) {
   return widen ? widen.getIn() : Value();
 }
 
-/// The tile dimension an operand region varies: the rows for the lhs (its
-/// columns are dropped), the columns for the rhs.
-static size_t variedDim(size_t dropped, size_t rank) {
+size_t strata::detail::variedDim(size_t dropped, size_t rank) {
   return dropped == rank - 1 ? rank - 2 : rank - 1;
 }
 
@@ -134,11 +132,8 @@ void ContractionLowering::stage(Region &operand, ValueRange origin, Value chunk,
                });
 }
 
-/// The load an operand region stages unchanged: the region is one
-/// loopir.load of a buffer of `kernel` (widened by an arith.extf with
-/// `narrow`); null otherwise.
-static loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
-                                       bool narrow) {
+loopir::LoadOp strata::detail::plainOperandLoad(tileir::KernelOp kernel,
+                                                Region &operand, bool narrow) {
   Value staged = stagedValue(operand, narrow);
   auto load = staged ? staged.getDefiningOp<loopir::LoadOp>() : nullptr;
   if (load && load.getGuard()) // Its points need not agree along a run.

@@ -122,6 +122,11 @@ struct ConvertTileIRToKernelIRPass
   using ConvertTileIRToKernelIRPassBase::ConvertTileIRToKernelIRPassBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (tma && !wgmma) {
+      getOperation().emitError("tma=true copies the operands of wgmma: it "
+                               "needs wgmma=true");
+      return signalPassFailure();
+    }
     HostBufferTypeConverter converter;
     ConversionTarget target(*ctx);
     target.addIllegalDialect<tileir::TileIRDialect, loopir::LoopIRDialect>();
@@ -129,7 +134,7 @@ struct ConvertTileIRToKernelIRPass
     target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
     populateTileIRToKernelIRPatterns(converter, patterns,
-                                     {tensorCores, tf32, wgmma});
+                                     {tensorCores, tf32, wgmma, tma});
     populateHostBufferizationPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -5,6 +5,8 @@
 // each warpgroup multiplies each of its slabs with one kernelir.wgmma that
 // reads them there: no fragment loads through registers, one instruction
 // per 64 x n x 16 instead of (64 / 16) (n / 8) mma.sync per warpgroup.
+// With `tma`, where the operands allow it, TMA copies the chunks (swizzled)
+// on a ring of mbarriers instead of the threads' cp.async.
 
 #include "ContractionLowering.h"
 
@@ -42,12 +44,18 @@ public:
   bool onTensorCores() const override { return true; }
 
 protected:
+  /// Unswizzled core matrices (16-byte rows), or rows of the swizzle's
+  /// bytes where TMA copies the chunks.
   int64_t coreMatrixWidth() const override {
+    if (swizzle)
+      return swizzle * 8 / layout.operand.getIntOrFloatBitWidth();
     return kernelir::getLdMatrixRowElements(layout.operand);
   }
 
 private:
   WgmmaLayout layout;
+  /// The chunks' swizzle where TMA copies them; 0 otherwise.
+  int64_t swizzle = 0;
   /// The origin (row, column) of this warpgroup's slabs in the block tile.
   Value warpRow0, warpCol0;
 };
@@ -144,6 +152,10 @@ bool WgmmaContraction::assignElements() {
 LogicalResult WgmmaContraction::lower(tileir::ContractOp contract) {
   Location loc = contract.getLoc();
   Type operand = layout.operand;
+  std::optional<TmaCopies> tma;
+  if (ctx.multiply.tma)
+    tma = planTmaCopies(contract, operand);
+  swizzle = tma ? tma->swizzle : 0;
   Value lhsChunk, rhsChunk;
   std::tie(lhsChunk, rhsChunk) =
       createChunks(contract, operand, /*rhsTransposed=*/true);
@@ -162,19 +174,20 @@ LogicalResult WgmmaContraction::lower(tileir::ContractOp contract) {
       indices.insert(indices.begin(), slot);
     return indices;
   };
-  auto kLoop =
-      stagedLoop(contract, lhsChunk, rhsChunk, zero, /*narrow=*/true,
-                 /*rhsTransposed=*/true, init, [&](ValueRange acc, Value slot) {
-                   SmallVector<Value> next;
-                   for (int64_t s = 0; s < layout.slabs; ++s) {
-                     Value row = arith::AddIOp::create(b, loc, warpRow0,
-                                                       index(s * kWgmmaM));
-                     next.push_back(kernelir::WgmmaOp::create(
-                         b, loc, accType, lhsChunk, at(slot, row), rhsChunk,
-                         at(slot, warpCol0), acc[s], contract.getStep()));
-                   }
-                   return next;
-                 });
+  auto multiply = [&](ValueRange acc, Value slot) {
+    SmallVector<Value> next;
+    for (int64_t s = 0; s < layout.slabs; ++s) {
+      Value row = arith::AddIOp::create(b, loc, warpRow0, index(s * kWgmmaM));
+      next.push_back(kernelir::WgmmaOp::create(
+          b, loc, accType, lhsChunk, at(slot, row), rhsChunk,
+          at(slot, warpCol0), acc[s], contract.getStep(), swizzle));
+    }
+    return next;
+  };
+  scf::ForOp kLoop =
+      tma ? tmaStagedLoop(contract, *tma, lhsChunk, rhsChunk, init, multiply)
+          : stagedLoop(contract, lhsChunk, rhsChunk, zero, /*narrow=*/true,
+                       /*rhsTransposed=*/true, init, multiply);
   // The result elements in elementCoords' order: slab by slab, [j][h][i].
   SmallVector<Value> &elements = ctx.scalars[contract.getResult()];
   for (Value acc : kLoop.getResults())

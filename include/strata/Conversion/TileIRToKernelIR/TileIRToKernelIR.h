@@ -13,6 +13,10 @@ struct MultiplyOptions {
   /// With tensorCores, f16 and bf16 operands by warpgroups straight from
   /// shared memory (kernelir.wgmma, sm_90a only) where the tile allows.
   bool wgmma = false;
+  /// With wgmma, operand chunks copied by TMA (kernelir.tma_load, sm_90)
+  /// on a ring of mbarriers where both operands are plain loads of
+  /// tensors a tensor map can describe.
+  bool tma = false;
 };
 
 /// Patterns that turn tileir kernels into kernelir funcs and launches,

@@ -1,0 +1,171 @@
+// Staging a contraction's operand chunks by TMA (sm_90): where both
+// operands are plain loads of tensors a tensor map describes, one thread
+// copies each step's boxes into swizzled chunks, completing on the
+// stage's mbarrier, and no thread computes an address or touches an
+// element; the boxes' zeros past the tensors cover the ragged edges.
+
+#include "ContractionLowering.h"
+#include "strata/Dialect/Utils/ElementStorage.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace strata;
+using namespace strata::detail;
+
+/// The kernel buffer TMA may copy an operand's chunks from (see
+/// planTmaCopies), and its load; none otherwise.
+static std::optional<std::pair<BlockArgument, loopir::LoadOp>>
+tmaSource(tileir::KernelOp kernel, tileir::ContractOp contract, Region &operand,
+          size_t dropped, int64_t boxRows) {
+  loopir::LoadOp load = plainOperandLoad(kernel, operand, /*narrow=*/true);
+  if (!load || boxRows > kernelir::kTmaMaxBoxExtent)
+    return std::nullopt;
+  auto buffer = cast<BlockArgument>(load.getMemref());
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t bytes = getStorageBits(type.getElementType()) / 8;
+  if (type.getRank() != 2 || !type.getLayout().isIdentity() ||
+      !type.hasStaticShape() ||
+      type.getDimSize(1) != (int64_t)contract.getK() ||
+      type.getDimSize(1) * bytes % 16 != 0)
+    return std::nullopt;
+  // Buffer index 0 is the tile coordinate the operand varies, index 1 k.
+  Block &body = operand.front();
+  size_t rank = kernel.getDomain().size();
+  size_t varied = variedDim(dropped, rank);
+  Value along = body.getArgument(varied < dropped ? varied : varied - 1);
+  Value k = body.getArguments().back();
+  AffineMap map = load.getIndexMap();
+  auto is = [&](AffineExpr e, Value v) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    return dim && load.getIndices()[dim.getPosition()] == v;
+  };
+  if (map.getNumResults() != 2 || !is(map.getResult(0), along) ||
+      !is(map.getResult(1), k))
+    return std::nullopt;
+  return std::make_pair(buffer, load);
+}
+
+std::optional<ContractionLowering::TmaCopies>
+ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand) {
+  size_t rank = kernel.getTile().size();
+  ArrayRef<int64_t> tile = kernel.getTile();
+  auto lhs =
+      tmaSource(kernel, contract, contract.getLhs(), rank - 1, tile[rank - 2]);
+  auto rhs =
+      tmaSource(kernel, contract, contract.getRhs(), rank - 2, tile[rank - 1]);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  // A tensor map has one box: one buffer as both operands needs square
+  // tiles.
+  if (lhs->first == rhs->first && tile[rank - 2] != tile[rank - 1])
+    return std::nullopt;
+  for (auto [buffer, load] : {*lhs, *rhs})
+    for (Operation *user : buffer.getUsers())
+      if (user != lhs->second && user != rhs->second)
+        return std::nullopt;
+  int64_t rowBytes = contract.getStep() * operand.getIntOrFloatBitWidth() / 8;
+  for (int64_t swizzle : {128, 64, 32})
+    if (rowBytes % swizzle == 0)
+      return TmaCopies{lhs->first, rhs->first, swizzle};
+  return std::nullopt;
+}
+
+scf::ForOp ContractionLowering::tmaStagedLoop(
+    tileir::ContractOp contract, const TmaCopies &copies, Value lhsChunk,
+    Value rhsChunk, ValueRange init,
+    function_ref<SmallVector<Value>(ValueRange, Value)> multiply) {
+  Location loc = contract.getLoc();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  size_t rank = kernel.getTile().size();
+  int64_t step = contract.getStep(), stages = contract.getStages();
+  int64_t steps = llvm::divideCeil(contract.getK(), step);
+  auto chunkType = cast<MemRefType>(lhsChunk.getType());
+  int64_t width = chunkType.getShape().back(); // Elements of a box row.
+  int64_t kBlocks = step / width;
+  int64_t stepBytes = (chunkType.getNumElements() +
+                       cast<MemRefType>(rhsChunk.getType()).getNumElements()) /
+                      stages * getStorageBits(chunkType.getElementType()) / 8;
+
+  // The buffers become tensor maps, read by these copies alone.
+  auto func = cast<kernelir::FuncOp>(ctx.entry->getParentOp());
+  auto mapOf = [&](BlockArgument buffer) {
+    auto map = cast<BlockArgument>(ctx.mapping.lookup(buffer));
+    func.setArgAttr(map.getArgNumber(), kernelir::kTensorMapAttrName,
+                    b.getUnitAttr());
+    return map;
+  };
+  Value lhsMap = mapOf(copies.lhs), rhsMap = mapOf(copies.rhs);
+  Value barriers;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ctx.entry);
+    barriers = kernelir::SharedOp::create(
+        b, loc,
+        MemRefType::get({stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup)));
+  }
+  // One thread issues every copy; a stage's phase completes when it has
+  // armed it and the step's bytes have landed.
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       ctx.thread, index(0));
+  auto asLeader = [&](function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    body();
+  };
+  auto barrierOf = [&](Value slot) { return slot ? slot : index(0); };
+  asLeader([&] {
+    for (int64_t s = 0; s < stages; ++s)
+      kernelir::MBarrierInitOp::create(b, loc, barriers, index(s), 1);
+  });
+  // The initialized mbarriers, seen by the copy engine and every thread.
+  kernelir::ProxyFenceOp::create(b, loc);
+  kernelir::BarrierOp::create(b, loc);
+
+  Value rowOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 2]);
+  Value colOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 1]);
+  // Issues the copies of step `kt` into `slot` (null without slots).
+  auto issue = [&](Value kt, Value slot) {
+    asLeader([&] {
+      kernelir::MBarrierArriveOp::create(b, loc, barriers, barrierOf(slot),
+                                         b.getI64IntegerAttr(stepBytes));
+      Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
+      for (int64_t kb = 0; kb < kBlocks; ++kb) {
+        Value k = arith::AddIOp::create(b, loc, k0, index(kb * width));
+        SmallVector<Value> box{index(kb), index(0), index(0)};
+        if (slot)
+          box.insert(box.begin(), slot);
+        kernelir::TmaLoadOp::create(b, loc, lhsMap, ValueRange{rowOrigin, k},
+                                    lhsChunk, box, copies.swizzle, barriers,
+                                    barrierOf(slot));
+        kernelir::TmaLoadOp::create(b, loc, rhsMap, ValueRange{colOrigin, k},
+                                    rhsChunk, box, copies.swizzle, barriers,
+                                    barrierOf(slot));
+      }
+    });
+  };
+  for (int64_t s = 0; s + 1 < stages && s < steps; ++s)
+    issue(index(s), index(s));
+  return ctx.buildLoop(
+      loc, index(0), index(steps), index(1), init,
+      [&](Value kt, ValueRange acc) -> SmallVector<Value> {
+        // Every thread is done with step kt - 1, whose slot the copies of
+        // step kt + stages - 1 overwrite.
+        kernelir::BarrierOp::create(b, loc);
+        stageAhead(loc, kt, stages, steps, issue);
+        // Step kt is the (kt / stages)-th use of its stage's mbarrier.
+        Value slot = slotOf(loc, kt, stages);
+        Value use = arith::DivUIOp::create(b, loc, kt, index(stages));
+        Value parity = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne,
+            arith::RemUIOp::create(b, loc, use, index(2)), index(0));
+        kernelir::MBarrierWaitOp::create(b, loc, barriers, barrierOf(slot),
+                                         parity);
+        return multiply(acc, slot);
+      });
+}
