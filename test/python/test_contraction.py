@@ -265,7 +265,7 @@ def test_tma_only_where_a_tensor_map_fits(case):
     # run along n; rows of 333 halves, no whole 16-byte units) or its
     # buffer is read elsewhere too (it would need a second argument), the
     # contraction keeps the cp.async staging under tma=true.
-    x, w = randn(100, 333 if case == "k_333" else 64).half(), None
+    x = randn(100, 333 if case == "k_333" else 64).half()
     fns = {
         "row_major_b": (torch.matmul, (x, randn(64, 72).half())),
         "k_333": (lambda x, w: x @ w.t(), (x, randn(72, 333).half())),
