@@ -220,13 +220,18 @@ WGMMA = {
     "wgmma_bmm_large_tiles": matmul(torch.float16, 100, 40, 90, batch=(128,)),
     "mma_f16_4096": matmul(torch.float16),
     "mma_f16_2048": matmul(torch.float16, 2048, 2048, 2048),
-    # TMA (tma=true): x @ w.T, both operands copied by tma_load on a ring
-    # of mbarriers; twins on cp.async (wgmma, mma.sync) of the same shape.
-    # The ragged one has k = 328 (a tensor map needs rows of whole 16-byte
-    # units; 333 has none) and 517 columns.
+    # TMA (tma=true): x @ w.T and a @ b (B row-major: MN-major chunks,
+    # read transposed), both operands copied by tma_load on a ring of
+    # mbarriers; twins on cp.async (wgmma, mma.sync) of the same shapes
+    # (wgmma_f16_4096 and mma_f16_4096 for a @ b). The ragged ones have
+    # k = 328 (a tensor map needs rows of whole 16-byte units; 333 has
+    # none), 517 columns of x @ w.T and 520 of a @ b.
     "wgmma_tma_f16_4096": linear(torch.float16),
     "wgmma_tma_bf16_4096": linear(torch.bfloat16),
+    "wgmma_tma_f16_4096_matmul": matmul(torch.float16),
+    "wgmma_tma_bf16_4096_matmul": matmul(torch.bfloat16),
     "wgmma_tma_f16_ragged": linear(torch.float16, 1000, 328, 517),
+    "wgmma_tma_f16_ragged_matmul": matmul(torch.float16, 1000, 328, 520),
     "wgmma_f16_4096_linear": linear(torch.float16),
     "mma_f16_4096_linear": linear(torch.float16),
 }

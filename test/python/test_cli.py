@@ -201,30 +201,41 @@ def test_wgmma_kernels_assemble_for_sm90a_without_spills(tmp_path, dtype, size):
 
 
 @pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+@pytest.mark.parametrize("form", ["linear", "matmul"])
 @pytest.mark.parametrize("dtype", ["half", "bfloat16"])
-def test_tma_fed_wgmma_assembles_for_sm90a_without_spills(tmp_path, dtype):
-    # wgmma=true tma=true: a 4096^3 x @ w.T copies both operands by TMA
-    # (two 128 x 64 boxes a step into 128-byte-swizzled chunks, three
-    # stages), its tensor maps 128-byte grid-constant parameters, every
-    # thread waiting on the stage's mbarrier: no cp.async, no thread
-    # staging an element; ptxas accepts it without spills.
-    expr = ("(lambda x, w: x @ w.t())(torch.randn(4096, 4096).{t}(), "
-            "torch.randn(4096, 4096).{t}())".format(t=dtype))
+def test_tma_fed_wgmma_assembles_for_sm90a_without_spills(tmp_path, dtype,
+                                                           form):
+    # wgmma=true tma=true at 4096^3: x @ w.T copies a 128 x 64 box of each
+    # operand a step, a @ b one of A and two 64 x 64 boxes of its row-major
+    # B (MN-major, read transposed: imm-trans-b 1), into 128-byte-swizzled
+    # chunks in three stages (two steps issued before the loop, one in it);
+    # the tensor maps are 128-byte grid-constant parameters, every thread
+    # waits on the stage's mbarrier: no cp.async, no thread staging an
+    # element; ptxas accepts it without spills.
+    x = "torch.randn(4096, 4096).{t}()".format(t=dtype)
+    expr = ("(lambda x, w: x @ w.t())({x}, {x})" if form == "linear"
+            else "torch.matmul({x}, {x})").format(x=x)
     out = tmp_path / "t.ptx"
     r = run("compile", "-c", expr, "--emit", "ptx", "--report", "--options",
             "wgmma=true tma=true", "--chip", "sm_90a", "-o", str(out))
     assert r.returncode == 0, r.stderr
     ptx = out.read_text()
     assert ptx.count(".param .align 64 .b8 forward_kernel_param_") == 2, ptx
-    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 6
+    boxes = 3 * (2 if form == "linear" else 3)
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == boxes
     assert "mbarrier.try_wait.parity" in ptx
     assert not re.search(r"cp\.async\.c[ag]", ptx), "cp.async left"
     operands = "f16" if dtype == "half" else "bf16"
-    assert ("wgmma.mma_async.sync.aligned.m64n128k16.f32.%s.%s"
-            % (operands, operands)) in ptx
+    transposed = 1 if form == "matmul" else 0
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.%s\.%s "
+                     r"\{[^}]*\}, %%rd\d+, %%rd\d+, p, 1,\s*1, 0,\s*%d;"
+                     % (operands, operands, transposed), ptx), ptx
     # The descriptors' bits besides the address: 128-byte swizzle (mode 1),
-    # a stride of 8 rows of 128 bytes, leading offset 1.
+    # a stride of 8 rows of 128 bytes; K-major the leading offset 1, an
+    # MN-major B's the distance between its blocks of 64 columns (64 k
+    # rows of 128 bytes: 512 units).
     assert str((1 << 62) | (64 << 32) | (1 << 16)) in ptx
+    assert (str((1 << 62) | (64 << 32) | (512 << 16)) in ptx) == transposed
     rows = ptxas_rows(r.stderr)
     assert len(rows) == 1 and rows[0][2] == "0" and rows[0][3] == "0", r.stderr
 

@@ -229,45 +229,54 @@ TMA_SCHEDULES = {
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("schedule", sorted(TMA_SCHEDULES))
-def test_half_linear_by_warpgroups_fed_by_tma(schedule, dtype):
-    # tma=true: x @ w.T (both operands K-major, as every nn.Linear's) has
-    # both chunks copied by kernelir.tma_load into swizzled chunks, one
-    # thread issuing, every thread waiting on the stage's mbarrier; no
-    # thread stages an element. Ragged: 300 rows, 260 columns, k = 328
-    # (rows of whole 16-byte units, as a tensor map needs, but no multiple
-    # of any step): the boxes' zeros past the tensors are the edges and
-    # the k tail. Emulated in every thread order, the mbarriers' phases
-    # and bytes exactly (a wrong count or parity fails as a hang would).
+@pytest.mark.parametrize("form", ["linear", "matmul"])
+def test_half_matmul_by_warpgroups_fed_by_tma(form, schedule, dtype):
+    # tma=true: x @ w.T (both operands K-major, as every nn.Linear's) and
+    # a @ b (b row-major, k x n: copied MN-major, read by wgmma transposed)
+    # have both chunks copied by kernelir.tma_load into swizzled chunks,
+    # one thread issuing, every thread waiting on the stage's mbarrier; no
+    # thread stages an element. Ragged: 300 rows, k = 328 (rows of whole
+    # 16-byte units, as a tensor map needs, but no multiple of any step),
+    # 264 or 260 columns: the boxes' zeros past the tensors are the edges
+    # and the k tail. Emulated in every thread order, the mbarriers'
+    # phases and bytes exactly (a wrong count or parity fails as a hang
+    # would).
     from strata.runner import host_view, poisoned, via_pipeline
     options = "wgmma=true tma=true " + TMA_SCHEDULES[schedule]
     torch.manual_seed(len(schedule))
-    m, k, n = 300, 328, 260
-    x, w = randn(m, k).to(dtype), randn(n, k).to(dtype)
-    fn = lambda x, w: x @ w.t()
-    module = import_program(capture(fn, (x, w)))
+    m, k = 300, 328
+    if form == "linear":
+        a, b = randn(m, k).to(dtype), randn(260, k).to(dtype)
+        fn, product = (lambda x, w: x @ w.t()), (lambda: b.t())
+    else:  # Rows of b: 264 halves, whole 16-byte units.
+        a, b = randn(m, k).to(dtype), randn(k, 264).to(dtype)
+        fn, product = torch.matmul, (lambda: b)
+    n = product().shape[1]
+    module = import_program(capture(fn, (a, b)))
     module.run(strata.pipeline("kernel", options))
     text = str(module)
     assert text.count("kernelir.tensor_map") == 2, text
     assert "kernelir.tma_load" in text and "async_copy" not in text, text
-    assert re.search(r"kernelir\.wgmma .* swizzle \d+", text), text
+    assert re.search(r"kernelir\.wgmma .* swizzle \d+" +
+                     (" rhs_mn_major" if form == "matmul" else " :"), text), text
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
-        module = import_program(capture(fn, (x, w)))
+        module = import_program(capture(fn, (a, b)))
         out = poisoned((m, n), dtype)
         module.run_on_cpu("forward", via_pipeline(via, options),
-                          [host_view(x), host_view(w)], [host_view(out)])
-        excess = excess_over_one_rounding(out, x, w.t())
+                          [host_view(a), host_view(b)], [host_view(out)])
+        excess = excess_over_one_rounding(out, a, product())
         assert excess <= 0, (via, excess)
 
 
-@pytest.mark.parametrize("case", ["row_major_b", "k_333", "reused"])
+@pytest.mark.parametrize("case", ["batched_b", "k_333", "reused"])
 def test_tma_only_where_a_tensor_map_fits(case):
-    # Where either operand has no tensor map (B row-major, k x n: its rows
-    # run along n; rows of 333 halves, no whole 16-byte units) or its
+    # Where either operand has no 2-d tensor map (a batch of Bs: 3-d boxes
+    # are not built; rows of 333 halves, no whole 16-byte units) or its
     # buffer is read elsewhere too (it would need a second argument), the
     # contraction keeps the cp.async staging under tma=true.
     x = randn(100, 333 if case == "k_333" else 64).half()
     fns = {
-        "row_major_b": (torch.matmul, (x, randn(64, 72).half())),
+        "batched_b": (torch.matmul, (x, randn(3, 64, 72).half())),
         "k_333": (lambda x, w: x @ w.t(), (x, randn(72, 333).half())),
         # x is the residual of the epilogue as well.
         "reused": (lambda x, w: x @ w.t() + x, (x, randn(64, 64).half())),

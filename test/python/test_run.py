@@ -269,7 +269,7 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
                                   "bf16_matmul", "tf32_matmul", "wgmma_matmul",
-                                  "large_half_matmul", "decoder", "flash_attention",
+                                  "tma_wgmma_matmul", "large_half_matmul", "decoder", "flash_attention",
                                   "split_row"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
@@ -304,7 +304,13 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                 "wgmma_matmul": ["-c", "torch.matmul(torch.randn(300, 200).half(), "
                                  "torch.randn(200, 260).half())", "--options",
                                  "wgmma=true schedule=contraction "
-                                 "tile-sizes=128,128 threads=256 k-tile=32"]}[name]
+                                 "tile-sizes=128,128 threads=256 k-tile=32"],
+                # Both operands by TMA, B row-major (MN-major, transposed).
+                "tma_wgmma_matmul": ["-c", "torch.matmul(torch.randn(300, 328)"
+                                     ".half(), torch.randn(328, 264).half())",
+                                     "--options", "wgmma=true tma=true "
+                                     "schedule=contraction tile-sizes=128,128 "
+                                     "threads=256 k-tile=64"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -349,9 +355,15 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                           "fence.proxy.async.shared::cta",
                           "wgmma.wait_group.sync.aligned 0", "\"+f\"(v"]:
             assert construct in text, construct
+    if name == "tma_wgmma_matmul":  # Maps by value, boxes, imm-trans-b 1.
+        for construct in ["const __grid_constant__ strata_tensor_map",
+                          "cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity",
+                          "p, 1, 1, 0, 1; }"]:
+            assert construct in text, construct
+        assert "cp.async.cg" not in text and "cp.async.ca" not in text, text
     # wgmma exists only for sm_90a (compute_90a PTX).
     arch = (["-gencode", "arch=compute_90a,code=sm_90a"]
-            if name == "wgmma_matmul" else ["-arch=sm_90"])
+            if "wgmma" in name else ["-arch=sm_90"])
     r = subprocess.run([NVCC, "-c"] + arch + [str(source), "-o",
                         str(tmp_path / "kernels.o")], capture_output=True, text=True,
                        env=uninstrumented_env())

@@ -106,11 +106,11 @@ def ConvertTileIRToKernelIRPass
            "not yet measured on a GPU, so only when asked for">,
     Option<"tma", "tma", "bool", /*default=*/"false",
            "With wgmma, copy both operand chunks of a contraction by TMA "
-           "(kernelir.tma_load into 128-byte-swizzled chunks, one thread "
-           "issuing, a ring of mbarriers per stage) where each is a plain "
-           "load of a 2-d tensor [rows][k] with rows of whole 16-byte "
-           "units; elsewhere the cp.async staging. Not yet measured on a "
-           "GPU, so only when asked for">,
+           "(kernelir.tma_load into swizzled chunks, one thread issuing, "
+           "an mbarrier per stage) where each is a plain load of a 2-d "
+           "tensor ([rows][k], or B [k][n], read transposed) with rows of "
+           "whole 16-byte units; elsewhere the cp.async staging. Not yet "
+           "measured on a GPU, so only when asked for">,
   ];
 }
 

@@ -13,18 +13,20 @@ using namespace mlir;
 using namespace strata;
 
 namespace {
-/// Reads element (row, k) of a wgmma operand whose first element is
-/// `buffer[indices]`: the hardware's byte offset (k / w k blocks, row / 8
-/// groups of 8 rows, then row mod 8 rows and k mod w elements, as
-/// getWgmmaLayout gives them) added to the first element's, permuted by
-/// the swizzle (from the buffer's start, aligned to its period) and split
-/// back into the buffer's indices.
+/// Reads element (row, k) of a wgmma operand (A: m x k; B: n x k) whose
+/// first element is `buffer[indices]`: the hardware's byte offset (for a
+/// K-major `layout`, k / w blocks, row / 8 groups of 8 rows, then row mod
+/// 8 rows and k mod w elements; MN-major, the roles of row and k swapped)
+/// added to the first element's, permuted by the swizzle (from the
+/// buffer's start, aligned to its period) and split back into the
+/// buffer's indices.
 Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
-                  Value row, Value k, int64_t swizzle) {
+                  Value row, Value k, kernelir::WgmmaLayout layout) {
   auto type = cast<MemRefType>(buffer.getType());
   int64_t bytes = type.getElementTypeBitWidth() / 8;
-  kernelir::WgmmaLayout layout = kernelir::getWgmmaLayout(type, swizzle);
   int64_t w = layout.rowBytes / bytes;
+  if (layout.mnMajor)
+    std::swap(row, k);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -46,7 +48,8 @@ Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
   SmallVector<int64_t> elementStrides = computeSuffixProduct(type.getShape());
   for (auto [i, stride] : llvm::zip_equal(indices, elementStrides))
     byteOffset = add(byteOffset, mul(i, stride * bytes));
-  Value linear = div(buildSwizzledOffset(b, loc, byteOffset, swizzle), bytes);
+  Value linear =
+      div(buildSwizzledOffset(b, loc, byteOffset, layout.swizzle), bytes);
   SmallVector<Value> at;
   for (auto [d, stride] : llvm::enumerate(elementStrides))
     at.push_back(rem(div(linear, stride), type.getDimSize(d)));
@@ -94,9 +97,9 @@ void strata::expandWgmmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
                   return arith::ExtFOp::create(b, loc, f32, x);
                 };
                 Value a = readOperand(b, loc, op.getLhs(), op.getLhsIndices(),
-                                      row, k, op.getSwizzle());
+                                      row, k, op.getLhsLayout());
                 Value x = readOperand(b, loc, op.getRhs(), op.getRhsIndices(),
-                                      col, k, op.getSwizzle());
+                                      col, k, op.getRhsLayout());
                 Value product =
                     arith::MulFOp::create(b, loc, widened(a), widened(x));
                 scf::YieldOp::create(

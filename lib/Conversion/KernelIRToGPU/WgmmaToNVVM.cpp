@@ -16,14 +16,14 @@ using namespace mlir;
 using namespace strata;
 
 namespace {
-/// The descriptor of the wgmma operand whose first element is
+/// The descriptor of the wgmma operand in `layout` whose first element is
 /// `buffer[indices]`, at the k16 step starting at `k`: its shared address
 /// (bits 0-13, in 16-byte units) and the layout's other bits
 /// (WgmmaLayout::getDescriptorBits: strides and swizzle).
 Value buildDescriptor(OpBuilder &b, Location loc, Value buffer,
-                      ValueRange indices, int64_t k, int64_t swizzle) {
+                      ValueRange indices, int64_t k,
+                      const kernelir::WgmmaLayout &layout) {
   auto type = cast<MemRefType>(buffer.getType());
-  kernelir::WgmmaLayout layout = kernelir::getWgmmaLayout(type, swizzle);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   };
@@ -69,11 +69,14 @@ struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
                                          op.getN(), kernelir::kWgmmaK);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t k = 0; k < (int64_t)op.getK(); k += kernelir::kWgmmaK) {
-      Value lhs = buildDescriptor(rewriter, loc, adaptor.getLhs(),
-                                  adaptor.getLhsIndices(), k, op.getSwizzle());
-      Value rhs = buildDescriptor(rewriter, loc, adaptor.getRhs(),
-                                  adaptor.getRhsIndices(), k, op.getSwizzle());
-      // A row-major (K-major) and B column-major (K-major): no transpose.
+      Value lhs =
+          buildDescriptor(rewriter, loc, adaptor.getLhs(),
+                          adaptor.getLhsIndices(), k, op.getLhsLayout());
+      Value rhs =
+          buildDescriptor(rewriter, loc, adaptor.getRhs(),
+                          adaptor.getRhsIndices(), k, op.getRhsLayout());
+      // A row-major (K-major); B column-major (K-major), or row-major
+      // (MN-major: imm-trans-b).
       acc = NVVM::WgmmaMmaAsyncOp::create(
           rewriter, loc, structType, acc, lhs, rhs, shape, operandType,
           operandType,
@@ -81,7 +84,9 @@ struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
           NVVM::WGMMAScaleOutAttr::get(getContext(), NVVM::WGMMAScaleOut::one),
           one, one,
           NVVM::MMALayoutAttr::get(getContext(), NVVM::MMALayout::row),
-          NVVM::MMALayoutAttr::get(getContext(), NVVM::MMALayout::col),
+          NVVM::MMALayoutAttr::get(getContext(), op.getRhsMnMajor()
+                                                     ? NVVM::MMALayout::row
+                                                     : NVVM::MMALayout::col),
           /*satfinite=*/nullptr);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);

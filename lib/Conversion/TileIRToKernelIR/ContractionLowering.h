@@ -153,29 +153,35 @@ protected:
              const ChunkShape &shape, Value k0, Value zero);
 
   /// Both operand chunks of a contraction copied by TMA: the kernel's
-  /// buffers (the tile program's arguments) and the swizzle of the chunks.
+  /// buffers (the tile program's arguments), whether the rhs is MN-major
+  /// (a row-major k x n buffer), and the swizzle of the chunks.
   struct TmaCopies {
     BlockArgument lhs, rhs;
+    bool rhsMnMajor;
     int64_t swizzle;
   };
 
   /// How TMA copies both operand chunks of `contract` (lhs rows x k, rhs
-  /// columns x k): where each operand region is one widened load of a 2-d
-  /// kernel buffer [the tile dimension it varies][k], indexed by exactly
-  /// those coordinates, of the contraction's k (the box's zeros past the
-  /// tensor are k's tail and the domain's edge) in rows of whole 16-byte
-  /// units (a tensor map's strides), its box at most 256 rows, and the
-  /// buffer read nowhere else in the kernel (it becomes the tensor map);
-  /// the swizzle is the widest (128 bytes at most) that a step's row of
-  /// halves is a multiple of. None otherwise: the kernel keeps stagedLoop.
+  /// columns x k), multiplied `columns` columns at a time: where each
+  /// operand region is one widened load of a 2-d kernel buffer [the tile
+  /// dimension it varies][k] (or for the rhs [k][columns], MN-major),
+  /// indexed by exactly those coordinates, of the contraction's k (the
+  /// box's zeros past the tensor are k's tail and the domain's edge) in
+  /// rows of whole 16-byte units (a tensor map's strides), its boxes at
+  /// most 256 rows, and the buffer read nowhere else in the kernel (it
+  /// becomes the tensor map); the swizzle is the widest (128 bytes at most)
+  /// that a step's row of halves is a multiple of, and with an MN-major
+  /// rhs `columns` of halves too. None otherwise: the kernel keeps
+  /// stagedLoop.
   std::optional<TmaCopies> planTmaCopies(tileir::ContractOp contract,
-                                         Type operand);
+                                         Type operand, int64_t columns);
 
   /// stagedLoop's twin for TMA: the kernel's arguments for `copies` become
   /// tensor maps; per step, one thread arms the stage's mbarrier with the
-  /// step's bytes and copies each k block of both chunks ([slot][k block]
-  /// [rows][swizzle bytes], the layout swizzled wgmma reads) as one box;
-  /// every thread waits on the phase, then `multiply`s. With `stages` > 1
+  /// step's bytes and copies each block of both chunks as one box ([slot]
+  /// [k block][rows][swizzle bytes], or an MN-major rhs [slot][n block][k]
+  /// [swizzle bytes]: the layouts swizzled wgmma reads); every thread
+  /// waits on the phase, then `multiply`s. With `stages` > 1
   /// the first stages - 1 steps are issued before the loop and step s,
   /// after a barrier (every thread is done with step s - 1), issues step
   /// s + stages - 1 into the slot step s - 1 read.

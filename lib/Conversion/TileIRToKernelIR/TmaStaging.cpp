@@ -13,61 +13,81 @@ using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
 
+namespace {
+/// An operand TMA may copy: its kernel buffer and load, and whether the
+/// buffer is MN-major ([k][the tile dimension]).
+struct TmaSource {
+  BlockArgument buffer;
+  loopir::LoadOp load;
+  bool mnMajor;
+};
+} // namespace
+
 /// The kernel buffer TMA may copy an operand's chunks from (see
-/// planTmaCopies), and its load; none otherwise.
-static std::optional<std::pair<BlockArgument, loopir::LoadOp>>
-tmaSource(tileir::KernelOp kernel, tileir::ContractOp contract, Region &operand,
-          size_t dropped, int64_t boxRows) {
+/// planTmaCopies), MN-major only where `mayBeMnMajor`; none otherwise.
+static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
+                                          tileir::ContractOp contract,
+                                          Region &operand, size_t dropped,
+                                          bool mayBeMnMajor) {
   loopir::LoadOp load = plainOperandLoad(kernel, operand, /*narrow=*/true);
-  if (!load || boxRows > kernelir::kTmaMaxBoxExtent)
+  if (!load)
     return std::nullopt;
   auto buffer = cast<BlockArgument>(load.getMemref());
   auto type = cast<MemRefType>(buffer.getType());
-  int64_t bytes = getStorageBits(type.getElementType()) / 8;
   if (type.getRank() != 2 || !type.getLayout().isIdentity() ||
       !type.hasStaticShape() ||
-      type.getDimSize(1) != (int64_t)contract.getK() ||
-      type.getDimSize(1) * bytes % 16 != 0)
+      type.getDimSize(1) * getStorageBits(type.getElementType()) % 128 != 0)
     return std::nullopt;
-  // Buffer index 0 is the tile coordinate the operand varies, index 1 k.
+  // The buffer's indices are the tile coordinate the operand varies and
+  // k, in either order.
   Block &body = operand.front();
   size_t rank = kernel.getDomain().size();
   size_t varied = variedDim(dropped, rank);
   Value along = body.getArgument(varied < dropped ? varied : varied - 1);
   Value k = body.getArguments().back();
   AffineMap map = load.getIndexMap();
-  auto is = [&](AffineExpr e, Value v) {
-    auto dim = dyn_cast<AffineDimExpr>(e);
+  auto is = [&](unsigned result, Value v) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(result));
     return dim && load.getIndices()[dim.getPosition()] == v;
   };
-  if (map.getNumResults() != 2 || !is(map.getResult(0), along) ||
-      !is(map.getResult(1), k))
+  if (map.getNumResults() != 2)
     return std::nullopt;
-  return std::make_pair(buffer, load);
+  bool kMajor = is(0, along) && is(1, k);
+  bool mnMajor = mayBeMnMajor && is(0, k) && is(1, along);
+  if ((!kMajor && !mnMajor) ||
+      type.getDimSize(mnMajor ? 0 : 1) != (int64_t)contract.getK())
+    return std::nullopt;
+  return TmaSource{buffer, load, mnMajor};
 }
 
 std::optional<ContractionLowering::TmaCopies>
-ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand) {
+ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
+                                   int64_t columns) {
   size_t rank = kernel.getTile().size();
   ArrayRef<int64_t> tile = kernel.getTile();
-  auto lhs =
-      tmaSource(kernel, contract, contract.getLhs(), rank - 1, tile[rank - 2]);
-  auto rhs =
-      tmaSource(kernel, contract, contract.getRhs(), rank - 2, tile[rank - 1]);
+  int64_t step = contract.getStep(),
+          bytes = operand.getIntOrFloatBitWidth() / 8;
+  auto lhs = tmaSource(kernel, contract, contract.getLhs(), rank - 1, false);
+  auto rhs = tmaSource(kernel, contract, contract.getRhs(), rank - 2, true);
   if (!lhs || !rhs)
     return std::nullopt;
-  // A tensor map has one box: one buffer as both operands needs square
-  // tiles.
-  if (lhs->first == rhs->first && tile[rank - 2] != tile[rank - 1])
+  // A K-major box has the tile's rows (columns), an MN-major one k rows.
+  int64_t rhsBoxRows = rhs->mnMajor ? step : tile[rank - 1];
+  if (tile[rank - 2] > kernelir::kTmaMaxBoxExtent ||
+      rhsBoxRows > kernelir::kTmaMaxBoxExtent)
     return std::nullopt;
-  for (auto [buffer, load] : {*lhs, *rhs})
-    for (Operation *user : buffer.getUsers())
-      if (user != lhs->second && user != rhs->second)
+  // A tensor map has one box: one buffer as both operands needs the same.
+  if (lhs->buffer == rhs->buffer &&
+      (rhs->mnMajor || tile[rank - 2] != tile[rank - 1]))
+    return std::nullopt;
+  for (const TmaSource &source : {*lhs, *rhs})
+    for (Operation *user : source.buffer.getUsers())
+      if (user != lhs->load && user != rhs->load)
         return std::nullopt;
-  int64_t rowBytes = contract.getStep() * operand.getIntOrFloatBitWidth() / 8;
   for (int64_t swizzle : {128, 64, 32})
-    if (rowBytes % swizzle == 0)
-      return TmaCopies{lhs->first, rhs->first, swizzle};
+    if (step * bytes % swizzle == 0 &&
+        (!rhs->mnMajor || columns * bytes % swizzle == 0))
+      return TmaCopies{lhs->buffer, rhs->buffer, rhs->mnMajor, swizzle};
   return std::nullopt;
 }
 
@@ -135,18 +155,28 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
       kernelir::MBarrierArriveOp::create(b, loc, barriers, barrierOf(slot),
                                          b.getI64IntegerAttr(stepBytes));
       Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
-      for (int64_t kb = 0; kb < kBlocks; ++kb) {
-        Value k = arith::AddIOp::create(b, loc, k0, index(kb * width));
-        SmallVector<Value> box{index(kb), index(0), index(0)};
+      // Block `block` of a chunk, at `along` + `offset` along the tile
+      // dimension and `k` along k of its tensor (in the tensor's order).
+      auto copy = [&](Value map, Value chunk, int64_t block, Value along,
+                      int64_t offset, Value k, bool mnMajor) {
+        SmallVector<Value> box{index(block), index(0), index(0)};
         if (slot)
           box.insert(box.begin(), slot);
-        kernelir::TmaLoadOp::create(b, loc, lhsMap, ValueRange{rowOrigin, k},
-                                    lhsChunk, box, copies.swizzle, barriers,
-                                    barrierOf(slot));
-        kernelir::TmaLoadOp::create(b, loc, rhsMap, ValueRange{colOrigin, k},
-                                    rhsChunk, box, copies.swizzle, barriers,
-                                    barrierOf(slot));
+        along = arith::AddIOp::create(b, loc, along, index(offset));
+        kernelir::TmaLoadOp::create(
+            b, loc, map, mnMajor ? ValueRange{k, along} : ValueRange{along, k},
+            chunk, box, copies.swizzle, barriers, barrierOf(slot));
+      };
+      for (int64_t kb = 0; kb < kBlocks; ++kb) {
+        Value k = arith::AddIOp::create(b, loc, k0, index(kb * width));
+        copy(lhsMap, lhsChunk, kb, rowOrigin, 0, k, false);
+        if (!copies.rhsMnMajor)
+          copy(rhsMap, rhsChunk, kb, colOrigin, 0, k, false);
       }
+      // An MN-major rhs: blocks of `width` columns, all of the step's k.
+      int64_t nBlocks = copies.rhsMnMajor ? kernel.getTile().back() / width : 0;
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        copy(rhsMap, rhsChunk, nb, colOrigin, nb * width, k0, true);
     });
   };
   for (int64_t s = 0; s + 1 < stages && s < steps; ++s)

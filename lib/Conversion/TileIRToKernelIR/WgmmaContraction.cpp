@@ -154,11 +154,14 @@ LogicalResult WgmmaContraction::lower(tileir::ContractOp contract) {
   Type operand = layout.operand;
   std::optional<TmaCopies> tma;
   if (ctx.multiply.tma)
-    tma = planTmaCopies(contract, operand);
+    tma = planTmaCopies(contract, operand, layout.n);
   swizzle = tma ? tma->swizzle : 0;
+  // B is stored n x k (K-major), or as TMA copies a row-major B, k x n in
+  // blocks of whole swizzled rows of n (MN-major).
+  bool rhsMnMajor = tma && tma->rhsMnMajor;
   Value lhsChunk, rhsChunk;
   std::tie(lhsChunk, rhsChunk) =
-      createChunks(contract, operand, /*rhsTransposed=*/true);
+      createChunks(contract, operand, /*rhsTransposed=*/!rhsMnMajor);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -168,19 +171,26 @@ LogicalResult WgmmaContraction::lower(tileir::ContractOp contract) {
       layout.slabs, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
   // Each slab's rows of A and the warpgroup's columns of B, from k block 0
   // of the step's chunks.
-  auto at = [&](Value slot, Value row) {
-    SmallVector<Value> indices{index(0), row, index(0)};
+  auto at = [&](Value slot, Value block, Value row) {
+    SmallVector<Value> indices{block, row, index(0)};
     if (slot)
       indices.insert(indices.begin(), slot);
     return indices;
   };
+  // An MN-major B starts at the warpgroup's block of columns, k row 0.
+  SmallVector<Value> rhsStart{index(0), warpCol0};
+  if (rhsMnMajor)
+    rhsStart = {
+        arith::DivUIOp::create(b, loc, warpCol0, index(coreMatrixWidth())),
+        index(0)};
   auto multiply = [&](ValueRange acc, Value slot) {
     SmallVector<Value> next;
     for (int64_t s = 0; s < layout.slabs; ++s) {
       Value row = arith::AddIOp::create(b, loc, warpRow0, index(s * kWgmmaM));
       next.push_back(kernelir::WgmmaOp::create(
-          b, loc, accType, lhsChunk, at(slot, row), rhsChunk,
-          at(slot, warpCol0), acc[s], contract.getStep(), swizzle));
+          b, loc, accType, lhsChunk, at(slot, index(0), row), rhsChunk,
+          at(slot, rhsStart[0], rhsStart[1]), acc[s], contract.getStep(),
+          swizzle, rhsMnMajor));
     }
     return next;
   };

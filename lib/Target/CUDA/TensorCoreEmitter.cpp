@@ -70,10 +70,9 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
   StringRef operands = element.isBF16() ? "bf16" : "f16";
   int64_t registers = mma.getType().getNumElements();
   // The descriptor of the operand's k16 step at `k`.
-  auto address = [&](Value buffer, ValueRange indices, int64_t k) {
+  auto address = [&](Value buffer, ValueRange indices, int64_t k,
+                     const kernelir::WgmmaLayout &layout) {
     auto type = llvm::cast<MemRefType>(buffer.getType());
-    kernelir::WgmmaLayout layout =
-        kernelir::getWgmmaLayout(type, mma.getSwizzle());
     int64_t bytes = type.getElementTypeBitWidth() / 8;
     std::string call = "strata_wgmma_descriptor(&" + emitter.name(buffer) +
                        "[" + emitter.offset(type, indices) + " + " +
@@ -93,8 +92,8 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
                    << " {";
     for (int64_t r = 0; r < registers; ++r)
       os << (r ? ", " : "") << "%" << r;
-    os << "}, %" << registers << ", %" << registers + 1
-       << ", p, 1, 1, 0, 0; }\"\n";
+    os << "}, %" << registers << ", %" << registers + 1 << ", p, 1, 1, 0, "
+       << (mma.getRhsMnMajor() ? 1 : 0) << "; }\"\n";
     emitter.line() << "    : ";
     for (int64_t r = 0; r < registers; ++r)
       os << (r ? ", " : "") << "\"+f\"(" << emitter.name(mma) << ".v[" << r
@@ -102,10 +101,10 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
     os << "\n";
     emitter.line() << "    : \"l\"("
                    << address(mma.getLhs(), mma.getLhsIndices(),
-                              k * kernelir::kWgmmaK)
+                              k * kernelir::kWgmmaK, mma.getLhsLayout())
                    << "), \"l\"("
                    << address(mma.getRhs(), mma.getRhsIndices(),
-                              k * kernelir::kWgmmaK)
+                              k * kernelir::kWgmmaK, mma.getRhsLayout())
                    << "), \"n\"(1) : \"memory\");\n";
   }
   emitter.line() << "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "

@@ -70,3 +70,33 @@ kernelir.func @warpgroup_mma_bf16(%out: memref<128xf32>) attributes {block = arr
   kernelir.store %x, %out[%t] : memref<128xf32>
   kernelir.return
 }
+
+// An MN-major B (rhs_mn_major, 128-byte swizzle: what TMA writes from a
+// row-major k x n tensor) is read transposed: B's layout is <row>. Its
+// descriptor's leading byte offset is the distance between its blocks of
+// 64 columns (32 k rows x 128 bytes = 4096, 256 units), the stride 8 k
+// rows (1024 bytes, 64 units), the mode 1: (1 << 62) | (64 << 32) |
+// (256 << 16); A's is K-major's (leading offset 1). The second k16 step
+// starts 16 k rows (2048 bytes) further in B, 32 bytes further in A.
+// CHECK-LABEL: gpu.func @warpgroup_mma_mn_major
+// CHECK-DAG: %[[A1:.*]] = arith.constant 32 : i64
+// CHECK-DAG: %[[B1:.*]] = arith.constant 2048 : i64
+// CHECK-DAG: %[[ABITS:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK-DAG: %[[BBITS:.*]] = arith.constant 4611686293322072064 : i64
+// CHECK: %[[DA:.*]] = arith.ori %{{.*}}, %[[ABITS]] : i64
+// CHECK: %[[DB:.*]] = arith.ori %{{.*}}, %[[BBITS]] : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async %[[DA]], %[[DB]], %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: arith.addi %{{.*}}, %[[A1]] : i64
+// CHECK: arith.addi %{{.*}}, %[[B1]] : i64
+// CHECK: nvvm.wgmma.mma_async {{.*}} B[<f16>, <one>, <row>]
+kernelir.func @warpgroup_mma_mn_major(%out: memref<128xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x32x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : vector<16x2x2xf32>
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 128 rhs_mn_major : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<2x32x64xf16, #gpu.address_space<workgroup>>, vector<16x2x2xf32>
+  %x = vector.extract %d[1, 1, 1] : f32 from vector<16x2x2xf32>
+  %t = kernelir.thread_id x
+  kernelir.store %x, %out[%t] : memref<128xf32>
+  kernelir.return
+}

@@ -782,6 +782,53 @@ kernelir.func @wgmma_swizzled_rows(%acc: vector<2x2x2xf32>) attributes {block = 
 
 // -----
 
+// An MN-major rhs exists swizzled alone (the layout TMA writes).
+kernelir.func @wgmma_mn_major_unswizzled(%acc: vector<2x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x16x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{reads an MN-major rhs swizzled alone}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 rhs_mn_major : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x16x8xf16, #gpu.address_space<workgroup>>, vector<2x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// N = 16 columns of a 128-byte swizzled MN-major B: not a whole row of 64.
+kernelir.func @wgmma_mn_major_partial_row(%acc: vector<2x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1x32x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{needs N a multiple of the MN-major rhs's row (64 elements), got 16}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 128 rhs_mn_major : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x32x64xf16, #gpu.address_space<workgroup>>, vector<2x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// N = 128 needs two blocks of 64 columns; k = 32 needs 32 rows of k.
+kernelir.func @wgmma_mn_major_blocks(%acc: vector<16x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1x32x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{rhs needs 2 n blocks for n = 128, got 1}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 128 rhs_mn_major : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x32x64xf16, #gpu.address_space<workgroup>>, vector<16x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_mn_major_rows(%acc: vector<8x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1x16x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{rhs needs at least 32 rows, a multiple of 8 (whole core matrices), got 16}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 128 rhs_mn_major : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x16x64xf16, #gpu.address_space<workgroup>>, vector<8x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
 kernelir.func @wgmma_swizzle_96(%acc: vector<2x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1x16x64xf16, #gpu.address_space<workgroup>>

@@ -231,6 +231,18 @@ kernelir.func @swizzled_wgmma(%acc: vector<4x2x2xf32>) attributes {block = array
   kernelir.return
 }
 
+// B stored MN-major (a TMA box of a row-major k x n tensor), read
+// transposed.
+// CHECK-LABEL: kernelir.func @mn_major_wgmma
+// CHECK: kernelir.wgmma %{{.*}}, %{{.*}} k 32 swizzle 128 rhs_mn_major : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<2x32x64xf16, #gpu.address_space<workgroup>>, vector<16x2x2xf32>
+kernelir.func @mn_major_wgmma(%acc: vector<16x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<1x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x32x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 32 swizzle 128 rhs_mn_major : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<2x32x64xf16, #gpu.address_space<workgroup>>, vector<16x2x2xf32>
+  kernelir.return
+}
+
 // An epilogue's box stored by TMA, its bulk group committed and waited for.
 // CHECK-LABEL: kernelir.func @tma_stores
 // CHECK: kernelir.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] swizzle 128 : memref<64x64xf16, #gpu.address_space<workgroup>>, memref<1000x520xf16>

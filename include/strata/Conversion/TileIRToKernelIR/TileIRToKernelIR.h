@@ -14,8 +14,8 @@ struct MultiplyOptions {
   /// shared memory (kernelir.wgmma, sm_90a only) where the tile allows.
   bool wgmma = false;
   /// With wgmma, operand chunks copied by TMA (kernelir.tma_load, sm_90)
-  /// on a ring of mbarriers where both operands are plain loads of
-  /// tensors a tensor map can describe.
+  /// on a ring of mbarriers where both operands are plain loads of 2-d
+  /// tensors a tensor map can describe (B K-major or row-major).
   bool tma = false;
 };
 

@@ -421,23 +421,26 @@ LogicalResult LdMatrixOp::verify() {
 // WgmmaOp
 //===----------------------------------------------------------------------===//
 
-/// The core-matrix layout a wgmma operand needs: a shared buffer of f16 or
-/// bf16 whose last three dimensions are [k blocks][rows][16 bytes], with at
-/// least `rows` rows and `kBlocks` k blocks, and one index per dimension.
+/// The layout a wgmma operand needs: a shared buffer whose last three
+/// dimensions are [blocks][rows][w] (`layout`'s row of w elements), with
+/// at least `rows` rows, a multiple of 8, and `blocks` blocks, and one
+/// index per dimension, naming a block's row that is a multiple of 8,
+/// column 0. K-major the rows run along m or n and the blocks along k;
+/// MN-major the other way round.
 static LogicalResult verifyWgmmaOperand(WgmmaOp op, StringRef which,
                                         MemRefType buffer, ValueRange indices,
-                                        int64_t rows) {
+                                        WgmmaLayout layout, int64_t rows,
+                                        int64_t blocks) {
   if (!isWorkgroup(buffer))
     return op.emitOpError() << which << " must be a shared (workgroup) buffer";
   if (buffer.getRank() < 3 || (int64_t)indices.size() != buffer.getRank())
     return op.emitOpError()
            << which << " takes one index per dimension of a buffer of at "
-           << "least three ([k blocks][rows][16 bytes])";
+           << "least three ([blocks][rows][w])";
   ArrayRef<int64_t> shape = buffer.getShape();
-  WgmmaLayout layout = getWgmmaLayout(buffer, op.getSwizzle());
   int64_t w = layout.rowBytes * 8 / buffer.getElementTypeBitWidth();
-  int64_t kBlocks = llvm::divideCeil(op.getK(), w);
   size_t rank = shape.size();
+  StringRef blockKind = layout.mnMajor ? "n" : "k";
   if (shape[rank - 1] != w)
     return op.emitOpError()
            << which << "'s rows must be " << layout.rowBytes << " bytes (" << w
@@ -447,10 +450,11 @@ static LogicalResult verifyWgmmaOperand(WgmmaOp op, StringRef which,
            << which << " needs at least " << rows
            << " rows, a multiple of 8 (whole core matrices), got "
            << shape[rank - 2];
-  if (shape[rank - 3] < kBlocks)
-    return op.emitOpError()
-           << which << " needs " << kBlocks << " k blocks for k = " << op.getK()
-           << ", got " << shape[rank - 3];
+  if (shape[rank - 3] < blocks)
+    return op.emitOpError() << which << " needs " << blocks << " " << blockKind
+                            << " blocks for " << blockKind << " = "
+                            << (layout.mnMajor ? op.getN() : (int64_t)op.getK())
+                            << ", got " << shape[rank - 3];
   // A core matrix starts at a row that is a multiple of 8, column 0.
   std::optional<int64_t> row = getConstantIntValue(indices[rank - 2]);
   std::optional<int64_t> column = getConstantIntValue(indices[rank - 1]);
@@ -489,19 +493,37 @@ LogicalResult WgmmaOp::verify() {
            << kWgmmaK << ", got " << getK();
   if (!isSwizzle(getSwizzle()))
     return emitOpError("swizzles 32, 64 or 128 bytes, got ") << getSwizzle();
+  // Elements of a row of an operand's buffer.
+  auto width = [&](WgmmaLayout layout) {
+    return layout.rowBytes * 8 / element.getIntOrFloatBitWidth();
+  };
+  WgmmaLayout lhs = getLhsLayout(), rhs = getRhsLayout();
+  int64_t k = getK();
   if (failed(verifyWgmmaOperand(*this, "lhs", getLhs().getType(),
-                                getLhsIndices(), kWgmmaM)) ||
-      failed(verifyWgmmaOperand(*this, "rhs", getRhs().getType(),
-                                getRhsIndices(), getN())))
+                                getLhsIndices(), lhs, kWgmmaM,
+                                llvm::divideCeil(k, width(lhs)))))
+    return failure();
+  if (getRhsMnMajor() && !getSwizzle())
+    return emitOpError("reads an MN-major rhs swizzled alone");
+  if (getRhsMnMajor() && getN() % width(rhs) != 0)
+    return emitOpError("needs N a multiple of the MN-major rhs's row (")
+           << width(rhs) << " elements), got " << getN();
+  // K-major: N rows, k blocks; MN-major: k rows, N blocks.
+  int64_t rhsRows = getRhsMnMajor() ? k : getN();
+  int64_t rhsBlocks =
+      getRhsMnMajor() ? getN() / width(rhs) : llvm::divideCeil(k, width(rhs));
+  if (failed(verifyWgmmaOperand(*this, "rhs", getRhs().getType(),
+                                getRhsIndices(), rhs, rhsRows, rhsBlocks)))
     return failure();
   return verifyWholeWarpgroups(*this);
 }
 
-WgmmaLayout strata::kernelir::getWgmmaLayout(MemRefType buffer,
-                                             int64_t swizzle) {
+WgmmaLayout strata::kernelir::getWgmmaLayout(MemRefType buffer, int64_t swizzle,
+                                             bool mnMajor) {
   ArrayRef<int64_t> shape = buffer.getShape();
   int64_t rowBytes = swizzle ? swizzle : 16;
-  return {rowBytes, shape[shape.size() - 2] * rowBytes, 8 * rowBytes, swizzle};
+  return {rowBytes, shape[shape.size() - 2] * rowBytes, 8 * rowBytes, swizzle,
+          mnMajor};
 }
 
 int64_t WgmmaLayout::getDescriptorBits() const {

@@ -23,6 +23,52 @@
 namespace strata::kernelir {
 /// The operands of kernelir.mma.
 enum class MmaOperand { Lhs, Rhs, Acc };
+
+/// A wgmma operand's layout in shared memory, which its descriptors
+/// describe: the buffer's last dimensions are [k blocks][rows][w], a row
+/// of w elements being `rowBytes`: 16 bytes unswizzled (8 neighbouring rows
+/// of a k block are one 8 x 16-byte core matrix) or the swizzle's bytes
+/// (rows of 32, 64 or 128 bytes whose 16-byte units are permuted by
+/// swizzledOffset, the layout a swizzled kernelir.tma_load writes).
+///
+/// An MN-major operand (B with `rhs_mn_major`, swizzled alone) is the same
+/// layout with the roles of k and n swapped: [n blocks][k rows][w], a row
+/// of w neighbouring columns of one k, 8 rows of k a swizzle period; its
+/// n blocks lie `leading` apart (the descriptor's leading byte offset, in
+/// use here), its groups of 8 k `stride` apart.
+struct WgmmaLayout {
+  int64_t rowBytes;
+  /// Bytes between neighbouring blocks (rows x rowBytes: k blocks, or n
+  /// blocks MN-major) and between neighbouring groups of 8 rows (8 x
+  /// rowBytes, the stride byte offset).
+  int64_t leading, stride;
+  int64_t swizzle;
+  bool mnMajor;
+  /// The byte offset of (row 0, k) from the operand's first element,
+  /// unswizzled: where the descriptor of the k16 step at k starts.
+  int64_t kOffset(int64_t k, int64_t elementBytes) const {
+    if (mnMajor) // k counts rows.
+      return k / 8 * stride + k % 8 * rowBytes;
+    int64_t w = rowBytes / elementBytes;
+    return k / w * leading + k % w * elementBytes;
+  }
+  /// The leading byte offset a descriptor carries: `leading`, or, unused
+  /// by swizzled K-major operands, 16 (1 unit) by convention.
+  int64_t getDescriptorLeading() const {
+    return swizzle && !mnMajor ? 16 : leading;
+  }
+  /// The descriptor's swizzle mode (bits 62-63): none 0, 128 bytes 1, 64
+  /// bytes 2, 32 bytes 3.
+  int64_t getDescriptorMode() const {
+    return swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
+  }
+  /// The descriptor's bits besides the address: the leading byte offset
+  /// (bits 16-29) and the stride byte offset (bits 32-45), both in 16-byte
+  /// units, and the mode.
+  int64_t getDescriptorBits() const;
+};
+WgmmaLayout getWgmmaLayout(mlir::MemRefType buffer, int64_t swizzle,
+                           bool mnMajor = false);
 } // namespace strata::kernelir
 
 #define GET_OP_CLASSES
@@ -72,39 +118,6 @@ mlir::AffineMap getMmaFragmentMap(mlir::MLIRContext *ctx, MmaOperand operand,
 /// multiple of 16 (one wgmma.mma_async per 16), N a multiple of 8 up to 256.
 constexpr int64_t kWarpgroupSize = 4 * kWarpSize;
 constexpr int64_t kWgmmaM = 64, kWgmmaK = 16, kWgmmaMaxN = 256;
-
-/// A wgmma operand's layout in shared memory, which its descriptors
-/// describe: the buffer's last dimensions are [k blocks][rows][w], a row
-/// of w elements being `rowBytes`: 16 bytes unswizzled (8 neighbouring rows
-/// of a k block are one 8 x 16-byte core matrix) or the swizzle's bytes
-/// (rows of 32, 64 or 128 bytes whose 16-byte units are permuted by
-/// swizzledOffset, the layout a swizzled kernelir.tma_load writes).
-struct WgmmaLayout {
-  int64_t rowBytes;
-  /// Bytes between neighbouring k blocks (rows x rowBytes) and between
-  /// neighbouring groups of 8 rows (8 x rowBytes, the stride byte offset).
-  int64_t leading, stride;
-  int64_t swizzle;
-  /// The byte offset of (row 0, k) from the operand's first element,
-  /// unswizzled: where the descriptor of the k16 step at k starts.
-  int64_t kOffset(int64_t k, int64_t elementBytes) const {
-    int64_t w = rowBytes / elementBytes;
-    return k / w * leading + k % w * elementBytes;
-  }
-  /// The leading byte offset a descriptor carries: `leading`, or, unused
-  /// by swizzled K-major operands, 16 (1 unit) by convention.
-  int64_t getDescriptorLeading() const { return swizzle ? 16 : leading; }
-  /// The descriptor's swizzle mode (bits 62-63): none 0, 128 bytes 1, 64
-  /// bytes 2, 32 bytes 3.
-  int64_t getDescriptorMode() const {
-    return swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-  }
-  /// The descriptor's bits besides the address: the leading byte offset
-  /// (bits 16-29) and the stride byte offset (bits 32-45), both in 16-byte
-  /// units, and the mode.
-  int64_t getDescriptorBits() const;
-};
-WgmmaLayout getWgmmaLayout(mlir::MemRefType buffer, int64_t swizzle);
 
 /// Hopper's shared-memory swizzles (TMA boxes, wgmma descriptors): with
 /// `swizzleBytes` S of 32, 64 or 128, the 16-byte units of each S-byte row

@@ -477,6 +477,13 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
     8 x swizzle bytes apart, and the descriptors carry the swizzle mode.
     A box that TMA copied feeds wgmma with no thread touching it.
 
+    With `rhs_mn_major` (swizzled alone) B is stored MN-major, the layout
+    a TMA box of a row-major k x n matrix writes: [n blocks][k rows][w],
+    B(k, n) = rhs[..., b + n / w, k0 + k, n mod w] for the indices [..., b,
+    k0, 0], a row w neighbouring columns of one k; N a multiple of w. The
+    wgmma reads it transposed (PTX's imm-trans-b), its descriptors' leading
+    byte offset the distance between n blocks.
+
     The accumulator `vector<Jx2x2xf32>` (N = 8 J, at most 256) is the
     lane's fragment in PTX's wgmma D layout: warp q of the warpgroup owns
     rows 16 q to 16 q + 15, and with lane = 4 g + t, element [j][h][i]
@@ -501,17 +508,26 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
                        Variadic<Index>:$rhsIndices,
                        VectorOfRankAndType<[3], [F32]>:$acc,
                        ConfinedAttr<I64Attr, [IntPositive]>:$k,
-                       DefaultValuedAttr<I64Attr, "0">:$swizzle);
+                       DefaultValuedAttr<I64Attr, "0">:$swizzle,
+                       UnitAttr:$rhsMnMajor);
   let results = (outs VectorOfRankAndType<[3], [F32]>:$result);
   let assemblyFormat = [{
     $lhs `[` $lhsIndices `]` `,` $rhs `[` $rhsIndices `]` `,` $acc `k` $k
-    (`swizzle` $swizzle^)? attr-dict `:` type($lhs) `,` type($rhs) `,`
-    type($acc)
+    (`swizzle` $swizzle^)? (`rhs_mn_major` $rhsMnMajor^)? attr-dict `:`
+    type($lhs) `,` type($rhs) `,` type($acc)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// N: the accumulator's columns.
     int64_t getN() { return 8 * getAcc().getType().getDimSize(0); }
+    /// The operands' layouts, which their descriptors describe.
+    ::strata::kernelir::WgmmaLayout getLhsLayout() {
+      return getWgmmaLayout(getLhs().getType(), getSwizzle());
+    }
+    ::strata::kernelir::WgmmaLayout getRhsLayout() {
+      return getWgmmaLayout(getRhs().getType(), getSwizzle(),
+                            getRhsMnMajor());
+    }
   }];
 }
 
