@@ -268,6 +268,22 @@ def test_half_matmul_by_warpgroups_fed_by_tma(form, schedule, dtype):
         assert excess <= 0, (via, excess)
 
 
+def test_mlp_and_gram_matrix_fed_by_tma():
+    # nn.Linear layers with fused epilogues (bias, GELU) and x @ x.T (one
+    # buffer, one tensor map, as both operands of square tiles) take TMA
+    # and match PyTorch on the CPU in a shuffled thread order.
+    torch.manual_seed(7)
+    mlp = nn.Sequential(nn.Linear(96, 200), nn.GELU(), nn.Linear(200, 64)).half()
+    for fn, inputs in ((mlp, (randn(50, 96).half(),)),
+                       (lambda x: x @ x.t(), (randn(130, 64).half(),))):
+        options = "wgmma=true tma=true"
+        module = import_program(capture(fn, inputs))
+        module.run(strata.pipeline("kernel", options))
+        assert "kernelir.tma_load" in str(module), str(module)
+        report = check(fn, inputs, via="kernel-shuffled", options=options)
+        assert report.passed, report
+
+
 @pytest.mark.parametrize("case", ["batched_b", "k_333", "reused"])
 def test_tma_only_where_a_tensor_map_fits(case):
     # Where either operand has no 2-d tensor map (a batch of Bs: 3-d boxes
