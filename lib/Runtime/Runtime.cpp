@@ -133,6 +133,15 @@ EncodedTensorMap encodeTensorMap(Driver &d, const TensorMap &m,
   if (!d.cuTensorMapEncodeTiled)
     throw RuntimeError(what + " needs cuTensorMapEncodeTiled, which this "
                               "CUDA driver lacks (CUDA 12 or newer)");
+  // TMA reads from 16-byte-aligned addresses alone (the driver's own
+  // refusal would not say which tensor): a view that starts elsewhere,
+  // e.g. x[1:] of halves, needs a copy first.
+  if (pointer % 16 != 0)
+    throw RuntimeError(what +
+                       " needs its tensor at a 16-byte-aligned "
+                       "address (TMA), got one 16 n + " +
+                       std::to_string(pointer % 16) +
+                       ": pass a contiguous copy");
   int64_t bytes = Artifact::elementBytes(buffer.dtype);
   // CU_TENSOR_MAP_DATA_TYPE_UINT8 / 16 / 32 / 64.
   int type = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 4;
