@@ -232,6 +232,11 @@ WGMMA = {
     "wgmma_tma_bf16_4096_matmul": matmul(torch.bfloat16),
     "wgmma_tma_f16_ragged": linear(torch.float16, 1000, 328, 517),
     "wgmma_tma_f16_ragged_matmul": matmul(torch.float16, 1000, 328, 520),
+    # Wider tiles for the TMA loop: 128 x 256 (two warpgroups of
+    # m64n256k16, 154 registers, no spills) in four stages (192 KiB) and
+    # three.
+    "wgmma_tma_f16_4096_t128x256": matmul(torch.float16),
+    "wgmma_tma_f16_4096_t128x256s3": matmul(torch.float16),
     "wgmma_f16_4096_linear": linear(torch.float16),
     "mma_f16_4096_linear": linear(torch.float16),
 }
@@ -240,6 +245,10 @@ WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
 for _name in WGMMA_SCHEDULE:
     if _name.startswith("wgmma_tma_"):
         WGMMA_SCHEDULE[_name] += " tma=true"
+WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256"] += (
+    " tile-sizes=128,256 k-tile=64 stages=4 shared-memory=230000")
+WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256s3"] += (
+    " tile-sizes=128,256 k-tile=64 stages=3")
 # LLVM at O2 (`--set llvm_o2`): the row, elementwise and matmul programs
 # and the decoder block with opt-level=2, to time against the check's O3
 # (O2 is 10-15% cheaper to compile and gives the decoder fewer registers,
