@@ -38,8 +38,8 @@ step build 120 bash tools/gpu-check.sh "$artifacts" --dry-run --set "$set_name"
 if [ "$set_name" = wgmma ]; then
   ragged=wgmma_f16_issue,wgmma_f16_ragged,wgmma_bf16_ragged,wgmma_bmm_large_tiles
   ragged+=,wgmma_tma_f16_ragged,wgmma_tma_f16_ragged_matmul
-  step check 150 $check --set wgmma --no-torch-compile
-  step memcheck 100 compute-sanitizer --tool memcheck --print-limit 10 \
+  step check 200 $check --set wgmma --no-torch-compile
+  step memcheck 120 compute-sanitizer --tool memcheck --print-limit 10 \
     $check --set wgmma --no-timing --only "$ragged"
   step racecheck 60 compute-sanitizer --tool racecheck --print-limit 10 \
     $check --set wgmma --no-timing --only wgmma_f16_issue,wgmma_f16_ragged,wgmma_tma_f16_ragged,wgmma_tma_f16_ragged_matmul
