@@ -267,9 +267,9 @@ def compile(fn, example_inputs=None, target="sm_90", options="",
     dtypes) of its arguments as a call needs it, up to `recompile_limit`
     signatures. With `example_inputs` it is compiled for theirs at once
     (so errors show here). `options` are the pipelines' schedule options
-    ('tf32=true stages=3', 'wgmma=true' with target 'sm_90a';
-    docs/tile-schedules.md), for the GPU kernels and their CPU emulation
-    alike."""
+    ('tf32=true stages=3', 'wgmma=true' or 'wgmma=true tma=true' with
+    target 'sm_90a'; docs/tile-schedules.md), for the GPU kernels and
+    their CPU emulation alike."""
     function = Function(fn, target, options, recompile_limit)
     if example_inputs is not None:
         function.specialize(tuple(example_inputs))
