@@ -5,7 +5,6 @@
 // element; the boxes' zeros past the tensors cover the ragged edges.
 
 #include "ContractionLowering.h"
-#include "strata/Dialect/Utils/ElementStorage.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -35,8 +34,7 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
   auto buffer = cast<BlockArgument>(load.getMemref());
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() != 2 || !type.getLayout().isIdentity() ||
-      !type.hasStaticShape() ||
-      type.getDimSize(1) * getStorageBits(type.getElementType()) % 128 != 0)
+      !type.hasStaticShape() || !kernelir::hasTensorMapStrides(type))
     return std::nullopt;
   // The buffer's indices are the tile coordinate the operand varies and
   // k, in either order.
@@ -105,9 +103,6 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
   auto chunkType = cast<MemRefType>(lhsChunk.getType());
   int64_t width = chunkType.getShape().back(); // Elements of a box row.
   int64_t kBlocks = step / width;
-  int64_t stepBytes = (chunkType.getNumElements() +
-                       cast<MemRefType>(rhsChunk.getType()).getNumElements()) /
-                      stages * getStorageBits(chunkType.getElementType()) / 8;
 
   // The buffers become tensor maps, read by these copies alone.
   auto func = cast<kernelir::FuncOp>(ctx.entry->getParentOp());
@@ -152,8 +147,8 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
   // Issues the copies of step `kt` into `slot` (null without slots).
   auto issue = [&](Value kt, Value slot) {
     asLeader([&] {
-      kernelir::MBarrierArriveOp::create(b, loc, barriers, barrierOf(slot),
-                                         b.getI64IntegerAttr(stepBytes));
+      // Armed with the bytes of the step's boxes, once they are issued.
+      SmallVector<kernelir::TmaLoadOp> boxes;
       Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
       // Block `block` of a chunk, at `along` + `offset` along the tile
       // dimension and `k` along k of its tensor (in the tensor's order).
@@ -163,9 +158,9 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
         if (slot)
           box.insert(box.begin(), slot);
         along = arith::AddIOp::create(b, loc, along, index(offset));
-        kernelir::TmaLoadOp::create(
+        boxes.push_back(kernelir::TmaLoadOp::create(
             b, loc, map, mnMajor ? ValueRange{k, along} : ValueRange{along, k},
-            chunk, box, copies.swizzle, barriers, barrierOf(slot));
+            chunk, box, copies.swizzle, barriers, barrierOf(slot)));
       };
       for (int64_t kb = 0; kb < kBlocks; ++kb) {
         Value k = arith::AddIOp::create(b, loc, k0, index(kb * width));
@@ -177,6 +172,13 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
       int64_t nBlocks = copies.rhsMnMajor ? kernel.getTile().back() / width : 0;
       for (int64_t nb = 0; nb < nBlocks; ++nb)
         copy(rhsMap, rhsChunk, nb, colOrigin, nb * width, k0, true);
+      int64_t bytes = 0;
+      for (kernelir::TmaLoadOp box : boxes)
+        bytes += box.getBytes();
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(boxes.front());
+      kernelir::MBarrierArriveOp::create(b, loc, barriers, barrierOf(slot),
+                                         b.getI64IntegerAttr(bytes));
     });
   };
   for (int64_t s = 0; s + 1 < stages && s < steps; ++s)

@@ -739,6 +739,14 @@ LogicalResult BulkCopyOp::verify() {
 // TmaLoadOp and the swizzles
 //===----------------------------------------------------------------------===//
 
+bool strata::kernelir::hasTensorMapStrides(MemRefType tensor) {
+  if (tensor.getRank() < 2)
+    return true;
+  int64_t rowBits =
+      tensor.getShape().back() * getStorageBits(tensor.getElementType());
+  return rowBits % 128 == 0;
+}
+
 bool strata::kernelir::isSwizzle(int64_t swizzleBytes) {
   return swizzleBytes == 0 || swizzleBytes == 32 || swizzleBytes == 64 ||
          swizzleBytes == 128;
@@ -795,7 +803,7 @@ static LogicalResult verifyTmaBox(Operation *op, Value global,
   for (MemRefType type : {tensor, buffer})
     if (!type.getLayout().isIdentity())
       return op->emitOpError("needs row-major buffers, got ") << type;
-  if (rank > 1 && tensor.getShape().back() * elementBytes % 16 != 0)
+  if (!hasTensorMapStrides(tensor))
     return op->emitOpError("needs a tensor whose rows are a multiple of 16 "
                            "bytes (a tensor map's strides), got ")
            << tensor;

@@ -135,6 +135,9 @@ inline int64_t swizzledOffset(int64_t offset, int64_t swizzleBytes) {
 bool isSwizzle(int64_t swizzleBytes);
 /// TMA's limits: tensors of rank 1 to 5, boxes of up to 256 per dimension.
 constexpr int64_t kTmaMaxRank = 5, kTmaMaxBoxExtent = 256;
+/// Whether a tensor map's strides can describe `tensor`: its rows (all
+/// but a rank-1 tensor's) are a multiple of 16 bytes.
+bool hasTensorMapStrides(mlir::MemRefType tensor);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H
