@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  python3-dev pybind11-dev python3-numpy python3-pytest python3-torch
-  python3-pip python3-venv
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-pytest-xdist
+  python3-torch python3-pip python3-venv
 )
 
 install_missing() {
@@ -98,6 +98,24 @@ build_sanitized() {
     "-DSTRATA_SANITIZERS=address;undefined" -DSTRATA_ENABLE_FUZZER=ON
 }
 
+# The Python suite runs on every core (pytest-xdist; its tests are
+# single-threaded and independent, each worker with its own compile cache),
+# at most one worker per 4 GiB of available memory. STRATA_TEST_WORKERS
+# overrides the count.
+pytest_workers() {
+  local cores memory
+  cores=$(nproc)
+  memory=$(awk '/^MemAvailable:/ { print int($2 / 4194304) }' /proc/meminfo)
+  [ "$memory" -lt 1 ] && memory=1
+  echo "${STRATA_TEST_WORKERS:-$((cores < memory ? cores : memory))}"
+}
+
+# Each step's start, with the seconds since the command began, so a CI log
+# shows where its time went.
+step() {
+  echo "== [${SECONDS}s] $*"
+}
+
 case "${1:-}" in
   example)
     install_missing
@@ -106,24 +124,34 @@ case "${1:-}" in
     ;;
   test)
     install_missing
+    step build
     build
     install_python_deps
+    step "install $VENV"
     install_venv
+    step lit
     /usr/lib/llvm-22/bin/lit -sv build/test
-    "$VENV/bin/python" -m pytest -q test/python
+    step "pytest on $(pytest_workers) workers"
+    "$VENV/bin/python" -m pytest -q -n "$(pytest_workers)" test/python
+    step done
     ;;
   sanitize)
     # Every test against the sanitized build (docs/reliability.md). Python
     # is not instrumented: the ASan runtime is preloaded into it. Nor is
     # libMLIR: LLVM's allocators poison memory only in instrumented code, so
     # user poisoning would give false reports (allow_user_poisoning=0).
+    step "sanitized build"
     build_sanitized
     install_python_deps
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allow_user_poisoning=0:abort_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+    step "sanitized lit"
     /usr/lib/llvm-22/bin/lit -sv build-asan/test
+    step "sanitized pytest on $(pytest_workers) workers"
     LD_PRELOAD=$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so) \
-      STRATA_BUILD_DIR=build-asan /usr/bin/python3 -m pytest -q test/python
+      STRATA_BUILD_DIR=build-asan /usr/bin/python3 -m pytest -q \
+      -n "$(pytest_workers)" test/python
+    step done
     ;;
   build-sanitized)
     build_sanitized
