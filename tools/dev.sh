@@ -131,8 +131,9 @@ case "${1:-}" in
     install_venv
     step lit
     /usr/lib/llvm-22/bin/lit -sv build/test
-    step "pytest on $(pytest_workers) workers"
-    "$VENV/bin/python" -m pytest -q -n "$(pytest_workers)" test/python
+    workers=$(pytest_workers)
+    step "pytest on $workers workers"
+    "$VENV/bin/python" -m pytest -q -n "$workers" test/python
     step done
     ;;
   sanitize)
@@ -147,10 +148,11 @@ case "${1:-}" in
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
     step "sanitized lit"
     /usr/lib/llvm-22/bin/lit -sv build-asan/test
-    step "sanitized pytest on $(pytest_workers) workers"
+    workers=$(pytest_workers)
+    step "sanitized pytest on $workers workers"
     LD_PRELOAD=$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so) \
       STRATA_BUILD_DIR=build-asan /usr/bin/python3 -m pytest -q \
-      -n "$(pytest_workers)" test/python
+      -n "$workers" test/python
     step done
     ;;
   build-sanitized)
