@@ -239,6 +239,14 @@ WGMMA = {
     "wgmma_tma_f16_4096_t128x256s3": matmul(torch.float16),
     "wgmma_f16_4096_linear": linear(torch.float16),
     "mma_f16_4096_linear": linear(torch.float16),
+    # The order of the tiles (tileir-raster): bands of 8 rows by default at
+    # these grids, each next to its row-major twin (raster-group=1); 8192^3
+    # is where the operands (128 MiB each) outgrow the 50 MiB L2.
+    "mma_f16_4096_rows": matmul(torch.float16),
+    "mma_f16_8192": matmul(torch.float16, 8192, 8192, 8192),
+    "mma_f16_8192_rows": matmul(torch.float16, 8192, 8192, 8192),
+    "wgmma_tma_f16_8192": linear(torch.float16, 8192, 8192, 8192),
+    "wgmma_tma_f16_8192_rows": linear(torch.float16, 8192, 8192, 8192),
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
@@ -249,6 +257,10 @@ WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256"] += (
     " tile-sizes=128,256 k-tile=64 stages=4 shared-memory=230000")
 WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256s3"] += (
     " tile-sizes=128,256 k-tile=64 stages=3")
+RASTER_ROWS_SCHEDULE = {name: "raster-group=1" for name in WGMMA
+                        if name.endswith("_rows")}
+for _name, _options in RASTER_ROWS_SCHEDULE.items():
+    WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") + " " + _options).strip()
 # LLVM at O2 (`--set llvm_o2`): the row, elementwise and matmul programs
 # and the decoder block with opt-level=2, to time against the check's O3
 # (O2 is 10-15% cheaper to compile and gives the decoder fewer registers,
@@ -261,7 +273,8 @@ SETS = {"check": PROGRAMS, "sweep": SWEEP, "wgmma": WGMMA, "llvm_o2": LLVM_O2}
 
 # The chip each program is compiled for: sm_90, but wgmma exists on sm_90a
 # only (and an sm_90a cubin runs on the H100/H200's sm_90).
-TARGET = {name: "sm_90a" for name in WGMMA_SCHEDULE}
+TARGET = {name: "sm_90a" for name, options in WGMMA_SCHEDULE.items()
+          if "wgmma=true" in options}
 
 # Tolerance relative to max(1, max|ref|), per dtype.
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}

@@ -64,6 +64,9 @@ static void addSchedulePasses(OpPassManager &pm, const Options &options) {
   pipeline.tensorCores = options.tensorCores;
   pipeline.tf32 = options.tf32;
   pm.addPass(tileir::createTileIRPipelinePass(pipeline));
+  tileir::TileIRRasterPassOptions raster;
+  raster.group = options.rasterGroup;
+  pm.addPass(tileir::createTileIRRasterPass(raster));
 }
 
 void buildScheduleTilePipeline(OpPassManager &pm,

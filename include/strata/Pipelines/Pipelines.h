@@ -48,6 +48,12 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("Bytes of shared memory a contraction's pipelined "
                      "chunks may take (beyond 49152: dynamic shared memory)"),
       llvm::cl::init(kStaticSharedMemoryBytes)};
+  typename Base::template Option<int64_t> rasterGroup{
+      *this, "raster-group",
+      llvm::cl::desc("Rows of tiles per band in the order contraction "
+                     "tiles are taken (1: row-major; 0: chosen per "
+                     "kernel)"),
+      llvm::cl::init(0)};
   // Where contractions multiply: kernelir's choice, which tiles follow.
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
@@ -138,8 +144,8 @@ struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {
 
 void buildLowerToLoopPipeline(mlir::OpPassManager &pm);
 /// tileir-tile, tileir-split-k, tileir-split-folds, tileir-map-threads,
-/// tileir-k-tile, tileir-pipeline: every scheduling decision, one pass
-/// each, on tileir kernels.
+/// tileir-k-tile, tileir-pipeline, tileir-raster: every scheduling
+/// decision, one pass each, on tileir kernels.
 void buildScheduleTilePipeline(mlir::OpPassManager &pm,
                                const TileScheduleOptions &options);
 void buildLowerToTilePipeline(mlir::OpPassManager &pm,

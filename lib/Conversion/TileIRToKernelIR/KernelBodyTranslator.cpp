@@ -6,11 +6,50 @@
 #include "TileProgramTranslator.h"
 #include "strata/Dialect/Utils/LoopBox.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace strata;
 using namespace strata::detail;
+
+/// The tile coordinates of program instance `block` (a linear block id)
+/// in a grid of `grid` instances whose last two dimensions go in bands of
+/// `group` rows, each band column by column (tileir.kernel's raster_group):
+/// within one matrix of the grid, band = block / (group * columns), and the
+/// band's first row plus block mod the band's rows (fewer in the last band)
+/// and its column block / those rows, both within the band.
+static SmallVector<Value> rasterProgramIds(OpBuilder &b, Location loc,
+                                           Value block, ArrayRef<int64_t> grid,
+                                           int64_t group) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t rank = grid.size(), rows = grid[rank - 2], columns = grid[rank - 1];
+  group = std::min(group, rows); // Taller bands are the same order.
+  // Leading dimensions (batch, split-k slices) vary slowest, row-major.
+  SmallVector<Value> ids;
+  Value inMatrix = block;
+  if (computeProduct(grid.drop_back(2)) > 1) {
+    Value matrix = index(rows * columns);
+    ids = delinearize(b, loc, arith::DivUIOp::create(b, loc, block, matrix),
+                      grid.drop_back(2));
+    inMatrix = arith::RemUIOp::create(b, loc, block, matrix);
+  } else {
+    ids.assign(rank - 2, index(0));
+  }
+  Value bandSize = index(group * columns);
+  Value band = arith::DivUIOp::create(b, loc, inMatrix, bandSize);
+  Value inBand = arith::RemUIOp::create(b, loc, inMatrix, bandSize);
+  Value firstRow = arith::MulIOp::create(b, loc, band, index(group));
+  Value bandRows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, index(rows), firstRow),
+      index(group));
+  ids.push_back(arith::AddIOp::create(
+      b, loc, firstRow, arith::RemUIOp::create(b, loc, inBand, bandRows)));
+  ids.push_back(arith::DivUIOp::create(b, loc, inBand, bandRows));
+  return ids;
+}
 
 LogicalResult KernelBodyTranslator::translate(kernelir::FuncOp func) {
   Block &source = kernel.getBody().front();
@@ -19,7 +58,9 @@ LogicalResult KernelBodyTranslator::translate(kernelir::FuncOp func) {
   Value block = kernelir::BlockIdOp::create(b, loc, kernelir::Dim::x);
   entry = &func.getBody().front();
   thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
-  programIds = delinearize(b, loc, block, kernel.getGrid());
+  std::optional<uint64_t> group = kernel.getRasterGroup();
+  programIds = group ? rasterProgramIds(b, loc, block, kernel.getGrid(), *group)
+                     : delinearize(b, loc, block, kernel.getGrid());
   groupThread = thread; // One group unless the program is a row program.
   prepare();
   return translateOps(source);

@@ -571,3 +571,23 @@ func.func @composite_scan_combine(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   }
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @raster_group_of_one_dimension(%a: tensor<100xf32>) -> tensor<100xf32> {
+  // expected-error @+1 {{raster_group orders the tiles of the last two domain dimensions; this domain has one}}
+  %r = tileir.kernel ins(%a : tensor<100xf32>) -> tensor<100xf32> domain [100] tile [64] threads 64 raster_group 2 {
+  ^bb0(%in: memref<100xf32>, %out: memref<100xf32>):
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @raster_group_of_zero(%a: tensor<100x100xf32>) -> tensor<100x100xf32> {
+  // expected-error @+1 {{attribute 'raster_group' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %r = tileir.kernel ins(%a : tensor<100x100xf32>) -> tensor<100x100xf32> domain [100, 100] tile [64, 64] threads 64 raster_group 0 {
+  ^bb0(%in: memref<100x100xf32>, %out: memref<100x100xf32>):
+  }
+  return %r : tensor<100x100xf32>
+}

@@ -40,6 +40,10 @@ LogicalResult KernelOp::verify() {
     if (llvm::MulOverflow(elements, t, elements))
       return emitOpError("tile has more elements than an index holds");
   }
+  // The order groups rows of the grid's last two dimensions.
+  if (getRasterGroup() && domain.size() < 2)
+    return emitOpError("raster_group orders the tiles of the last two "
+                       "domain dimensions; this domain has one");
   WalkResult written = walk([&](Operation *op) {
     Value buffer;
     if (auto store = dyn_cast<StoreOp>(op))

@@ -60,7 +60,15 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
     - `threads`: the threads of one program instance. They divide the tile's
       elements evenly; in a cooperative kernel (`tileir.fold`,
       `tileir.distribute`) they split into one equal group per point of
-      the tile instead (`tileir.point`).
+      the tile instead (`tileir.point`);
+    - `raster_group` (optional): the order in which program instances
+      take their tiles. Without it, row-major over the grid. With G, the
+      tiles of the grid's last two dimensions (rows and columns of an
+      output) go in bands of G rows, each band column by column, so that
+      instances running at once read G row panels and a few column panels
+      of the operands instead of one row panel and every column panel: an
+      L2-friendly order (Triton's GROUP_M). Leading dimensions (batch,
+      split-k slices) still vary slowest; the last band may be shorter.
 
     ```mlir
     %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32>
@@ -81,14 +89,27 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
   let arguments = (ins Variadic<AnyStaticShapeTensor>:$inputs,
                        DenseI64ArrayAttr:$domain,
                        DenseI64ArrayAttr:$tile,
-                       I64Attr:$threads);
+                       I64Attr:$threads,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>
+                           :$raster_group);
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     (`ins` `(` $inputs^ `:` type($inputs) `)`)? `->` type($results)
     `domain` $domain `tile` $tile `threads` $threads
+    (`raster_group` $raster_group^)?
     attr-dict-with-keyword $body
   }];
+  let builders = [
+    // Row-major: tileir-raster, the last scheduling pass, decides the order.
+    OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::ValueRange":$inputs,
+                   "::mlir::DenseI64ArrayAttr":$domain,
+                   "::mlir::DenseI64ArrayAttr":$tile,
+                   "::mlir::IntegerAttr":$threads), [{
+      build($_builder, $_state, results, inputs, domain, tile, threads,
+            /*raster_group=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Program instances per domain dimension: ceil(domain / tile).

@@ -412,4 +412,50 @@ def TileIRPipelinePass : Pass<"tileir-pipeline"> {
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
 
+def TileIRRasterPass : Pass<"tileir-raster"> {
+  let summary = "Choose the order in which contraction tiles are taken.";
+  let description = [{
+    Sets `raster_group` on contraction kernels: the order in which their
+    program instances take the tiles of the output (tileir.kernel). Row
+    by row, the instances running at once (a wave: about one per
+    multiprocessor) share one or two row panels of A but read every column
+    panel of B; in bands of G rows, each band column by column, they read G
+    row panels and about wave / G column panels, so an operand panel is
+    fetched from global memory once per band instead of once per row of
+    tiles where the operands outgrow L2. Triton's GROUP_M and CUTLASS's
+    threadblock swizzle are this order.
+
+    Per kernel (`group` 0): bands of 8 rows where the output's grid has
+    more than `min-programs` tiles (128 unless given: about one wave;
+    smaller grids run at once, and their order does not matter) and more
+    than one row and one column of tiles; otherwise row-major. `group`
+    forces G for every contraction kernel (1: row-major). Only the order
+    changes: each tile is still taken by exactly one program instance,
+    and the kernel's arithmetic is the same. Run after `tileir-tile` and
+    `tileir-split-k` (they decide the grid).
+
+    Before (4096 x 4096 in 128 x 128 tiles: 32 x 32 instances):
+
+    ```mlir
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf32>
+        domain [4096, 4096] tile [128, 128] threads 256 {
+    ```
+
+    After:
+
+    ```mlir
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf32>
+        domain [4096, 4096] tile [128, 128] threads 256 raster_group 8 {
+    ```
+  }];
+  let options = [
+    Option<"group", "group", "int64_t", /*default=*/"0",
+           "Rows of tiles per band (1: row-major; 0: chosen per kernel)">,
+    Option<"minPrograms", "min-programs", "int64_t", /*default=*/"128",
+           "Tiles of the output above which the order is chosen (with "
+           "group 0)">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect"];
+}
+
 #endif // STRATA_TILEIR_PASSES
