@@ -173,6 +173,7 @@ PYBIND11_MODULE(_strata, m) {
               py::dict row;
               row["name"] = k.name;
               row["kind"] = k.kind;
+              row["schedule"] = k.schedule;
               row["programs"] = k.programs;
               row["bytes_read"] = k.bytesRead;
               row["bytes_written"] = k.bytesWritten;
@@ -189,7 +190,8 @@ PYBIND11_MODULE(_strata, m) {
           },
           py::arg("tensor_cores") = true, py::arg("tf32") = false,
           "The traffic model of every scheduled tile kernel (a module at "
-          "tileir): name, kind, programs, bytes read and written, FLOPs, "
+          "tileir): name, kind, schedule (tile, threads, band), programs, "
+          "bytes read and written, FLOPs, "
           "the math unit and the H200 roofline's time. A model, not a "
           "measurement.")
       .def(

@@ -1,5 +1,6 @@
-"""The traffic and roofline report of a compiled program: per kernel, the
-global-memory bytes, FLOPs and H200 roofline time of Strata's traffic
+"""The traffic and roofline report of a compiled program: per kernel, its
+schedule in brief (tile, threads per block, "r8" where its tiles go in
+bands of 8 rows: tileir-raster), the global-memory bytes, FLOPs and H200 roofline time of Strata's traffic
 model (TrafficModel.h), and the program's total against its ideal (every
 input, weight and output moved once). It is a model, not a measurement:
 caches beyond what one kernel reuses, coalescing and latency are not in
@@ -62,12 +63,12 @@ class Report:
 
     def text(self):
         lines = ["traffic (%s)" % _note(),
-                 "%-24s %-11s %8s %10s %9s %9s %10s %5s %10s" % (
-                     "kernel", "kind", "blocks", "tile MB", "read MB",
-                     "write MB", "GFLOP", "unit", "roofline")]
+                 "%-24s %-11s %-18s %8s %10s %9s %9s %10s %5s %10s" % (
+                     "kernel", "kind", "schedule", "blocks", "tile MB",
+                     "read MB", "write MB", "GFLOP", "unit", "roofline")]
         for k in self.kernels:
-            lines.append("%-24s %-11s %8d %10.2f %9.2f %9.2f %10.3f %5s %8.1f us"
-                         % (k["name"], k["kind"], k["programs"],
+            lines.append("%-24s %-11s %-18s %8d %10.2f %9.2f %9.2f %10.3f %5s %8.1f us"
+                         % (k["name"], k["kind"], k["schedule"], k["programs"],
                             (k["tile_bytes_read"] + k["tile_bytes_written"]) / 1e6,
                             k["bytes_read"] / 1e6, k["bytes_written"] / 1e6,
                             k["flops"] / 1e9, k["unit"], k["seconds"] * 1e6))
@@ -169,16 +170,17 @@ def _html(report, title):
                    % (x - 4, y - 4, color, x + 6, y + 12, color, label))
     svg.append("</svg>")
     rows = "".join(
-        "<tr><td>%s</td><td>%s</td><td>%d</td><td>%.2f</td><td>%.2f</td>"
-        "<td>%.2f</td><td>%.3f</td><td>%s</td><td>%.1f</td></tr>" % (
-            html.escape(k["name"]), k["kind"], k["programs"],
+        "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.2f</td>"
+        "<td>%.2f</td><td>%.2f</td><td>%.3f</td><td>%s</td><td>%.1f</td></tr>" % (
+            html.escape(k["name"]), k["kind"], k["schedule"], k["programs"],
             (k["tile_bytes_read"] + k["tile_bytes_written"]) / 1e6,
             k["bytes_read"] / 1e6, k["bytes_written"] / 1e6, k["flops"] / 1e9,
             k["unit"], k["seconds"] * 1e6) for k in report.kernels)
     return ("<!doctype html><html><head><meta charset='utf-8'><title>%s</title>"
             "<style>body{font-family:sans-serif}td,th{padding:2px 8px;"
             "text-align:right}</style></head><body><h1>%s</h1><p>%s.</p>%s"
-            "<table><tr><th>kernel</th><th>kind</th><th>blocks</th>"
+            "<table><tr><th>kernel</th><th>kind</th><th>schedule</th>"
+            "<th>blocks</th>"
             "<th>tile MB</th><th>read MB</th><th>write MB</th><th>GFLOP</th>"
             "<th>unit</th><th>roofline us</th></tr>%s</table><p>%s</p>"
             "</body></html>\n" % (

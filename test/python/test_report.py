@@ -30,6 +30,7 @@ def test_matmul_reads_each_operand_once_per_row_or_column_of_tiles():
     a, b = torch.randn(100, 333), torch.randn(333, 70)
     (k,) = report(torch.matmul, a, b, options="tile-sizes=64,64").kernels
     assert k["kind"] == "contraction" and k["programs"] == 4
+    assert k["schedule"] == "64x64 t256", k
     assert k["tile_bytes_read"] == (100 * 333 * 2 + 333 * 70 * 2) * F32
     assert k["bytes_read"] == (100 * 333 + 333 * 70) * F32
     assert k["bytes_written"] == k["tile_bytes_written"] == 100 * 70 * F32
@@ -115,3 +116,14 @@ def test_compile_report_names_the_kernels_ptxas_assembles(tmp_path):
     assert page.count("<circle") == len(rows)
     assert all(name in page for name, _ in rows)
     assert "modeled, not measured" in page
+
+
+def test_schedule_names_tile_threads_and_band():
+    # 4096 x 4096 halves: 128 x 128 tiles of 256 threads, in bands of 8
+    # rows of tiles (1024 of them, more than a wave); the table shows it.
+    a = torch.randn(4096, 4096).half()
+    r = report(torch.matmul, a, a)
+    assert [k["schedule"] for k in r.kernels] == ["128x128 t256 r8"]
+    assert "128x128 t256 r8" in r.text()
+    r = report(torch.matmul, a, a, options="raster-group=1")
+    assert [k["schedule"] for k in r.kernels] == ["128x128 t256"]

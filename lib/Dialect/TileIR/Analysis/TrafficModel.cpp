@@ -345,6 +345,11 @@ KernelTraffic strata::tileir::modelKernel(KernelOp kernel, bool tensorCores,
                                           bool tf32) {
   KernelTraffic result = KernelModel(kernel).run(tensorCores, tf32);
   result.kind = kindName(kernel.getProgramKind());
+  llvm::raw_string_ostream schedule(result.schedule);
+  llvm::interleave(kernel.getTile(), schedule, "x");
+  schedule << " t" << kernel.getThreads();
+  if (std::optional<uint64_t> group = kernel.getRasterGroup())
+    schedule << " r" << *group;
   return result;
 }
 

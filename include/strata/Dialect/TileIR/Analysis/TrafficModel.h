@@ -32,6 +32,9 @@ enum class MathUnit { F32, TF32, Half };
 struct KernelTraffic {
   std::string name;    // The kernelir.func it becomes.
   std::string kind;    // elementwise, row, contraction or generic.
+  /// The schedule in brief: the tile, the threads of a program instance
+  /// and, in banded order (raster_group), the band: "128x128 t256 r8".
+  std::string schedule;
   int64_t programs = 0; // Program instances (blocks).
   /// What the program instances' tiles request: every access once per
   /// tile that makes it (a contraction's operands once per row or column
