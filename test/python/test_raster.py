@@ -82,3 +82,15 @@ def test_negative_raster_group_is_an_error():
     with pytest.raises(Exception, match="group and min-programs must not be "
                                         "negative, got group=-3"):
         tile_ir(torch.matmul, (randn(64, 64), randn(64, 64)), "raster-group=-3")
+
+
+def test_bands_taller_than_the_grid_are_the_whole_grid():
+    # 1000 x 333 in 32 x 32 tiles: 32 rows of tiles. A forced band of any
+    # height beyond 32 (even one no index could multiply by the columns)
+    # is one band of all 32 rows: the grid column by column.
+    torch.manual_seed(32)
+    inputs = (randn(1000, 517), randn(517, 333))
+    options = "tile-sizes=32,32 raster-group=1000000000000000000"
+    assert raster_groups(tile_ir(torch.matmul, inputs, options)) == [32]
+    report = check(torch.matmul, inputs, via="kernel-shuffled", options=options)
+    assert report.passed, report

@@ -429,7 +429,8 @@ def TileIRRasterPass : Pass<"tileir-raster"> {
     more than `min-programs` tiles (128 unless given: about one wave;
     smaller grids run at once, and their order does not matter) and more
     than one row and one column of tiles; otherwise row-major. `group`
-    forces G for every contraction kernel (1: row-major). Only the order
+    forces G for every contraction kernel (1: row-major; more than the
+    grid's rows of tiles: one band of all of them, column-major order). Only the order
     changes: each tile is still taken by exactly one program instance,
     and the kernel's arithmetic is the same. Run after `tileir-tile` and
     `tileir-split-k` (they decide the grid).
