@@ -40,7 +40,8 @@ class DecoderBlock(nn.Module):
         k = k.view(b, t, self.heads, d // self.heads).transpose(1, 2)
         v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
         scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d // self.heads)
-        mask = torch.triu(torch.full((t, t), float("-inf"), device=x.device), diagonal=1)
+        mask = torch.triu(torch.full((t, t), float("-inf"), dtype=scores.dtype,
+                                     device=x.device), diagonal=1)
         attn = F.softmax(scores + mask, dim=-1)
         y = torch.matmul(attn, v).transpose(1, 2).contiguous().view(b, t, d)
         x = x + self.out(y)

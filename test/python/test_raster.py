@@ -63,14 +63,18 @@ def test_banded_order_matches_pytorch(name):
         assert report.passed, (via, report)
 
 
-def test_bands_where_the_grid_outgrows_a_wave():
+def test_bands_where_the_grid_outgrows_a_wave_and_b_outgrows_l2():
     # 4096 x 4096 halves in 128 x 128 tiles: 32 x 32 = 1024 instances,
-    # bands of 8 rows; 512 x 512 (in 64 x 64 tiles: 64 instances, one
-    # wave) and a matrix-vector product keep row-major; raster-group=1
-    # forces it.
+    # each row of them sweeping all of B (32 MiB, more than half of L2):
+    # bands of 8 rows; raster-group=1 forces row-major. GPT-2's QKV
+    # projection (4 x 1024 tokens, 768 -> 2304: 576 tiles) sweeps 3.5 MiB,
+    # which L2 keeps: row-major. 512 x 512 (in 64 x 64 tiles: 64
+    # instances, one wave) and a matrix-vector product keep row-major.
     a = torch.randn(4096, 4096).half()
     assert raster_groups(tile_ir(torch.matmul, (a, a))) == [8]
     assert raster_groups(tile_ir(torch.matmul, (a, a), "raster-group=1")) == [None]
+    w = torch.randn(768, 2304).half()
+    assert raster_groups(tile_ir(torch.matmul, (a[:, :768].contiguous(), w))) == [None]
     b = a[:512, :512].contiguous()
     # (512 x 512 splits its k too: every kernel row-major.)
     assert set(raster_groups(tile_ir(torch.matmul, (b, b)))) == {None}

@@ -7,8 +7,10 @@
 // RUN: not strata-opt %s -split-input-file '--tileir-raster=group=-2' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 
 // 2048 x 2048 in 64 x 64 tiles: 32 x 32 = 1024 instances, more than one
-// wave (128): bands of 8 rows by default, of 3 forced, row-major with
-// group 1 or where 1024 tiles are not more than min-programs.
+// wave (128), each row of them sweeping all of B (8192 x 2048 floats:
+// 64 MiB, more than half the 50 MB L2): bands of 8 rows by default, of 3
+// forced, row-major with group 1 or where 1024 tiles are not more than
+// min-programs.
 // CHECK-LABEL: func.func @large_grid
 // CHECK: domain [2048, 2048] tile [64, 64] threads 256 raster_group 8 {
 // THREE-LABEL: func.func @large_grid
@@ -16,7 +18,36 @@
 // ROWS-LABEL: func.func @large_grid
 // ROWS: domain [2048, 2048] tile [64, 64] threads 256 {
 // NEGATIVE: error: tileir-raster: group and min-programs must not be negative, got group=-2 min-programs=128
-func.func @large_grid(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2048x2048xf32> {
+func.func @large_grid(%a: tensor<2048x8192xf32>, %b: tensor<8192x2048xf32>) -> tensor<2048x2048xf32> {
+  %r = tileir.kernel ins(%a, %b : tensor<2048x8192xf32>, tensor<8192x2048xf32>) -> tensor<2048x2048xf32> domain [2048, 2048] tile [64, 64] threads 256 {
+  ^bb0(%ab: memref<2048x8192xf32>, %bb: memref<8192x2048xf32>, %out: memref<2048x2048xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %c = tileir.contract [%o0, %o1] k 8192 step 16 : !tileir.tile<64x64xf32> lhs {
+    ^bb0(%i: index, %k: index):
+      %x = loopir.load %ab[%i, %k] : memref<2048x8192xf32>
+      tileir.yield %x : f32
+    } rhs {
+    ^bb0(%j: index, %k: index):
+      %w = loopir.load %bb[%k, %j] : memref<8192x2048xf32>
+      tileir.yield %w : f32
+    }
+    tileir.store %c, %out[%o0, %o1] : !tileir.tile<64x64xf32>, memref<2048x2048xf32>
+  }
+  return %r : tensor<2048x2048xf32>
+}
+
+// -----
+
+// The same grid over k = 256: B is 2 MiB, which L2 keeps while the rows
+// of tiles sweep it; row-major unless forced.
+// CHECK-LABEL: func.func @small_operands
+// CHECK: domain [2048, 2048] tile [64, 64] threads 256 {
+// THREE-LABEL: func.func @small_operands
+// THREE: domain [2048, 2048] tile [64, 64] threads 256 raster_group 3 {
+// ROWS-LABEL: func.func @small_operands
+// ROWS: domain [2048, 2048] tile [64, 64] threads 256 {
+func.func @small_operands(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2048x2048xf32> {
   %r = tileir.kernel ins(%a, %b : tensor<2048x256xf32>, tensor<256x2048xf32>) -> tensor<2048x2048xf32> domain [2048, 2048] tile [64, 64] threads 256 {
   ^bb0(%ab: memref<2048x256xf32>, %bb: memref<256x2048xf32>, %out: memref<2048x2048xf32>):
     %o0 = tileir.tile_offset 0

@@ -40,6 +40,9 @@ constexpr int64_t kRegistersPerSM = 64 * 1024;
 constexpr int64_t kSharedBytesPerSM = 228 * 1024;
 constexpr int64_t kSharedBytesReservedPerBlock = 1024;
 
+/// The L2 cache of an H100 or H200 (SXM): 50 MB.
+constexpr int64_t kL2Bytes = 50 * 1000 * 1000;
+
 } // namespace strata
 
 #endif

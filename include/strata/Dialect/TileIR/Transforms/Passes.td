@@ -427,15 +427,20 @@ def TileIRRasterPass : Pass<"tileir-raster"> {
 
     Per kernel (`group` 0): bands of 8 rows where the output's grid has
     more than `min-programs` tiles (128 unless given: about one wave;
-    smaller grids run at once, and their order does not matter) and more
-    than one row and one column of tiles; otherwise row-major. `group`
+    smaller grids run at once, and their order does not matter), more
+    than one row and one column of tiles, and the operand every row of
+    tiles sweeps (B: k x n of each product, in the type its chunks are
+    staged in) takes more than half of a 50 MB L2 (an H100's or H200's;
+    smaller, L2 keeps it while the rows go by, and row-major reads it
+    from memory once anyway); otherwise row-major. `group`
     forces G for every contraction kernel (1: row-major; more than the
     grid's rows of tiles: one band of all of them, column-major order). Only the order
     changes: each tile is still taken by exactly one program instance,
     and the kernel's arithmetic is the same. Run after `tileir-tile` and
     `tileir-split-k` (they decide the grid).
 
-    Before (4096 x 4096 in 128 x 128 tiles: 32 x 32 instances):
+    Before (4096 x 4096 halves in 128 x 128 tiles: 32 x 32 instances,
+    B 32 MiB):
 
     ```mlir
     %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf32>
