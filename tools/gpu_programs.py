@@ -240,8 +240,9 @@ WGMMA = {
     "wgmma_f16_4096_linear": linear(torch.float16),
     "mma_f16_4096_linear": linear(torch.float16),
     # The order of the tiles (tileir-raster): bands of 8 rows by default at
-    # these grids, each next to its row-major twin (raster-group=1); 8192^3
-    # is where the operands (128 MiB each) outgrow the 50 MiB L2.
+    # these grids (B of 32 MiB and more), each next to its row-major twin
+    # (raster-group=1); 8192^3 is where the operands (128 MiB each)
+    # outgrow the 50 MB L2.
     "mma_f16_4096_rows": matmul(torch.float16),
     "mma_f16_8192": matmul(torch.float16, 8192, 8192, 8192),
     "mma_f16_8192_rows": matmul(torch.float16, 8192, 8192, 8192),
@@ -257,10 +258,10 @@ WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256"] += (
     " tile-sizes=128,256 k-tile=64 stages=4 shared-memory=230000")
 WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256s3"] += (
     " tile-sizes=128,256 k-tile=64 stages=3")
-RASTER_ROWS_SCHEDULE = {name: "raster-group=1" for name in WGMMA
-                        if name.endswith("_rows")}
-for _name, _options in RASTER_ROWS_SCHEDULE.items():
-    WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") + " " + _options).strip()
+for _name in WGMMA:
+    if _name.endswith("_rows"):
+        WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") +
+                                 " raster-group=1").strip()
 # LLVM at O2 (`--set llvm_o2`): the row, elementwise and matmul programs
 # and the decoder block with opt-level=2, to time against the check's O3
 # (O2 is 10-15% cheaper to compile and gives the decoder fewer registers,

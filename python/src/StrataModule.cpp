@@ -191,9 +191,8 @@ PYBIND11_MODULE(_strata, m) {
           py::arg("tensor_cores") = true, py::arg("tf32") = false,
           "The traffic model of every scheduled tile kernel (a module at "
           "tileir): name, kind, schedule (tile, threads, band), programs, "
-          "bytes read and written, FLOPs, "
-          "the math unit and the H200 roofline's time. A model, not a "
-          "measurement.")
+          "bytes read and written, FLOPs, the math unit and the H200 "
+          "roofline's time. A model, not a measurement.")
       .def(
           "ideal_bytes",
           [](const Module &m) { return strata::tileir::idealBytes(m.op()); },

@@ -857,6 +857,13 @@ Type ContractOp::getWidenedHalfType() {
   return lhs && widenedHalfType(getRhs()) == lhs ? lhs : Type();
 }
 
+int64_t ContractOp::getStagedElementBytes() {
+  Type staged = getWidenedHalfType();
+  if (!staged)
+    staged = getResult().getType().getElementType();
+  return llvm::divideCeil(staged.getIntOrFloatBitWidth(), 8);
+}
+
 Type ContractOp::getTensorCoreOperandType(bool tf32) {
   if (!getResult().getType().getElementType().isF32())
     return Type();

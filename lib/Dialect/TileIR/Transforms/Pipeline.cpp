@@ -18,11 +18,7 @@ using namespace strata::tileir;
 
 int64_t strata::tileir::getStagedChunkBytes(ContractOp contract, int64_t rows,
                                             int64_t cols, int64_t step) {
-  // Operands that widen halves are staged as halves on every path.
-  Type staged = contract.getWidenedHalfType();
-  if (!staged)
-    staged = contract.getResult().getType().getElementType();
-  int64_t bytes = llvm::divideCeil(staged.getIntOrFloatBitWidth(), 8);
+  int64_t bytes = contract.getStagedElementBytes();
   // Counted as the tensor-core path stores them, padded against bank
   // conflicts (B either n x k or k x n): at least what any path takes.
   int64_t lhs = rows * conflictFreeRowLength(step, bytes, true);

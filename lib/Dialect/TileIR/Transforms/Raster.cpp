@@ -5,8 +5,6 @@
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/GpuLimits.h"
 
-#include "llvm/Support/MathExtras.h"
-
 namespace strata::tileir {
 #define GEN_PASS_DEF_TILEIRRASTERPASS
 #include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
@@ -32,13 +30,8 @@ constexpr int64_t kMaxRowMajorSweptBytes = kL2Bytes / 2;
 /// k x n, in the type its chunks are staged in.
 int64_t sweptBytes(KernelOp kernel) {
   int64_t bytes = 0, columns = kernel.getDomain().back();
-  for (ContractOp contract : kernel.getBody().getOps<ContractOp>()) {
-    Type staged = contract.getWidenedHalfType();
-    if (!staged)
-      staged = contract.getResult().getType().getElementType();
-    bytes += contract.getK() * columns *
-             llvm::divideCeil(staged.getIntOrFloatBitWidth(), 8);
-  }
+  for (ContractOp contract : kernel.getBody().getOps<ContractOp>())
+    bytes += contract.getK() * columns * contract.getStagedElementBytes();
   return bytes;
 }
 

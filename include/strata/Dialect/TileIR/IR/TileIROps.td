@@ -632,6 +632,10 @@ def TileIR_ContractOp : TileIR_Op<"contract", [HasParent<"KernelOp">,
     /// The half type (f16 or bf16) both operands yield widened to f32, so
     /// their chunks can be staged as halves; null otherwise.
     ::mlir::Type getWidenedHalfType();
+    /// Bytes of an operand element as its chunks are staged: a half's
+    /// where both operands widen halves (on every path), else the
+    /// result's element's.
+    int64_t getStagedElementBytes();
     /// The type tensor cores multiply this contraction's operands as: f16
     /// or bf16 where both operands widen the same half type to f32, f32
     /// (as tf32) where `tf32` is asked for and neither does; a null type

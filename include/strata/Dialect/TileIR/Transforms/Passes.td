@@ -432,9 +432,9 @@ def TileIRRasterPass : Pass<"tileir-raster"> {
     tiles sweeps (B: k x n of each product, in the type its chunks are
     staged in) takes more than half of a 50 MB L2 (an H100's or H200's;
     smaller, L2 keeps it while the rows go by, and row-major reads it
-    from memory once anyway); otherwise row-major. `group`
-    forces G for every contraction kernel (1: row-major; more than the
-    grid's rows of tiles: one band of all of them, column-major order). Only the order
+    from memory once anyway); otherwise row-major. `group` forces G for
+    every contraction kernel (1: row-major; more than the grid's rows of
+    tiles: one band of all of them, column-major order). Only the order
     changes: each tile is still taken by exactly one program instance,
     and the kernel's arithmetic is the same. Run after `tileir-tile` and
     `tileir-split-k` (they decide the grid).
@@ -443,14 +443,14 @@ def TileIRRasterPass : Pass<"tileir-raster"> {
     B 32 MiB):
 
     ```mlir
-    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf32>
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf16>
         domain [4096, 4096] tile [128, 128] threads 256 {
     ```
 
     After:
 
     ```mlir
-    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf32>
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf16>
         domain [4096, 4096] tile [128, 128] threads 256 raster_group 8 {
     ```
   }];
