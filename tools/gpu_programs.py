@@ -248,6 +248,13 @@ WGMMA = {
     "mma_f16_8192_rows": matmul(torch.float16, 8192, 8192, 8192),
     "wgmma_tma_f16_8192": linear(torch.float16, 8192, 8192, 8192),
     "wgmma_tma_f16_8192_rows": linear(torch.float16, 8192, 8192, 8192),
+    # Persistent kernels (tileir-persist, persistent-sms=132: one wave of
+    # instances looping over the banded tiles) against the same schedules
+    # launching a block per tile (the names without _persistent).
+    "mma_f16_4096_persistent": matmul(torch.float16),
+    "mma_f16_8192_persistent": matmul(torch.float16, 8192, 8192, 8192),
+    "wgmma_tma_f16_4096_persistent": linear(torch.float16),
+    "wgmma_tma_f16_8192_persistent": linear(torch.float16, 8192, 8192, 8192),
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
@@ -259,9 +266,11 @@ WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256"] += (
 WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256s3"] += (
     " tile-sizes=128,256 k-tile=64 stages=3")
 for _name in WGMMA:
-    if _name.endswith("_rows"):
-        WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") +
-                                 " raster-group=1").strip()
+    for _suffix, _option in (("_rows", " raster-group=1"),
+                             ("_persistent", " persistent-sms=132")):
+        if _name.endswith(_suffix):
+            WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") +
+                                     _option).strip()
 # LLVM at O2 (`--set llvm_o2`): the row, elementwise and matmul programs
 # and the decoder block with opt-level=2, to time against the check's O3
 # (O2 is 10-15% cheaper to compile and gives the decoder fewer registers,

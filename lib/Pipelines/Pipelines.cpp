@@ -67,6 +67,10 @@ static void addSchedulePasses(OpPassManager &pm, const Options &options) {
   tileir::TileIRRasterPassOptions raster;
   raster.group = options.rasterGroup;
   pm.addPass(tileir::createTileIRRasterPass(raster));
+  tileir::TileIRPersistPassOptions persist;
+  persist.sms = options.persistentSms;
+  persist.instances = options.persistentInstances;
+  pm.addPass(tileir::createTileIRPersistPass(persist));
 }
 
 void buildScheduleTilePipeline(OpPassManager &pm,

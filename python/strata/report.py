@@ -1,6 +1,7 @@
 """The traffic and roofline report of a compiled program: per kernel, its
 schedule in brief (tile, threads per block, "r8" where its tiles go in
-bands of 8 rows: tileir-raster), the global-memory bytes, FLOPs and H200
+bands of 8 rows: tileir-raster, "p264" where 264 persistent instances
+take them: tileir-persist), the global-memory bytes, FLOPs and H200
 roofline time of Strata's traffic model (TrafficModel.h), and the program's total against its ideal (every
 input, weight and output moved once). It is a model, not a measurement:
 caches beyond what one kernel reuses, coalescing and latency are not in

@@ -118,12 +118,15 @@ def test_compile_report_names_the_kernels_ptxas_assembles(tmp_path):
     assert "modeled, not measured" in page
 
 
-def test_schedule_names_tile_threads_and_band():
+def test_schedule_names_tile_threads_band_and_instances():
     # 4096 x 4096 halves: 128 x 128 tiles of 256 threads, in bands of 8
-    # rows of tiles (1024 of them, more than a wave); the table shows it.
+    # rows of tiles (1024 of them, more than a wave); the table shows it,
+    # and the 264 instances of a persistent kernel.
     a = torch.randn(4096, 4096).half()
     r = report(torch.matmul, a, a)
     assert [k["schedule"] for k in r.kernels] == ["128x128 t256 r8"]
     assert "128x128 t256 r8" in r.text()
     r = report(torch.matmul, a, a, options="raster-group=1")
     assert [k["schedule"] for k in r.kernels] == ["128x128 t256"]
+    r = report(torch.matmul, a, a, options="persistent-sms=132")
+    assert [k["schedule"] for k in r.kernels] == ["128x128 t256 r8 p264"]

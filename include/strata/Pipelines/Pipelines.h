@@ -54,6 +54,18 @@ struct TileScheduleOptionsBase : public mlir::PassPipelineOptions<Derived> {
                      "tiles are taken (1: row-major; 0: chosen per "
                      "kernel)"),
       llvm::cl::init(0)};
+  typename Base::template Option<int64_t> persistentSms{
+      *this, "persistent-sms",
+      llvm::cl::desc("Multiprocessors of the target: contraction kernels "
+                     "with more tiles than a wave launch one wave of "
+                     "instances looping over them (0: one instance per "
+                     "tile)"),
+      llvm::cl::init(0)};
+  typename Base::template Option<int64_t> persistentInstances{
+      *this, "persistent-instances",
+      llvm::cl::desc("Instances every contraction kernel with more tiles "
+                     "launches, looping over them (0: from persistent-sms)"),
+      llvm::cl::init(0)};
   // Where contractions multiply: kernelir's choice, which tiles follow.
   typename Base::template Option<bool> tensorCores{
       *this, "tensor-cores",
@@ -144,8 +156,8 @@ struct NVVMOptions : public ScheduleOptionsBase<NVVMOptions> {
 
 void buildLowerToLoopPipeline(mlir::OpPassManager &pm);
 /// tileir-tile, tileir-split-k, tileir-split-folds, tileir-map-threads,
-/// tileir-k-tile, tileir-pipeline, tileir-raster: every scheduling
-/// decision, one pass each, on tileir kernels.
+/// tileir-k-tile, tileir-pipeline, tileir-raster, tileir-persist: every
+/// scheduling decision, one pass each, on tileir kernels.
 void buildScheduleTilePipeline(mlir::OpPassManager &pm,
                                const TileScheduleOptions &options);
 void buildLowerToTilePipeline(mlir::OpPassManager &pm,

@@ -69,12 +69,40 @@ LogicalResult KernelBodyTranslator::translate(kernelir::FuncOp func) {
   Value block = kernelir::BlockIdOp::create(b, loc, kernelir::Dim::x);
   entry = &func.getBody().front();
   thread = kernelir::ThreadIdOp::create(b, loc, kernelir::Dim::x);
-  std::optional<uint64_t> group = kernel.getRasterGroup();
-  programIds = group ? rasterProgramIds(b, loc, block, kernel.getGrid(), *group)
-                     : delinearize(b, loc, block, kernel.getGrid());
   groupThread = thread; // One group unless the program is a row program.
+  auto tileIds = [&](Value tile) {
+    std::optional<uint64_t> group = kernel.getRasterGroup();
+    programIds = group
+                     ? rasterProgramIds(b, loc, tile, kernel.getGrid(), *group)
+                     : delinearize(b, loc, tile, kernel.getGrid());
+  };
+  int64_t tiles = kernel.getNumTiles(), instances = kernel.getNumInstances();
+  if (instances == tiles) {
+    tileIds(block);
+    prepare();
+    return translateOps(source);
+  }
+  // A persistent kernel (a tile program: how threads share a tile does
+  // not depend on which tile it is): block b takes tiles b, b + instances,
+  // ... The loop carries the tile alone; how many tiles came before it
+  // (a TMA ring's step count) is computed where it is used.
   prepare();
-  return translateOps(source);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto loop = scf::ForOp::create(b, loc, block, index(tiles), index(instances));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  tileLoop = loop;
+  Value tile = loop.getInductionVar();
+  tilesBefore = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tile, block), index(instances));
+  tileIds(tile);
+  if (failed(translateOps(source)))
+    return failure();
+  // The next tile's staging overwrites what slower threads may still read.
+  kernelir::BarrierOp::create(b, loc);
+  return success();
 }
 
 LogicalResult KernelBodyTranslator::translateOps(Block &source) {

@@ -68,6 +68,12 @@ struct KernelContext {
   SmallVector<Value> programIds;
   Block *entry = nullptr; // The kernel's entry block (shared buffers).
   Value thread;           // This thread's index in its block.
+  /// In a persistent kernel (tileir.kernel's instances): the loop over the
+  /// instance's tiles, before which what a block sets up once goes, and
+  /// the tiles it took before this one (the ring of a TMA-staged
+  /// contraction counts its steps across tiles); null otherwise.
+  Operation *tileLoop = nullptr;
+  Value tilesBefore;
   /// In a cooperative kernel the threads split into one group per point of
   /// the tile: the group's point (domain coordinates), this thread's group
   /// and index in it, and the threads of a group.

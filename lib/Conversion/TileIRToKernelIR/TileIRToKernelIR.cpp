@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace strata {
 #define GEN_PASS_DEF_CONVERTTILEIRTOKERNELIRPASS
@@ -58,14 +57,14 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto module = op->getParentOfType<ModuleOp>();
     Location loc = op.getLoc();
-    // One block per program instance, in a one-dimensional grid.
-    int64_t blocks = 1;
-    for (int64_t g : op.getGrid())
-      if (llvm::MulOverflow(blocks, g, blocks) || blocks > kMaxGridSize[0])
-        return op.emitOpError("needs more program instances than a grid "
-                              "holds (")
-               << kMaxGridSize[0]
-               << " blocks): its domain is too large for its tile";
+    // One block per program instance, in a one-dimensional grid (a
+    // persistent kernel's instances loop over the tiles).
+    int64_t blocks = op.getNumInstances();
+    if (blocks > kMaxGridSize[0])
+      return op.emitOpError("needs more program instances than a grid "
+                            "holds (")
+             << kMaxGridSize[0]
+             << " blocks): its domain is too large for its tile";
     // Each tile element a thread owns is straight-line code.
     if (!op.isCooperative()) {
       int64_t elements = 1;

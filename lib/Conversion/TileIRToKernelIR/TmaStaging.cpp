@@ -125,22 +125,38 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
   }
   // One thread issues every copy; a stage's phase completes when it has
   // armed it and the step's bytes have landed.
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       ctx.thread, index(0));
   auto asLeader = [&](function_ref<void()> body) {
+    Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         ctx.thread, index(0));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     body();
   };
   auto barrierOf = [&](Value slot) { return slot ? slot : index(0); };
-  asLeader([&] {
-    for (int64_t s = 0; s < stages; ++s)
-      kernelir::MBarrierInitOp::create(b, loc, barriers, index(s), 1);
-  });
-  // The initialized mbarriers, seen by the copy engine and every thread.
-  kernelir::ProxyFenceOp::create(b, loc);
-  kernelir::BarrierOp::create(b, loc);
+  {
+    // Once per block: a persistent kernel's tiles go on using the ring.
+    OpBuilder::InsertionGuard guard(b);
+    if (ctx.tileLoop)
+      b.setInsertionPoint(ctx.tileLoop);
+    asLeader([&] {
+      for (int64_t s = 0; s < stages; ++s)
+        kernelir::MBarrierInitOp::create(b, loc, barriers, index(s), 1);
+    });
+    // The initialized mbarriers, seen by the copy engine and every thread.
+    kernelir::ProxyFenceOp::create(b, loc);
+    kernelir::BarrierOp::create(b, loc);
+  }
+  // Step kt of this tile is step g = tiles before x steps + kt of the
+  // block's ring: its slot is g mod stages, its use of the slot's
+  // mbarrier g / stages (every step a tile issues it also waits for, so
+  // the ring is drained, but not back at slot 0, when the next begins).
+  Value firstStep;
+  if (ctx.tilesBefore)
+    firstStep = arith::MulIOp::create(b, loc, ctx.tilesBefore, index(steps));
+  auto ringStep = [&](Value kt) -> Value {
+    return firstStep ? arith::AddIOp::create(b, loc, firstStep, kt) : kt;
+  };
 
   Value rowOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 2]);
   Value colOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 1]);
@@ -181,18 +197,23 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
                                          b.getI64IntegerAttr(bytes));
     });
   };
+  auto issueInRing = [&](Value kt, Value) {
+    issue(kt, slotOf(loc, ringStep(kt), stages));
+  };
   for (int64_t s = 0; s + 1 < stages && s < steps; ++s)
-    issue(index(s), index(s));
+    firstStep ? issueInRing(index(s), Value()) : issue(index(s), index(s));
   return ctx.buildLoop(
       loc, index(0), index(steps), index(1), init,
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         // Every thread is done with step kt - 1, whose slot the copies of
         // step kt + stages - 1 overwrite.
         kernelir::BarrierOp::create(b, loc);
-        stageAhead(loc, kt, stages, steps, issue);
-        // Step kt is the (kt / stages)-th use of its stage's mbarrier.
-        Value slot = slotOf(loc, kt, stages);
-        Value use = arith::DivUIOp::create(b, loc, kt, index(stages));
+        stageAhead(loc, kt, stages, steps,
+                   firstStep ? issueInRing
+                             : function_ref<void(Value, Value)>(issue));
+        Value g = ringStep(kt);
+        Value slot = slotOf(loc, g, stages);
+        Value use = arith::DivUIOp::create(b, loc, g, index(stages));
         Value parity = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ne,
             arith::RemUIOp::create(b, loc, use, index(2)), index(0));

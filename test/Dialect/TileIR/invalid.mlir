@@ -591,3 +591,29 @@ func.func @raster_group_of_zero(%a: tensor<100x100xf32>) -> tensor<100x100xf32> 
   }
   return %r : tensor<100x100xf32>
 }
+
+// -----
+
+func.func @persistent_row_program(%a: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{instances makes a tile program persistent; a kernel with tileir.fold or tileir.distribute takes one tile per instance}}
+  %r = tileir.kernel ins(%a : tensor<4x8xf32>) -> tensor<4xf32> domain [4] tile [1] threads 32 instances 2 {
+  ^bb0(%in: memref<4x8xf32>, %out: memref<4xf32>):
+    %row = tileir.program_id 0
+    %m = tileir.fold add(0.0 : f32) (%k) in [8] {
+      %x = loopir.load %in[%row, %k] : memref<4x8xf32>
+      tileir.yield %x : f32
+    }
+    loopir.store %m, %out[%row] : memref<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @instances_of_zero(%a: tensor<100x100xf32>) -> tensor<100x100xf32> {
+  // expected-error @+1 {{attribute 'instances' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %r = tileir.kernel ins(%a : tensor<100x100xf32>) -> tensor<100x100xf32> domain [100, 100] tile [64, 64] threads 64 instances 0 {
+  ^bb0(%in: memref<100x100xf32>, %out: memref<100x100xf32>):
+  }
+  return %r : tensor<100x100xf32>
+}

@@ -252,6 +252,20 @@ func.func @composite_scan(%a: tensor<33x70xf32>) -> tensor<33x70xf32> {
   return %r : tensor<33x70xf32>
 }
 
+// A persistent kernel: 4 x 7 tiles taken by 5 instances, in bands.
+// CHECK-LABEL: func.func @persistent
+// CHECK: domain [100, 200] tile [32, 32] threads 256 raster_group 2 instances 5 {
+func.func @persistent(%a: tensor<100x200xf32>) -> tensor<100x200xf32> {
+  %r = tileir.kernel ins(%a : tensor<100x200xf32>) -> tensor<100x200xf32> domain [100, 200] tile [32, 32] threads 256 raster_group 2 instances 5 {
+  ^bb0(%in: memref<100x200xf32>, %out: memref<100x200xf32>):
+    %o0 = tileir.tile_offset 0
+    %o1 = tileir.tile_offset 1
+    %x = tileir.load %in[%o0, %o1] : memref<100x200xf32> -> !tileir.tile<32x32xf32>
+    tileir.store %x, %out[%o0, %o1] : !tileir.tile<32x32xf32>, memref<100x200xf32>
+  }
+  return %r : tensor<100x200xf32>
+}
+
 // CHECK-LABEL: func.func @banded_order
 // CHECK: domain [100, 200] tile [32, 32] threads 256 raster_group 2 {
 func.func @banded_order(%a: tensor<100x200xf32>) -> tensor<100x200xf32> {

@@ -32,10 +32,11 @@ constexpr int64_t kMaxBlockSize[3] = {1024, 1024, 64};
 constexpr int64_t kStaticSharedMemoryBytes = 48 * 1024;
 constexpr int64_t kMaxSharedMemoryBytes = 227 * 1024;
 
-/// What one SM of sm_90 holds at once: threads, 32-bit registers, and
+/// What one SM of sm_90 holds at once: threads, blocks, 32-bit registers, and
 /// shared memory, of which each resident block takes 1 KiB more than it
 /// declares (the system's).
 constexpr int64_t kMaxThreadsPerSM = 2048;
+constexpr int64_t kMaxBlocksPerSM = 32;
 constexpr int64_t kRegistersPerSM = 64 * 1024;
 constexpr int64_t kSharedBytesPerSM = 228 * 1024;
 constexpr int64_t kSharedBytesReservedPerBlock = 1024;

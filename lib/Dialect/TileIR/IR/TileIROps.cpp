@@ -44,6 +44,12 @@ LogicalResult KernelOp::verify() {
   if (getRasterGroup() && domain.size() < 2)
     return emitOpError("raster_group orders the tiles of the last two "
                        "domain dimensions; this domain has one");
+  // A row program's setup reads its program ids (tileir-persist's loop
+  // over tiles surrounds a tile program's body only).
+  if (getInstances() && isCooperative())
+    return emitOpError("instances makes a tile program persistent; a kernel "
+                       "with tileir.fold or tileir.distribute takes one "
+                       "tile per instance");
   WalkResult written = walk([&](Operation *op) {
     Value buffer;
     if (auto store = dyn_cast<StoreOp>(op))
@@ -120,6 +126,21 @@ SmallVector<int64_t> KernelOp::getGrid() {
   for (auto [d, t] : llvm::zip(getDomain(), getTile()))
     grid.push_back((d + t - 1) / t);
   return grid;
+}
+
+int64_t KernelOp::getNumTiles() {
+  // Saturated: a grid of more tiles than an index holds has too many.
+  int64_t tiles = 1;
+  for (int64_t g : getGrid())
+    if (llvm::MulOverflow(tiles, g, tiles))
+      return std::numeric_limits<int64_t>::max();
+  return tiles;
+}
+
+int64_t KernelOp::getNumInstances() {
+  int64_t tiles = getNumTiles();
+  std::optional<uint64_t> instances = getInstances();
+  return instances ? std::min<int64_t>(*instances, tiles) : tiles;
 }
 
 TileType KernelOp::getTileType(Type elementType) {

@@ -33,9 +33,10 @@ struct KernelTraffic {
   std::string name;    // The kernelir.func it becomes.
   std::string kind;    // elementwise, row, contraction or generic.
   /// The schedule in brief: the tile, the threads of a program instance
-  /// and, in banded order (raster_group), the band: "128x128 t256 r8".
+  /// and, in banded order (raster_group), the band, and in a persistent
+  /// kernel (instances) the instances: "128x128 t256 r8 p264".
   std::string schedule;
-  int64_t programs = 0; // Program instances (blocks).
+  int64_t programs = 0; // Tiles (a block each, unless persistent).
   /// What the program instances' tiles request: every access once per
   /// tile that makes it (a contraction's operands once per row or column
   /// of tiles), served by L2 or global memory.

@@ -69,6 +69,13 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
       of the operands instead of one row panel and every column panel: an
       L2-friendly order (Triton's GROUP_M). Leading dimensions (batch,
       split-k slices) still vary slowest; the last band may be shorter.
+    - `instances` (optional, tile programs only): a persistent kernel.
+      Without it, one program instance per tile. With N, N instances are
+      launched (fewer where the grid has fewer tiles), and instance b
+      takes tiles b, b + N, b + 2N, ... in the order above, one after
+      the other: a grid of one wave, with no launch or tail between its
+      tiles, and whatever an instance sets up once (mbarriers) set up
+      once.
 
     ```mlir
     %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32>
@@ -91,29 +98,37 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
                        DenseI64ArrayAttr:$tile,
                        I64Attr:$threads,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>
-                           :$raster_group);
+                           :$raster_group,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>
+                           :$instances);
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     (`ins` `(` $inputs^ `:` type($inputs) `)`)? `->` type($results)
     `domain` $domain `tile` $tile `threads` $threads
-    (`raster_group` $raster_group^)?
+    (`raster_group` $raster_group^)? (`instances` $instances^)?
     attr-dict-with-keyword $body
   }];
   let builders = [
-    // Row-major: tileir-raster, the last scheduling pass, decides the order.
+    // Row-major, one instance per tile: tileir-raster and tileir-persist,
+    // the last scheduling passes, decide the order and the instances.
     OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::ValueRange":$inputs,
                    "::mlir::DenseI64ArrayAttr":$domain,
                    "::mlir::DenseI64ArrayAttr":$tile,
                    "::mlir::IntegerAttr":$threads), [{
       build($_builder, $_state, results, inputs, domain, tile, threads,
-            /*raster_group=*/nullptr);
+            /*raster_group=*/nullptr, /*instances=*/nullptr);
     }]>
   ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Program instances per domain dimension: ceil(domain / tile).
     ::llvm::SmallVector<int64_t> getGrid();
+    /// The grid's tiles: the product of getGrid().
+    int64_t getNumTiles();
+    /// Program instances launched: `instances` where it is set and the
+    /// grid has more tiles, else one per tile.
+    int64_t getNumInstances();
     /// Whether the threads work together on one point (tileir.fold,
     /// tileir.distribute) rather than each on its own tile elements.
     bool isCooperative();

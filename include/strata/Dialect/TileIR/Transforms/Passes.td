@@ -464,4 +464,51 @@ def TileIRRasterPass : Pass<"tileir-raster"> {
   let dependentDialects = ["::strata::tileir::TileIRDialect"];
 }
 
+def TileIRPersistPass : Pass<"tileir-persist"> {
+  let summary = "Make large contraction kernels persistent: one wave of "
+                "instances looping over the tiles.";
+  let description = [{
+    Sets `instances` on contraction kernels (tileir.kernel): N program
+    instances are launched and each takes every N-th tile, in the order
+    `tileir-raster` chose, one after the other. A grid of one wave has no
+    tail wave of a few tiles while the rest of the GPU idles, no launch
+    of a block per tile, and sets up once what every tile would (a TMA
+    ring's mbarriers). Each tile is still taken exactly once and its
+    arithmetic is the same.
+
+    Off unless asked (`sms` and `instances` 0): with `sms` (the target's
+    multiprocessors: 132 on an H100 or H200 SXM), a kernel with more tiles
+    than a wave takes one wave: `sms` x the blocks of it one SM holds
+    (the fewest its threads, its pipelined operand chunks' shared memory
+    and an estimate of its registers, twice the accumulators a thread
+    holds, allow). `instances` forces N for every contraction kernel with
+    more than N tiles. Run after `tileir-pipeline` (the chunks' depth) and
+    `tileir-raster`.
+
+    Before (4096 x 4096 halves in 128 x 128 tiles: 1024 instances):
+
+    ```mlir
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf16>
+        domain [4096, 4096] tile [128, 128] threads 256 raster_group 8 {
+    ```
+
+    After, with `sms=132` (two such blocks per SM):
+
+    ```mlir
+    %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf16>
+        domain [4096, 4096] tile [128, 128] threads 256 raster_group 8
+        instances 264 {
+    ```
+  }];
+  let options = [
+    Option<"sms", "sms", "int64_t", /*default=*/"0",
+           "Multiprocessors of the target: kernels with more tiles than a "
+           "wave take one (0: none)">,
+    Option<"instances", "instances", "int64_t", /*default=*/"0",
+           "Instances every contraction kernel with more tiles launches "
+           "(0: from sms)">
+  ];
+  let dependentDialects = ["::strata::tileir::TileIRDialect"];
+}
+
 #endif // STRATA_TILEIR_PASSES
