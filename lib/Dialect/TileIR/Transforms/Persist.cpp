@@ -19,7 +19,9 @@ namespace {
 /// are ptxas's choice, made later: estimated as twice the accumulators a
 /// thread holds, at least 32 (operand fragments and addresses beside
 /// them; a 128 x 128 tile of 256 threads then takes 128, as the
-/// tensor-core kernels are bounded to).
+/// tensor-core kernels are bounded to). Too many costs little: the
+/// instances that do not fit wait for a free SM, as a grid of one block
+/// per tile would; too few would leave each SM a block short.
 int64_t blocksPerSM(KernelOp kernel) {
   ArrayRef<int64_t> tile = kernel.getTile();
   int64_t rows = tile[tile.size() - 2], cols = tile.back();
