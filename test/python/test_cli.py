@@ -201,6 +201,27 @@ def test_wgmma_kernels_assemble_for_sm90a_without_spills(tmp_path, dtype, size):
 
 
 @pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+def test_persistent_tma_fed_wgmma_assembles_without_spills(tmp_path):
+    # persistent-sms=132: the 4096^3 product of the test below as one wave
+    # of 264 blocks looping over the tiles (the loop's structure, the
+    # mbarriers initialized before it: nvvm-persistent.mlir), three
+    # stages' mbarriers as before, and ptxas keeps to the budget of two
+    # blocks per SM without spills.
+    x = "torch.randn(4096, 4096).half()"
+    out = tmp_path / "p.ptx"
+    r = run("compile", "-c", "torch.matmul({x}, {x})".format(x=x), "--emit",
+            "ptx", "--report", "--options",
+            "wgmma=true tma=true persistent-sms=132", "--chip", "sm_90a",
+            "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    ptx = out.read_text()
+    assert ptx.count("mbarrier.init.shared") == 3, ptx
+    assert "128x128 t256 r8 p264" in r.stderr, r.stderr
+    rows = ptxas_rows(r.stderr)
+    assert len(rows) == 1 and rows[0][2] == "0" and rows[0][3] == "0", r.stderr
+
+
+@pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
 @pytest.mark.parametrize("form", ["linear", "matmul"])
 @pytest.mark.parametrize("dtype", ["half", "bfloat16"])
 def test_tma_fed_wgmma_assembles_for_sm90a_without_spills(tmp_path, dtype,
