@@ -130,3 +130,4 @@ def test_schedule_names_tile_threads_band_and_instances():
     assert [k["schedule"] for k in r.kernels] == ["128x128 t256"]
     r = report(torch.matmul, a, a, options="persistent-sms=132")
     assert [k["schedule"] for k in r.kernels] == ["128x128 t256 r8 p264"]
+    assert [k["programs"] for k in r.kernels] == [264]  # Blocks launched.

@@ -109,9 +109,8 @@ public:
 
   KernelTraffic run(bool tensorCores, bool tf32) {
     KernelTraffic result;
-    result.programs = 1;
-    for (int64_t p : programsAlong)
-      result.programs *= p;
+    // A block per tile, or a persistent kernel's instances.
+    result.programs = kernel.getNumInstances();
     kernel.getBody().walk([&](Operation *op) { visit(op, result); });
     // Global memory serves each buffer's touched elements once: at most
     // the buffer, at most what the tiles request of it.

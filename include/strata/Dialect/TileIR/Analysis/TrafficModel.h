@@ -36,7 +36,7 @@ struct KernelTraffic {
   /// and, in banded order (raster_group), the band, and in a persistent
   /// kernel (instances) the instances: "128x128 t256 r8 p264".
   std::string schedule;
-  int64_t programs = 0; // Tiles (a block each, unless persistent).
+  int64_t programs = 0; // Blocks launched: one per tile, unless persistent.
   /// What the program instances' tiles request: every access once per
   /// tile that makes it (a contraction's operands once per row or column
   /// of tiles), served by L2 or global memory.
