@@ -111,7 +111,7 @@ pytest_workers() {
 }
 
 # Each step's start, with the seconds since the command began, so a CI log
-# shows where its time went.
+# shows where its time went (and pytest's 15 slowest tests, which).
 step() {
   echo "== [${SECONDS}s] $*"
 }
@@ -133,7 +133,7 @@ case "${1:-}" in
     /usr/lib/llvm-22/bin/lit -sv build/test
     workers=$(pytest_workers)
     step "pytest on $workers workers"
-    "$VENV/bin/python" -m pytest -q -n "$workers" test/python
+    "$VENV/bin/python" -m pytest -q -n "$workers" --durations=15 test/python
     step done
     ;;
   sanitize)
@@ -152,7 +152,7 @@ case "${1:-}" in
     step "sanitized pytest on $workers workers"
     LD_PRELOAD=$(clang++-22 -print-file-name=libclang_rt.asan-x86_64.so) \
       STRATA_BUILD_DIR=build-asan /usr/bin/python3 -m pytest -q \
-      -n "$workers" test/python
+      -n "$workers" --durations=15 test/python
     step done
     ;;
   build-sanitized)
