@@ -85,7 +85,7 @@ LogicalResult KernelBodyTranslator::translate(kernelir::FuncOp func) {
   // A persistent kernel (a tile program: how threads share a tile does
   // not depend on which tile it is): block b takes tiles b, b + instances,
   // ... The loop carries the tile alone; how many tiles came before it
-  // (a TMA ring's step count) is computed where it is used.
+  // (a TMA ring counts its steps across tiles) folds away where unused.
   prepare();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);

@@ -349,8 +349,8 @@ KernelTraffic strata::tileir::modelKernel(KernelOp kernel, bool tensorCores,
   schedule << " t" << kernel.getThreads();
   if (std::optional<uint64_t> group = kernel.getRasterGroup())
     schedule << " r" << *group;
-  if (std::optional<uint64_t> instances = kernel.getInstances())
-    schedule << " p" << *instances;
+  if (kernel.getNumInstances() < kernel.getNumTiles())
+    schedule << " p" << kernel.getNumInstances();
   return result;
 }
 
