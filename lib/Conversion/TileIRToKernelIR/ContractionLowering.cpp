@@ -86,7 +86,7 @@ Value ContractionLowering::slotOf(Location loc, Value kt, int64_t stages) {
 
 void ContractionLowering::stageAhead(Location loc, Value kt, int64_t stages,
                                      int64_t steps,
-                                     function_ref<void(Value, Value)> stage) {
+                                     function_ref<void(Value)> stage) {
   Value ahead = arith::AddIOp::create(
       b, loc, kt, arith::ConstantIndexOp::create(b, loc, stages - 1));
   Value more =
@@ -95,7 +95,7 @@ void ContractionLowering::stageAhead(Location loc, Value kt, int64_t stages,
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, more, false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  stage(ahead, slotOf(loc, ahead, stages));
+  stage(ahead);
 }
 
 scf::ForOp ContractionLowering::stagedLoop(
@@ -169,7 +169,9 @@ scf::ForOp ContractionLowering::stagedLoop(
         // Step kt's chunks are visible, and every thread is done with step
         // kt - 1, whose slot the next copies overwrite.
         kernelir::BarrierOp::create(b, loc);
-        stageAhead(loc, kt, stages, steps, stageStep);
+        stageAhead(loc, kt, stages, steps, [&](Value ahead) {
+          stageStep(ahead, slotOf(loc, ahead, stages));
+        });
         commit();
         return multiply(acc, slotOf(loc, kt, stages));
       });

@@ -86,9 +86,9 @@ protected:
   Value slotOf(Location loc, Value kt, int64_t stages);
 
   /// In step `kt` of a pipelined loop of `steps`: `stage`s step kt +
-  /// stages - 1 into its slot (slotOf) where it exists.
+  /// stages - 1 (into its slot) where it exists.
   void stageAhead(Location loc, Value kt, int64_t stages, int64_t steps,
-                  function_ref<void(Value ahead, Value slot)> stage);
+                  function_ref<void(Value ahead)> stage);
 
   /// How one operand chunk is staged; see stage().
   struct ChunkShape {

@@ -160,8 +160,10 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
 
   Value rowOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 2]);
   Value colOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 1]);
-  // Issues the copies of step `kt` into `slot` (null without slots).
-  auto issue = [&](Value kt, Value slot) {
+  // Issues the copies of step `kt` into its slot of the ring (null
+  // without slots).
+  auto issue = [&](Value kt) {
+    Value slot = slotOf(loc, ringStep(kt), stages);
     asLeader([&] {
       // Armed with the bytes of the step's boxes, once they are issued.
       SmallVector<kernelir::TmaLoadOp> boxes;
@@ -197,20 +199,15 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
                                          b.getI64IntegerAttr(bytes));
     });
   };
-  auto issueInRing = [&](Value kt, Value) {
-    issue(kt, slotOf(loc, ringStep(kt), stages));
-  };
   for (int64_t s = 0; s + 1 < stages && s < steps; ++s)
-    firstStep ? issueInRing(index(s), Value()) : issue(index(s), index(s));
+    issue(index(s));
   return ctx.buildLoop(
       loc, index(0), index(steps), index(1), init,
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         // Every thread is done with step kt - 1, whose slot the copies of
         // step kt + stages - 1 overwrite.
         kernelir::BarrierOp::create(b, loc);
-        stageAhead(loc, kt, stages, steps,
-                   firstStep ? issueInRing
-                             : function_ref<void(Value, Value)>(issue));
+        stageAhead(loc, kt, stages, steps, issue);
         Value g = ringStep(kt);
         Value slot = slotOf(loc, g, stages);
         Value use = arith::DivUIOp::create(b, loc, g, index(stages));

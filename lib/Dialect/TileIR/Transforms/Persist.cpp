@@ -4,6 +4,8 @@
 #include "strata/Dialect/TileIR/Transforms/Passes.h"
 #include "strata/Dialect/Utils/GpuLimits.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 namespace strata::tileir {
 #define GEN_PASS_DEF_TILEIRPERSISTPASS
 #include "strata/Dialect/TileIR/Transforms/Passes.h.inc"
@@ -30,10 +32,7 @@ int64_t blocksPerSM(KernelOp kernel) {
   for (ContractOp contract : kernel.getBody().getOps<ContractOp>())
     shared += contract.getStages() *
               getStagedChunkBytes(contract, rows, cols, contract.getStep());
-  int64_t tileElements = 1;
-  for (int64_t t : tile)
-    tileElements *= t;
-  int64_t registers = std::max<int64_t>(32, 2 * tileElements / threads);
+  int64_t registers = std::max<int64_t>(32, 2 * computeProduct(tile) / threads);
   return std::max<int64_t>(
       1, std::min({kMaxBlocksPerSM, kMaxThreadsPerSM / threads,
                    kSharedBytesPerSM / shared,
