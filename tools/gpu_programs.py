@@ -232,6 +232,15 @@ WGMMA = {
     "wgmma_tma_bf16_4096_matmul": matmul(torch.bfloat16),
     "wgmma_tma_f16_ragged": linear(torch.float16, 1000, 328, 517),
     "wgmma_tma_f16_ragged_matmul": matmul(torch.float16, 1000, 328, 520),
+    # Batched operands (3-d tensor maps, boxes [1, rows, S bytes]):
+    # attention's products over GPT-2's 4 x 12 heads of 1024 (scores
+    # q @ k: k = 64; values p @ v: n = 64), each next to its cp.async twin.
+    "wgmma_tma_bmm_f16_scores": matmul(torch.float16, 1024, 64, 1024,
+                                       batch=(48,)),
+    "wgmma_bmm_f16_scores": matmul(torch.float16, 1024, 64, 1024, batch=(48,)),
+    "wgmma_tma_bmm_f16_values": matmul(torch.float16, 1024, 1024, 64,
+                                       batch=(48,)),
+    "wgmma_bmm_f16_values": matmul(torch.float16, 1024, 1024, 64, batch=(48,)),
     # Wider tiles for the TMA loop: 128 x 256 (two warpgroups of
     # m64n256k16, 154 registers, no spills) in four stages (192 KiB) and
     # three.

@@ -284,15 +284,63 @@ def test_mlp_and_gram_matrix_fed_by_tma():
         assert report.passed, report
 
 
-@pytest.mark.parametrize("case", ["batched_b", "k_333", "reused"])
+BATCHED_TMA = {
+    # Both operands batched: A's boxes [1, rows, k], B's (row-major, k x n,
+    # so MN-major) [1, k, columns].
+    "bmm": (torch.bmm, lambda: (randn(3, 100, 328), randn(3, 328, 72))),
+    # B batched and transposed (K-major, as attention's q @ k.T).
+    "bmm_nt": (lambda a, b: a @ b.transpose(1, 2),
+               lambda: (randn(3, 100, 328), randn(3, 72, 328))),
+    # Two batch dimensions (heads of a batch): 4-d boxes [1, 1, rows, k].
+    "heads": (torch.matmul,
+              lambda: (randn(2, 3, 100, 72), randn(2, 3, 72, 40))),
+}
+
+
+@pytest.mark.parametrize("schedule", ["default", "stacked", "persistent"])
+@pytest.mark.parametrize("case", sorted(BATCHED_TMA))
+def test_batched_half_matmul_fed_by_tma(case, schedule):
+    # A batched operand's tensor map is of its whole tensor: a box is one
+    # batch's rows ([1, ..., rows, S bytes], the leading extents 1, its
+    # coordinates the tile's batch coordinates), landing in the same 2-d
+    # chunk as an unbatched one's; the box's zeros past the tensor are the
+    # ragged edges (100 rows, k = 328 or 72) as before; a persistent
+    # kernel's instances take tiles of every batch (4 instances, 12 or
+    # 24 tiles, a ring of 3 stages). Emulated against PyTorch in every
+    # thread order.
+    torch.manual_seed(len(case))
+    fn, make = BATCHED_TMA[case]
+    inputs = tuple(t.half() for t in make())
+    # Tile sizes name every dimension: 1 along the batch.
+    batch = "1," * (max(t.dim() for t in inputs) - 2)
+    schedules = dict(TMA_SCHEDULES,
+                     persistent="persistent-instances=4 k-tile=32 stages=3")
+    options = "wgmma=true tma=true " + schedules[schedule].replace(
+        "tile-sizes=", "tile-sizes=" + batch)
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert text.count("kernelir.tensor_map") == 2, text
+    assert "async_copy" not in text, text
+    for t in inputs:
+        box = r"box \[" + "1, " * (t.dim() - 2) + r"\d+, \d+\]"
+        assert t.dim() == 2 or re.search(box, text), (t.shape, text)
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via, options=options)
+        assert report.passed, (via, report)
+
+
+@pytest.mark.parametrize("case", ["batch_in_n", "k_333", "reused"])
 def test_tma_only_where_a_tensor_map_fits(case):
-    # Where either operand has no 2-d tensor map (a batch of Bs: 3-d boxes
-    # are not built; rows of 333 halves, no whole 16-byte units) or its
-    # buffer is read elsewhere too (it would need a second argument), the
-    # contraction keeps the cp.async staging under tma=true.
+    # Where either operand has no tensor map (rows of 333 halves, no whole
+    # 16-byte units; x @ B for a batch of Bs, whose batch folds into n,
+    # read through floordiv and mod: a tile's columns straddle two
+    # batches, which no box is) or its buffer is read elsewhere too (it
+    # would need a second argument), the contraction keeps the cp.async
+    # staging under tma=true.
     x = randn(100, 333 if case == "k_333" else 64).half()
     fns = {
-        "batched_b": (torch.matmul, (x, randn(3, 64, 72).half())),
+        "batch_in_n": (torch.matmul, (x, randn(3, 64, 72).half())),
         "k_333": (lambda x, w: x @ w.t(), (x, randn(72, 333).half())),
         # x is the residual of the epilogue as well.
         "reused": (lambda x, w: x @ w.t() + x, (x, randn(64, 64).half())),

@@ -152,7 +152,7 @@ private:
   /// builds (the insertion point is left in the innermost): its indices in
   /// the global tensor, whether they lie inside it, and its indices in the
   /// shared buffer (the leading ones `sharedStart`'s, the box's from the
-  /// swizzled byte offset in the box).
+  /// swizzled byte offset in the box; see kernelir::getTmaBoxInShared).
   struct BoxElement {
     SmallVector<Value> global, shared;
     Value inside;
@@ -189,9 +189,12 @@ private:
     Value swizzled = buildSwizzledOffset(b, loc, offset, swizzle);
     Value element =
         arith::DivUIOp::create(b, loc, swizzled, index(elementBytes));
-    ValueRange leading = sharedStart.drop_back(box.size());
+    // The box's leading 1s have no dimension in the shared buffer.
+    ArrayRef<int64_t> inShared = kernelir::getTmaBoxInShared(box);
+    ValueRange leading = sharedStart.drop_back(inShared.size());
     e.shared.assign(leading.begin(), leading.end());
-    for (auto [extent, stride] : llvm::zip_equal(box, boxStrides))
+    for (auto [extent, stride] : llvm::zip_equal(
+             inShared, ArrayRef(boxStrides).take_back(inShared.size())))
       e.shared.push_back(arith::RemUIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, element, index(stride)),
           index(extent)));

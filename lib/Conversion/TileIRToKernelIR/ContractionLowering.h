@@ -153,19 +153,24 @@ protected:
              const ChunkShape &shape, Value k0, Value zero);
 
   /// Both operand chunks of a contraction copied by TMA: the kernel's
-  /// buffers (the tile program's arguments), whether the rhs is MN-major
-  /// (a row-major k x n buffer), and the swizzle of the chunks.
+  /// buffers (the tile program's arguments), the tile dimensions (of
+  /// extent 1) whose coordinates index each buffer's leading dimensions (a
+  /// batched operand's; none for a 2-d buffer), whether the rhs is
+  /// MN-major (a row-major k x n buffer), and the swizzle of the chunks.
   struct TmaCopies {
     BlockArgument lhs, rhs;
+    SmallVector<unsigned, 2> lhsBatch, rhsBatch;
     bool rhsMnMajor;
     int64_t swizzle;
   };
 
   /// How TMA copies both operand chunks of `contract` (lhs rows x k, rhs
   /// columns x k), multiplied `columns` columns at a time: where each
-  /// operand region is one widened load of a 2-d kernel buffer [the tile
+  /// operand region is one widened load of a kernel buffer [the tile
   /// dimension it varies][k] (or for the rhs [k][columns], MN-major),
-  /// indexed by exactly those coordinates, of the contraction's k (the
+  /// after leading dimensions indexed by batch coordinates of the tile
+  /// (a box [1, ..., rows, k] each), indexed by exactly those
+  /// coordinates, of the contraction's k (the
   /// box's zeros past the tensor are k's tail and the domain's edge) in
   /// rows of whole 16-byte units (a tensor map's strides), its boxes at
   /// most 256 rows, and the buffer read nowhere else in the kernel (it

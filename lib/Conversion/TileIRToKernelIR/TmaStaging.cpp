@@ -13,12 +13,22 @@ using namespace strata;
 using namespace strata::detail;
 
 namespace {
-/// An operand TMA may copy: its kernel buffer and load, and whether the
-/// buffer is MN-major ([k][the tile dimension]).
+/// An operand TMA may copy: its kernel buffer and load, the tile
+/// dimensions indexing the buffer's leading (batch) dimensions, and
+/// whether the buffer is MN-major ([k][the tile dimension]).
 struct TmaSource {
   BlockArgument buffer;
   loopir::LoadOp load;
+  SmallVector<unsigned, 2> batch;
   bool mnMajor;
+};
+
+/// What one operand's copies take: its tensor map, its chunk, the
+/// coordinates of its batch dimensions and, batched, its box's shape.
+struct TmaOperand {
+  Value map, chunk;
+  SmallVector<Value, 2> batch;
+  DenseI64ArrayAttr boxShape;
 };
 } // namespace
 
@@ -33,29 +43,40 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
     return std::nullopt;
   auto buffer = cast<BlockArgument>(load.getMemref());
   auto type = cast<MemRefType>(buffer.getType());
-  if (type.getRank() != 2 || !type.getLayout().isIdentity() ||
-      !type.hasStaticShape() || !kernelir::hasTensorMapStrides(type))
+  if (type.getRank() < 2 || type.getRank() > kernelir::kTmaMaxRank ||
+      !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+      !kernelir::hasTensorMapStrides(type))
     return std::nullopt;
-  // The buffer's indices are the tile coordinate the operand varies and
-  // k, in either order.
+  // The buffer's indices are the coordinates of tile dimensions of extent
+  // 1 before the rows (a batch, never dropped: the region's argument d is
+  // dimension d), then the tile coordinate the operand varies and k, in
+  // either order.
   Block &body = operand.front();
   size_t rank = kernel.getDomain().size();
   size_t varied = variedDim(dropped, rank);
   Value along = body.getArgument(varied < dropped ? varied : varied - 1);
   Value k = body.getArguments().back();
   AffineMap map = load.getIndexMap();
-  auto is = [&](unsigned result, Value v) {
+  auto indexAt = [&](unsigned result) -> Value {
     auto dim = dyn_cast<AffineDimExpr>(map.getResult(result));
-    return dim && load.getIndices()[dim.getPosition()] == v;
+    return dim ? load.getIndices()[dim.getPosition()] : Value();
   };
-  if (map.getNumResults() != 2)
-    return std::nullopt;
-  bool kMajor = is(0, along) && is(1, k);
-  bool mnMajor = mayBeMnMajor && is(0, k) && is(1, along);
+  unsigned lead = type.getRank() - 2;
+  SmallVector<unsigned, 2> batch;
+  for (unsigned result = 0; result < lead; ++result) {
+    auto arg = dyn_cast_if_present<BlockArgument>(indexAt(result));
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() + 2 >= rank ||
+        kernel.getTile()[arg.getArgNumber()] != 1)
+      return std::nullopt;
+    batch.push_back(arg.getArgNumber());
+  }
+  bool kMajor = indexAt(lead) == along && indexAt(lead + 1) == k;
+  bool mnMajor =
+      mayBeMnMajor && indexAt(lead) == k && indexAt(lead + 1) == along;
   if ((!kMajor && !mnMajor) ||
-      type.getDimSize(mnMajor ? 0 : 1) != (int64_t)contract.getK())
+      type.getDimSize(lead + (mnMajor ? 0 : 1)) != (int64_t)contract.getK())
     return std::nullopt;
-  return TmaSource{buffer, load, mnMajor};
+  return TmaSource{buffer, load, batch, mnMajor};
 }
 
 std::optional<ContractionLowering::TmaCopies>
@@ -85,7 +106,8 @@ ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
   for (int64_t swizzle : {128, 64, 32})
     if (step * bytes % swizzle == 0 &&
         (!rhs->mnMajor || columns * bytes % swizzle == 0))
-      return TmaCopies{lhs->buffer, rhs->buffer, rhs->mnMajor, swizzle};
+      return TmaCopies{lhs->buffer, rhs->buffer,  lhs->batch,
+                       rhs->batch,  rhs->mnMajor, swizzle};
   return std::nullopt;
 }
 
@@ -160,6 +182,22 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
 
   Value rowOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 2]);
   Value colOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 1]);
+  // Each operand's map, chunk, batch coordinates and, batched, its box: a
+  // batch's chunk rows ([1, ..., rows, S bytes]).
+  auto operandOf = [&](Value map, Value chunk, ArrayRef<unsigned> batch) {
+    TmaOperand operand{map, chunk, {}, nullptr};
+    for (unsigned d : batch)
+      operand.batch.push_back(ctx.mapping.lookup(contract.getOrigin()[d]));
+    if (!batch.empty()) {
+      SmallVector<int64_t> shape(batch.size(), 1);
+      llvm::append_range(
+          shape, cast<MemRefType>(chunk.getType()).getShape().take_back(2));
+      operand.boxShape = b.getDenseI64ArrayAttr(shape);
+    }
+    return operand;
+  };
+  TmaOperand lhs = operandOf(lhsMap, lhsChunk, copies.lhsBatch);
+  TmaOperand rhs = operandOf(rhsMap, rhsChunk, copies.rhsBatch);
   // Issues the copies of step `kt` into its slot of the ring (null
   // without slots).
   auto issue = [&](Value kt) {
@@ -170,26 +208,29 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
       Value k0 = arith::MulIOp::create(b, loc, kt, index(step));
       // Block `block` of a chunk, at `along` + `offset` along the tile
       // dimension and `k` along k of its tensor (in the tensor's order).
-      auto copy = [&](Value map, Value chunk, int64_t block, Value along,
+      auto copy = [&](const TmaOperand &operand, int64_t block, Value along,
                       int64_t offset, Value k, bool mnMajor) {
         SmallVector<Value> box{index(block), index(0), index(0)};
         if (slot)
           box.insert(box.begin(), slot);
+        SmallVector<Value> at(operand.batch.begin(), operand.batch.end());
         along = arith::AddIOp::create(b, loc, along, index(offset));
+        at.append(mnMajor ? SmallVector<Value>{k, along}
+                          : SmallVector<Value>{along, k});
         boxes.push_back(kernelir::TmaLoadOp::create(
-            b, loc, map, mnMajor ? ValueRange{k, along} : ValueRange{along, k},
-            chunk, box, copies.swizzle, barriers, barrierOf(slot)));
+            b, loc, operand.map, at, operand.chunk, box, copies.swizzle,
+            barriers, barrierOf(slot), operand.boxShape));
       };
       for (int64_t kb = 0; kb < kBlocks; ++kb) {
         Value k = arith::AddIOp::create(b, loc, k0, index(kb * width));
-        copy(lhsMap, lhsChunk, kb, rowOrigin, 0, k, false);
+        copy(lhs, kb, rowOrigin, 0, k, false);
         if (!copies.rhsMnMajor)
-          copy(rhsMap, rhsChunk, kb, colOrigin, 0, k, false);
+          copy(rhs, kb, colOrigin, 0, k, false);
       }
       // An MN-major rhs: blocks of `width` columns, all of the step's k.
       int64_t nBlocks = copies.rhsMnMajor ? kernel.getTile().back() / width : 0;
       for (int64_t nb = 0; nb < nBlocks; ++nb)
-        copy(rhsMap, rhsChunk, nb, colOrigin, nb * width, k0, true);
+        copy(rhs, nb, colOrigin, nb * width, k0, true);
       int64_t bytes = 0;
       for (kernelir::TmaLoadOp box : boxes)
         bytes += box.getBytes();

@@ -723,13 +723,38 @@ kernelir.func @tma_box_offset(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: 
 
 // -----
 
-// Tensors of rank 1 to 5, into a buffer of at least that rank.
+// A box of a 3-d tensor in a 2-d buffer says so (its leading extent 1).
 kernelir.func @tma_rank(%a: memref<4x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies boxes of a tensor of rank 1 to 5 within a buffer of at least its rank, got 'memref<4x4x64xf16>' and 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{copies a box of the tensor's rank whose extents after its leading 1s are the shared buffer's trailing ones, got a box of [4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// The box's leading extents beyond the shared buffer are 1: the buffer
+// holds one batch's rows.
+kernelir.func @tma_box_beyond_buffer(%a: memref<4x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies a box of the tensor's rank whose extents after its leading 1s are the shared buffer's trailing ones, got a box of [2, 4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] box [2, 4, 64] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// Tensors of rank 1 to 5.
+kernelir.func @tma_rank_six(%a: memref<1x1x1x1x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies boxes of a tensor of rank 1 to 5, got 'memref<1x1x1x1x4x64xf16>'}}
+  kernelir.tma_load %a[%c0, %c0, %c0, %c0, %i, %c0], %s[%c0, %c0] box [1, 1, 1, 1, 4, 64] arrives %b[%c0] : memref<1x1x1x1x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
 

@@ -274,6 +274,20 @@ kernelir.func @tma_loads(%a: memref<1000x512xf16> {kernelir.tensor_map}, %v: mem
   kernelir.return
 }
 
+// Batch %n's rows of a batched tensor: a 3-d box landing in a 2-d chunk of
+// the ring, stored back the same way.
+// CHECK-LABEL: kernelir.func @tma_batched_boxes
+// CHECK: kernelir.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] box [1, 128, 64] swizzle 128 arrives %{{.*}}[%{{.*}}] : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+// CHECK-NEXT: kernelir.tma_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] box [1, 128, 64] swizzle 128 : memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<12x1000x512xf16>
+kernelir.func @tma_batched_boxes(%q: memref<12x1000x512xf16> {kernelir.tensor_map}, %o: memref<12x1000x512xf16> {kernelir.tensor_map}, %n: index, %row: index, %k: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %stage = kernelir.shared : memref<3x128x64xf16, #gpu.address_space<workgroup>>
+  %full = kernelir.shared : memref<3xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  kernelir.tma_load %q[%n, %row, %k], %stage[%s, %c0, %c0] box [1, 128, 64] swizzle 128 arrives %full[%s] : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+  kernelir.tma_store %stage[%s, %c0, %c0], %o[%n, %row, %k] box [1, 128, 64] swizzle 128 : memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<12x1000x512xf16>
+  kernelir.return
+}
+
 // A warpgroup's multiply-accumulate from shared chunks in core-matrix
 // layout ([k blocks][rows][8 halves]), after the writers' proxy fence.
 // CHECK-LABEL: kernelir.func @warpgroup_mma

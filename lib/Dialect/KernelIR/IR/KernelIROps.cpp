@@ -756,7 +756,15 @@ int64_t strata::kernelir::getSwizzleMask(int64_t swizzleBytes) {
   return swizzleBytes == 0 ? 0 : (swizzleBytes / 16 - 1) << 4;
 }
 
+ArrayRef<int64_t> strata::kernelir::getTmaBoxInShared(ArrayRef<int64_t> box) {
+  while (box.size() > 1 && box.front() == 1)
+    box = box.drop_front();
+  return box;
+}
+
 ArrayRef<int64_t> TmaLoadOp::getBox() {
+  if (std::optional<ArrayRef<int64_t>> box = getBoxShape())
+    return *box;
   return getDest().getType().getShape().take_back(
       getSource().getType().getRank());
 }
@@ -774,13 +782,14 @@ static int64_t tmaBoxAlignment(int64_t swizzle) {
 
 int64_t TmaLoadOp::getDestAlignment() { return tmaBoxAlignment(getSwizzle()); }
 
-/// A TMA copy between the tensor `global` (a tensor-map argument), from
-/// `globalIndices` on, and the box that is the trailing dimensions of the
+/// A TMA copy of `box` between the tensor `global` (a tensor-map
+/// argument), from `globalIndices` on, and the trailing dimensions of the
 /// shared buffer `shared` (their indices 0), swizzled by `swizzle`: TMA's
 /// limits, and the map's argument.
-static LogicalResult verifyTmaBox(Operation *op, Value global,
-                                  ValueRange globalIndices, Value shared,
-                                  ValueRange sharedIndices, int64_t swizzle) {
+static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
+                                  Value global, ValueRange globalIndices,
+                                  Value shared, ValueRange sharedIndices,
+                                  int64_t swizzle) {
   auto tensor = cast<MemRefType>(global.getType());
   auto buffer = cast<MemRefType>(shared.getType());
   if ((int64_t)globalIndices.size() != tensor.getRank() ||
@@ -796,10 +805,9 @@ static LogicalResult verifyTmaBox(Operation *op, Value global,
   if (!element.isIntOrFloat() || strata::getStorageBits(element) % 8 != 0)
     return op->emitOpError("copies whole bytes, got ") << element;
   int64_t rank = tensor.getRank(), elementBytes = getStorageBits(element) / 8;
-  if (rank < 1 || rank > kTmaMaxRank || buffer.getRank() < rank)
+  if (rank < 1 || rank > kTmaMaxRank)
     return op->emitOpError("copies boxes of a tensor of rank 1 to ")
-           << kTmaMaxRank << " within a buffer of at least its rank, got "
-           << tensor << " and " << buffer;
+           << kTmaMaxRank << ", got " << tensor;
   for (MemRefType type : {tensor, buffer})
     if (!type.getLayout().isIdentity())
       return op->emitOpError("needs row-major buffers, got ") << type;
@@ -807,8 +815,16 @@ static LogicalResult verifyTmaBox(Operation *op, Value global,
     return op->emitOpError("needs a tensor whose rows are a multiple of 16 "
                            "bytes (a tensor map's strides), got ")
            << tensor;
-  ArrayRef<int64_t> box = buffer.getShape().take_back(rank);
-  if (llvm::any_of(box, [](int64_t e) { return e > kTmaMaxBoxExtent; }))
+  ArrayRef<int64_t> inShared = getTmaBoxInShared(box);
+  if ((int64_t)box.size() != rank ||
+      buffer.getRank() < (int64_t)inShared.size() ||
+      buffer.getShape().take_back(inShared.size()) != inShared)
+    return op->emitOpError("copies a box of the tensor's rank whose extents "
+                           "after its leading 1s are the shared buffer's "
+                           "trailing ones, got a box of [")
+           << box << "] in " << buffer;
+  if (llvm::any_of(box,
+                   [](int64_t e) { return e < 1 || e > kTmaMaxBoxExtent; }))
     return op->emitOpError("copies boxes of at most ")
            << kTmaMaxBoxExtent << " per dimension, got a box of " << box;
   int64_t rowBytes = box.back() * elementBytes;
@@ -830,7 +846,7 @@ static LogicalResult verifyTmaBox(Operation *op, Value global,
       !kernel.getArgAttr(map.getArgNumber(), kTensorMapAttrName))
     return op->emitOpError("copies through a kernel argument marked {")
            << kTensorMapAttrName << "}";
-  for (Value index : sharedIndices.take_back(rank))
+  for (Value index : sharedIndices.take_back(inShared.size()))
     if (!matchPattern(index, m_Zero()))
       return op->emitOpError("copies whole boxes: the indices of the box's "
                              "dimensions in the shared buffer are 0");
@@ -838,13 +854,15 @@ static LogicalResult verifyTmaBox(Operation *op, Value global,
 }
 
 LogicalResult TmaLoadOp::verify() {
-  if (failed(verifyTmaBox(*this, getSource(), getSourceIndices(), getDest(),
-                          getDestIndices(), getSwizzle())))
+  if (failed(verifyTmaBox(*this, getBox(), getSource(), getSourceIndices(),
+                          getDest(), getDestIndices(), getSwizzle())))
     return failure();
   return verifyMBarrier(*this, getBarriers().getType(), getBarrierIndices());
 }
 
 ArrayRef<int64_t> TmaStoreOp::getBox() {
+  if (std::optional<ArrayRef<int64_t>> box = getBoxShape())
+    return *box;
   return getSource().getType().getShape().take_back(
       getDest().getType().getRank());
 }
@@ -854,7 +872,7 @@ int64_t TmaStoreOp::getSourceAlignment() {
 }
 
 LogicalResult TmaStoreOp::verify() {
-  return verifyTmaBox(*this, getDest(), getDestIndices(), getSource(),
+  return verifyTmaBox(*this, getBox(), getDest(), getDestIndices(), getSource(),
                       getSourceIndices(), getSwizzle());
 }
 

@@ -138,6 +138,10 @@ constexpr int64_t kTmaMaxRank = 5, kTmaMaxBoxExtent = 256;
 /// Whether a tensor map's strides can describe `tensor`: its rows (all
 /// but a rank-1 tensor's) are a multiple of 16 bytes.
 bool hasTensorMapStrides(mlir::MemRefType tensor);
+/// The dimensions of a TMA box that lie in its shared buffer (that
+/// buffer's trailing ones): all but the box's leading extents of 1, at
+/// least one. A 3-d box [1, r, c] of a batched tensor lands in [r][c].
+llvm::ArrayRef<int64_t> getTmaBoxInShared(llvm::ArrayRef<int64_t> box);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -146,9 +146,12 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
   let description = [{
     Starts copying a box of `source` (a global tensor of rank 1 to 5)
     whose first element is `source[sourceIndices]` into `dest`: the box
-    has the shape of `dest`'s trailing `rank(source)` dimensions, whose
-    indices in `destIndices` are 0 (the leading ones pick, say, a stage of
-    a ring). Elements of the box outside `source` arrive as zeros, so a
+    has the shape of `dest`'s trailing `rank(source)` dimensions, or
+    `box`'s where given: extents of 1 and then `dest`'s trailing
+    dimensions (a 2-d box of a batched tensor, one batch's rows). The
+    box's dimensions in `dest` (all but its leading 1s) have the indices
+    0 in `destIndices` (the leading ones pick, say, a stage of a ring).
+    Elements of the box outside `source` arrive as zeros, so a
     ragged tile needs no guard. The box lands in row-major order, its
     16-byte units permuted within each `swizzle`-byte row when `swizzle`
     is 32, 64 or 128: unit u of row r of 16-byte units goes to unit
@@ -173,6 +176,11 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
         arrives %full[%s]
         : memref<1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
           memref<3xi64, #gpu.address_space<workgroup>>
+    // Batch %n's rows of a batched tensor: a 3-d box of one 2-d chunk.
+    kernelir.tma_load %q[%n, %row, %k], %stage[%s, %c0, %c0] box [1, 128, 64]
+        swizzle 128 arrives %full[%s]
+        : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
+          memref<3xi64, #gpu.address_space<workgroup>>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
@@ -181,14 +189,17 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
                        Variadic<Index>:$destIndices,
                        DefaultValuedAttr<I64Attr, "0">:$swizzle,
                        Arg<AnyStaticShapeMemRef, "", [MemRead, MemWrite]>:$barriers,
-                       Variadic<Index>:$barrierIndices);
+                       Variadic<Index>:$barrierIndices,
+                       OptionalAttr<DenseI64ArrayAttr>:$box_shape);
   let assemblyFormat = [{
     $source `[` $sourceIndices `]` `,` $dest `[` $destIndices `]`
-    (`swizzle` $swizzle^)? `arrives` $barriers `[` $barrierIndices `]`
+    (`box` $box_shape^)? (`swizzle` $swizzle^)?
+    `arrives` $barriers `[` $barrierIndices `]`
     attr-dict `:` type($source) `,` type($dest) `,` type($barriers)
   }];
   let extraClassDeclaration = [{
-    /// The box's extents: `dest`'s trailing rank(source) dimensions.
+    /// The box's extents (rank(source) of them): `box_shape`, or
+    /// `dest`'s trailing rank(source) dimensions.
     ::llvm::ArrayRef<int64_t> getBox();
     /// The bytes the copy moves (and completes on its mbarrier).
     int64_t getBytes();
@@ -206,8 +217,9 @@ def KernelIR_TmaStoreOp : KernelIR_Op<"tma_store", [AttrSizedOperandSegments,
   let description = [{
     The inverse of `kernelir.tma_load`: starts copying the box that lies
     in `source` (a shared buffer whose trailing `rank(dest)` dimensions
-    are the box, their indices 0, its 16-byte units permuted by `swizzle`
-    as tma_load writes them) into `dest` (a global tensor, a
+    are the box, or as `box` lies in a tma_load's destination, their
+    indices 0, its 16-byte units permuted by `swizzle` as tma_load writes
+    them) into `dest` (a global tensor, a
     `kernelir.tensor_map` argument) from `dest[destIndices]` on. Elements
     of the box outside `dest` are not written, so a ragged tile's
     epilogue needs no guard. The copy belongs to the issuing thread's
@@ -227,13 +239,16 @@ def KernelIR_TmaStoreOp : KernelIR_Op<"tma_store", [AttrSizedOperandSegments,
                        Variadic<Index>:$sourceIndices,
                        Arg<AnyStaticShapeMemRef, "", [MemWrite]>:$dest,
                        Variadic<Index>:$destIndices,
-                       DefaultValuedAttr<I64Attr, "0">:$swizzle);
+                       DefaultValuedAttr<I64Attr, "0">:$swizzle,
+                       OptionalAttr<DenseI64ArrayAttr>:$box_shape);
   let assemblyFormat = [{
     $source `[` $sourceIndices `]` `,` $dest `[` $destIndices `]`
-    (`swizzle` $swizzle^)? attr-dict `:` type($source) `,` type($dest)
+    (`box` $box_shape^)? (`swizzle` $swizzle^)? attr-dict `:` type($source)
+    `,` type($dest)
   }];
   let extraClassDeclaration = [{
-    /// The box's extents: `source`'s trailing rank(dest) dimensions.
+    /// The box's extents (rank(dest) of them): `box_shape`, or `source`'s
+    /// trailing rank(dest) dimensions.
     ::llvm::ArrayRef<int64_t> getBox();
     /// The alignment `source` needs (see TmaLoadOp::getDestAlignment).
     int64_t getSourceAlignment();
