@@ -656,7 +656,7 @@ kernelir.func @tma_box_too_big(%a: memref<1000x64xf16> {kernelir.tensor_map}, %i
   %s = kernelir.shared : memref<512x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies boxes of at most 256 per dimension, got a box of 512, 64}}
+  // expected-error @+1 {{copies boxes of 1 to 256 per dimension, got a box of 512, 64}}
   kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<1000x64xf16>, memref<512x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }

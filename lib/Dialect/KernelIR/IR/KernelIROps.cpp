@@ -825,7 +825,7 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
            << box << "] in " << buffer;
   if (llvm::any_of(box,
                    [](int64_t e) { return e < 1 || e > kTmaMaxBoxExtent; }))
-    return op->emitOpError("copies boxes of at most ")
+    return op->emitOpError("copies boxes of 1 to ")
            << kTmaMaxBoxExtent << " per dimension, got a box of " << box;
   int64_t rowBytes = box.back() * elementBytes;
   if (!isSwizzle(swizzle))
