@@ -174,6 +174,27 @@ def test_artifact_carries_tensor_maps():
     assert again.serialize() == a.serialize()
 
 
+def test_artifact_carries_batched_tensor_maps():
+    # A batched operand's map is of the whole tensor, its box one batch's
+    # rows: of the buffer's rank, its leading extent 1 (q @ k.T per head,
+    # both operands K-major).
+    from strata.frontend import capture, import_program
+    q, k = torch.randn(6, 100, 64).half(), torch.randn(6, 72, 64).half()
+    module = import_program(capture(lambda q, k: q @ k.transpose(1, 2),
+                                    (q, k)))
+    module.run(strata.pipeline(
+        "nvvm", "chip=sm_90a wgmma=true tma=true format=isa"))
+    a = rt.Artifact.parse(module.artifact("forward", ["q", "k"], None))
+    [launch] = a.launches
+    maps = {a.buffers[launch.args[m.param]].shape[1]: m
+            for m in launch.tensor_maps}
+    assert sorted(maps) == [72, 100], launch.tensor_maps
+    for rows, m in maps.items():
+        assert a.buffers[launch.args[m.param]].shape == [6, rows, 64]
+        assert m.box[0] == 1 and len(m.box) == 3 and m.swizzle, m.box
+    assert "cp.async.bulk.tensor.3d.shared::cluster.global" in a.ptx
+
+
 def test_version_1_artifacts_still_load():
     a = rt.Artifact.parse(b"strata-artifact 1\nbuffer argument 0 a f32 1 4\n"
                           b"launch k 1 1 1 32 1 1 0 1 0\noutputs 0\nend\n")
