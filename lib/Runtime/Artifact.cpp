@@ -207,7 +207,7 @@ void validate(const Artifact &a) {
       if (m.param >= l.args.size())
         malformed(what + ": the launch has " + std::to_string(l.args.size()) +
                   " arguments");
-      if (m.box.size() != a.buffers[l.args[m.param]].shape.size() ||
+      if (m.box.size() > a.buffers[l.args[m.param]].shape.size() ||
           m.box.empty() || m.box.size() > Artifact::kMaxTensorMapRank)
         malformed(what + ": a box of rank " + std::to_string(m.box.size()) +
                   " for a buffer of rank " +

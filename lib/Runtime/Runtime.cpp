@@ -150,14 +150,20 @@ EncodedTensorMap encodeTensorMap(Driver &d, const TensorMap &m,
                 : m.swizzle == 32 ? 1
                 : m.swizzle == 64 ? 2
                                   : 3;
-  size_t rank = buffer.shape.size();
+  // The map's rank is the box's: the buffer's leading dimensions beyond
+  // it are one (row-major, so its outermost dimension's extent is their
+  // product and its stride the innermost of them).
+  size_t rank = m.box.size();
+  std::vector<uint64_t> shape(buffer.shape.end() - rank, buffer.shape.end());
+  for (size_t k = 0; k + rank < buffer.shape.size(); ++k)
+    shape.front() *= buffer.shape[k];
   std::vector<uint64_t> dims, strides;
   std::vector<unsigned> box, elementStrides(rank, 1);
   uint64_t stride = bytes;
   for (size_t k = 0; k < rank; ++k) {
-    dims.push_back(buffer.shape[rank - 1 - k]);
+    dims.push_back(shape[rank - 1 - k]);
     box.push_back(m.box[rank - 1 - k]);
-    stride *= buffer.shape[rank - 1 - k];
+    stride *= shape[rank - 1 - k];
     if (k + 1 < rank)
       strides.push_back(stride);
   }

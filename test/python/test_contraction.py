@@ -330,12 +330,50 @@ def test_batched_half_matmul_fed_by_tma(case, schedule):
         assert report.passed, (via, report)
 
 
+FOLDED_BATCH_TMA = {
+    # nn.Linear on activations of a batch of sequences: the batch folds
+    # into the rows, x[r floordiv 100][r mod 100][k].
+    "linear_3d": (nn.Linear(64, 72), lambda: (randn(3, 100, 64),)),
+    # Two leading dimensions: x[r floordiv 150][(r floordiv 50) mod 3]
+    # [r mod 50][k].
+    "linear_4d": (nn.Linear(64, 72), lambda: (randn(2, 3, 50, 64),)),
+    # x @ B.T for a batch of Bs: the batch folds into n, K-major.
+    "batch_in_n": (lambda x, b: x @ b.transpose(1, 2),
+                   lambda: (randn(100, 64), randn(3, 72, 64))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLDED_BATCH_TMA))
+def test_folded_batch_fed_by_tma(case):
+    # A K-major operand whose leading dimensions delinearize the rows (or
+    # columns) it varies is one matrix of all the batches' rows to its
+    # tensor map: a box of rank 2 over the 3-d or 4-d buffer (`box [rows,
+    # S]`; the runtime sees the leading dimensions as one), so a tile's
+    # rows may straddle two batches, as the folded index does. Ragged:
+    # 300 rows in 64-row tiles. Emulated against PyTorch in every order.
+    torch.manual_seed(len(case))
+    fn, make = FOLDED_BATCH_TMA[case]
+    fn = fn.half() if isinstance(fn, nn.Module) else fn
+    inputs = tuple(t.half() for t in make())
+    options = "wgmma=true tma=true"
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert text.count("kernelir.tensor_map") == 2, text
+    assert "async_copy" not in text, text
+    assert re.search(r"kernelir\.tma_load %\w+\[%\w+, %\w+\], .* box "
+                     r"\[\d+, \d+\] .* : memref<\d+x\d+x\d+x", text), text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via, options=options)
+        assert report.passed, (via, report)
+
+
 @pytest.mark.parametrize("case", ["batch_in_n", "k_333", "reused"])
 def test_tma_only_where_a_tensor_map_fits(case):
     # Where either operand has no tensor map (rows of 333 halves, no whole
-    # 16-byte units; x @ B for a batch of Bs, whose batch folds into n,
-    # read through floordiv and mod: a tile's columns straddle two
-    # batches, which no box is) or its buffer is read elsewhere too (it
+    # 16-byte units; x @ B for a batch of row-major Bs, whose batch folds
+    # into n: a chunk's row of k holds columns of two batches, apart in
+    # memory, which no box is) or its buffer is read elsewhere too (it
     # would need a second argument), the contraction keeps the cp.async
     # staging under tma=true.
     x = randn(100, 333 if case == "k_333" else 64).half()

@@ -58,8 +58,9 @@ def test_artifact_round_trips(decoder_artifact):
     (b"", "expected header"),
     (b"strata-artifact 3\nend\n",
      "artifact version 3 is not supported \\(this runtime reads versions 1 to 2\\)"),
-    # Tensor maps (version 2): of a launch's parameter, of its buffer's
-    # rank, within TMA's boxes and swizzles.
+    # Tensor maps (version 2): of a launch's parameter, of at most its
+    # buffer's rank (a lower one sees the leading dimensions as one),
+    # within TMA's boxes and swizzles.
     (b"strata-artifact 1\nbuffer argument 0 a f16 2 64 64\n"
      b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 2 64 64\nend\n",
      "unknown record 'tensor_map'"),
@@ -69,8 +70,8 @@ def test_artifact_round_trips(decoder_artifact):
      b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 1 128 2 64 64\nend\n",
      "tensor map of parameter 1 of 'k': the launch has 1 arguments"),
     (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
-     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 1 64\nend\n",
-     "a box of rank 1 for a buffer of rank 2"),
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 3 1 64 64\nend\n",
+     "a box of rank 3 for a buffer of rank 2"),
     (b"strata-artifact 2\nbuffer argument 0 a f16 2 64 64\n"
      b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 2 512 64\nend\n",
      "box extent 512 \\(1 to 256\\)"),
@@ -193,6 +194,25 @@ def test_artifact_carries_batched_tensor_maps():
         assert a.buffers[launch.args[m.param]].shape == [6, rows, 64]
         assert m.box[0] == 1 and len(m.box) == 3 and m.swizzle, m.box
     assert "cp.async.bulk.tensor.3d.shared::cluster.global" in a.ptx
+
+
+def test_artifact_carries_tensor_maps_of_folded_batches():
+    # nn.Linear on a batch of sequences: x's map sees its two leading
+    # dimensions as one (a box of rank 2 for a 3-d buffer), PTX copies
+    # 2-d boxes.
+    from strata.frontend import capture, import_program
+    x = torch.randn(3, 100, 64).half()
+    linear = nn.Linear(64, 72).half()
+    module = import_program(capture(linear, (x,)))
+    module.run(strata.pipeline(
+        "nvvm", "chip=sm_90a wgmma=true tma=true format=isa"))
+    a = rt.Artifact.parse(module.artifact("forward", ["x"], None))
+    [launch] = a.launches
+    shapes = sorted((a.buffers[launch.args[m.param]].shape, len(m.box))
+                    for m in launch.tensor_maps)
+    assert shapes == [([3, 100, 64], 2), ([72, 64], 2)], shapes
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in a.ptx
+    assert rt.Artifact.parse(a.serialize()).serialize() == a.serialize()
 
 
 def test_version_1_artifacts_still_load():

@@ -38,7 +38,9 @@ const char *kindName(Buffer::Kind kind);
 
 /// A kernel parameter that is a TMA tensor map of the buffer its launch
 /// passes there: encoded per run for the buffer's address, passed by value
-/// (CUDA's const __grid_constant__ CUtensorMap).
+/// (CUDA's const __grid_constant__ CUtensorMap). A box of lower rank than
+/// the buffer's maps the buffer with its leading dimensions seen as one
+/// (a batch of matrices as one matrix of all their rows).
 struct TensorMap {
   unsigned param = 0;       // Position among the launch's arguments.
   std::vector<int64_t> box; // Box extents, outermost first.

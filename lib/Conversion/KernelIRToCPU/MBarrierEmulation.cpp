@@ -172,14 +172,26 @@ private:
       b.setInsertionPointToStart(loop.getBody());
       at.push_back(loop.getInductionVar());
     }
+    // The tensor the map describes (a box of lower rank sees the leading
+    // dimensions as one), and its first coordinate in those dimensions.
+    SmallVector<int64_t> shape =
+        kernelir::getTmaTensorShape(tensor, box.size());
     BoxElement e;
     for (auto [d, start] : llvm::enumerate(globalStart)) {
       Value c = arith::AddIOp::create(b, loc, start, at[d]);
       Value ok = arith::AndIOp::create(
           b, loc, compare(arith::CmpIPredicate::sge, c, index(0)),
-          compare(arith::CmpIPredicate::slt, c, index(tensor.getDimSize(d))));
+          compare(arith::CmpIPredicate::slt, c, index(shape[d])));
       e.inside = e.inside ? arith::AndIOp::create(b, loc, e.inside, ok) : ok;
       e.global.push_back(c);
+    }
+    ArrayRef<int64_t> folded =
+        tensor.getShape().drop_back(box.size() - 1).drop_front();
+    for (int64_t extent : llvm::reverse(folded)) {
+      Value first = e.global.front();
+      e.global.front() = arith::RemUIOp::create(b, loc, first, index(extent));
+      e.global.insert(e.global.begin(),
+                      arith::DivUIOp::create(b, loc, first, index(extent)));
     }
     Value offset = index(0);
     for (auto [i, stride] : llvm::zip_equal(at, boxStrides))

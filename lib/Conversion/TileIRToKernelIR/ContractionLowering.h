@@ -169,7 +169,9 @@ protected:
   /// operand region is one widened load of a kernel buffer [the tile
   /// dimension it varies][k] (or for the rhs [k][columns], MN-major),
   /// after leading dimensions indexed by batch coordinates of the tile
-  /// (a box [1, ..., rows, k] each), indexed by exactly those
+  /// (a box [1, ..., rows, k] each) or, K-major, delinearizing the
+  /// varied coordinate (a batch folded into the rows: a box [rows, k] of
+  /// the buffer seen as a matrix), indexed by exactly those
   /// coordinates, of the contraction's k (the
   /// box's zeros past the tensor are k's tail and the domain's edge) in
   /// rows of whole 16-byte units (a tensor map's strides), its boxes at

@@ -6,6 +6,7 @@
 
 #include "ContractionLowering.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -61,6 +62,26 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
     auto dim = dyn_cast<AffineDimExpr>(map.getResult(result));
     return dim ? load.getIndices()[dim.getPosition()] : Value();
   };
+  // A K-major buffer whose leading dimensions delinearize the varied
+  // coordinate (a batch folded into the rows: x[r floordiv n][r mod n][k])
+  // is one matrix of all its rows to a tensor map (getTmaTensorShape).
+  auto position = llvm::find(load.getIndices(), along);
+  if (type.getRank() > 2 && indexAt(type.getRank() - 1) == k &&
+      position != load.getIndices().end() &&
+      type.getDimSize(type.getRank() - 1) == (int64_t)contract.getK()) {
+    // Index i is (r floordiv stride i) mod extent i (the first's mod
+    // may be left out: r is in bounds).
+    AffineExpr r = getAffineDimExpr(position - load.getIndices().begin(),
+                                    load.getContext());
+    ArrayRef<int64_t> shape = type.getShape().drop_back();
+    bool delinearizes = true;
+    for (auto [i, stride] : llvm::enumerate(computeSuffixProduct(shape))) {
+      AffineExpr result = map.getResult(i), digit = r.floorDiv(stride);
+      delinearizes &= result == digit % shape[i] || (i == 0 && result == digit);
+    }
+    if (delinearizes)
+      return TmaSource{buffer, load, {}, false};
+  }
   unsigned lead = type.getRank() - 2;
   SmallVector<unsigned, 2> batch;
   for (unsigned result = 0; result < lead; ++result) {
@@ -182,13 +203,14 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
 
   Value rowOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 2]);
   Value colOrigin = ctx.mapping.lookup(contract.getOrigin()[rank - 1]);
-  // Each operand's map, chunk, batch coordinates and, batched, its box: a
-  // batch's chunk rows ([1, ..., rows, S bytes]).
+  // Each operand's map, chunk, batch coordinates and, batched or of a
+  // batch folded into the rows, its box: a batch's chunk rows ([1, ...,
+  // rows, S bytes]), or chunk rows of all the batches' ([rows, S bytes]).
   auto operandOf = [&](Value map, Value chunk, ArrayRef<unsigned> batch) {
     TmaOperand operand{map, chunk, {}, nullptr};
     for (unsigned d : batch)
       operand.batch.push_back(ctx.mapping.lookup(contract.getOrigin()[d]));
-    if (!batch.empty()) {
+    if (cast<MemRefType>(map.getType()).getRank() > 2) {
       SmallVector<int64_t> shape(batch.size(), 1);
       llvm::append_range(
           shape, cast<MemRefType>(chunk.getType()).getShape().take_back(2));

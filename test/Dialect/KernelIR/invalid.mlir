@@ -723,13 +723,38 @@ kernelir.func @tma_box_offset(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: 
 
 // -----
 
-// A box of a 3-d tensor in a 2-d buffer says so (its leading extent 1).
+// A box of a 3-d tensor in a 2-d buffer says so (its leading extent 1,
+// or a box of rank 2 over the tensor's rows).
 kernelir.func @tma_rank(%a: memref<4x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies a box of the tensor's rank whose extents after its leading 1s are the shared buffer's trailing ones, got a box of [4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{copies a box of the tensor's rank, in more dimensions than 'memref<4x64xf16, #gpu.address_space<workgroup>>' has: a box with leading 1s, or of lower rank, is given by `box`}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// A box of rank 2 over a 3-d tensor (its rows seen as one dimension) has
+// two coordinates.
+kernelir.func @tma_folded_indices(%a: memref<4x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{expects one index per dimension of the box (of the global tensor) and of the shared buffer}}
+  kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] box [4, 64] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @tma_box_above_rank(%a: memref<4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies a box of at most the tensor's rank, got 3 dimensions for 'memref<4x64xf16>'}}
+  kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] box [1, 4, 64] arrives %b[%c0] : memref<4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
 
@@ -741,19 +766,19 @@ kernelir.func @tma_box_beyond_buffer(%a: memref<4x4x64xf16> {kernelir.tensor_map
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies a box of the tensor's rank whose extents after its leading 1s are the shared buffer's trailing ones, got a box of [2, 4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{copies a box whose extents after its leading 1s are the shared buffer's trailing ones, got a box of [2, 4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] box [2, 4, 64] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
 
 // -----
 
-// Tensors of rank 1 to 5.
+// Boxes of rank 1 to 5.
 kernelir.func @tma_rank_six(%a: memref<1x1x1x1x4x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies boxes of a tensor of rank 1 to 5, got 'memref<1x1x1x1x4x64xf16>'}}
+  // expected-error @+1 {{copies boxes of rank 1 to 5, got 6 of 'memref<1x1x1x1x4x64xf16>'}}
   kernelir.tma_load %a[%c0, %c0, %c0, %c0, %i, %c0], %s[%c0, %c0] box [1, 1, 1, 1, 4, 64] arrives %b[%c0] : memref<1x1x1x1x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }

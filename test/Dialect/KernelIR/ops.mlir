@@ -275,16 +275,19 @@ kernelir.func @tma_loads(%a: memref<1000x512xf16> {kernelir.tensor_map}, %v: mem
 }
 
 // Batch %n's rows of a batched tensor: a 3-d box landing in a 2-d chunk of
-// the ring, stored back the same way.
+// the ring, stored back the same way; a 2-d box of the batches' rows.
 // CHECK-LABEL: kernelir.func @tma_batched_boxes
 // CHECK: kernelir.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] box [1, 128, 64] swizzle 128 arrives %{{.*}}[%{{.*}}] : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK-NEXT: kernelir.tma_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] box [1, 128, 64] swizzle 128 : memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<12x1000x512xf16>
-kernelir.func @tma_batched_boxes(%q: memref<12x1000x512xf16> {kernelir.tensor_map}, %o: memref<12x1000x512xf16> {kernelir.tensor_map}, %n: index, %row: index, %k: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+// CHECK-NEXT: kernelir.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] box [128, 64] swizzle 128 arrives %{{.*}}[%{{.*}}] : memref<12x1000x512xf16>
+kernelir.func @tma_batched_boxes(%q: memref<12x1000x512xf16> {kernelir.tensor_map}, %o: memref<12x1000x512xf16> {kernelir.tensor_map}, %x: memref<12x1000x512xf16> {kernelir.tensor_map}, %n: index, %row: index, %k: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %stage = kernelir.shared : memref<3x128x64xf16, #gpu.address_space<workgroup>>
   %full = kernelir.shared : memref<3xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
   kernelir.tma_load %q[%n, %row, %k], %stage[%s, %c0, %c0] box [1, 128, 64] swizzle 128 arrives %full[%s] : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
   kernelir.tma_store %stage[%s, %c0, %c0], %o[%n, %row, %k] box [1, 128, 64] swizzle 128 : memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<12x1000x512xf16>
+  // The rows of all 12 batches seen as one dimension (12000 rows).
+  kernelir.tma_load %x[%row, %k], %stage[%s, %c0, %c0] box [128, 64] swizzle 128 arrives %full[%s] : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
 

@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -762,6 +763,15 @@ ArrayRef<int64_t> strata::kernelir::getTmaBoxInShared(ArrayRef<int64_t> box) {
   return box;
 }
 
+SmallVector<int64_t> strata::kernelir::getTmaTensorShape(MemRefType source,
+                                                         size_t rank) {
+  ArrayRef<int64_t> shape = source.getShape();
+  size_t folded = shape.size() - rank + 1;
+  SmallVector<int64_t> result{computeProduct(shape.take_front(folded))};
+  llvm::append_range(result, shape.drop_front(folded));
+  return result;
+}
+
 ArrayRef<int64_t> TmaLoadOp::getBox() {
   if (std::optional<ArrayRef<int64_t>> box = getBoxShape())
     return *box;
@@ -783,18 +793,28 @@ static int64_t tmaBoxAlignment(int64_t swizzle) {
 int64_t TmaLoadOp::getDestAlignment() { return tmaBoxAlignment(getSwizzle()); }
 
 /// A TMA copy of `box` between the tensor `global` (a tensor-map
-/// argument), from `globalIndices` on, and the trailing dimensions of the
-/// shared buffer `shared` (their indices 0), swizzled by `swizzle`: TMA's
-/// limits, and the map's argument.
+/// argument; of the box's rank, or seen so: getTmaTensorShape), from
+/// `globalIndices` on, and the trailing dimensions of the shared buffer
+/// `shared` (their indices 0), swizzled by `swizzle`: TMA's limits, and
+/// the map's argument.
 static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
-                                  Value global, ValueRange globalIndices,
-                                  Value shared, ValueRange sharedIndices,
-                                  int64_t swizzle) {
+                                  bool boxGiven, Value global,
+                                  ValueRange globalIndices, Value shared,
+                                  ValueRange sharedIndices, int64_t swizzle) {
   auto tensor = cast<MemRefType>(global.getType());
   auto buffer = cast<MemRefType>(shared.getType());
-  if ((int64_t)globalIndices.size() != tensor.getRank() ||
+  if (!boxGiven && buffer.getRank() < tensor.getRank())
+    return op->emitOpError("copies a box of the tensor's rank, in more "
+                           "dimensions than ")
+           << buffer << " has: a box with leading 1s, or of lower rank, is "
+           << "given by `box`";
+  if (globalIndices.size() != box.size() ||
       (int64_t)sharedIndices.size() != buffer.getRank())
-    return op->emitOpError("expects one index per dimension of each buffer");
+    return op->emitOpError("expects one index per dimension of the box (of "
+                           "the global tensor) and of the shared buffer");
+  if ((int64_t)box.size() > tensor.getRank())
+    return op->emitOpError("copies a box of at most the tensor's rank, got ")
+           << box.size() << " dimensions for " << tensor;
   Type element = tensor.getElementType();
   if (buffer.getElementType() != element)
     return op->emitOpError("copies between buffers of one element type, got ")
@@ -804,10 +824,10 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
         "copies between a global tensor and a shared buffer");
   if (!element.isIntOrFloat() || strata::getStorageBits(element) % 8 != 0)
     return op->emitOpError("copies whole bytes, got ") << element;
-  int64_t rank = tensor.getRank(), elementBytes = getStorageBits(element) / 8;
+  int64_t rank = box.size(), elementBytes = getStorageBits(element) / 8;
   if (rank < 1 || rank > kTmaMaxRank)
-    return op->emitOpError("copies boxes of a tensor of rank 1 to ")
-           << kTmaMaxRank << ", got " << tensor;
+    return op->emitOpError("copies boxes of rank 1 to ")
+           << kTmaMaxRank << ", got " << rank << " of " << tensor;
   for (MemRefType type : {tensor, buffer})
     if (!type.getLayout().isIdentity())
       return op->emitOpError("needs row-major buffers, got ") << type;
@@ -816,12 +836,11 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
                            "bytes (a tensor map's strides), got ")
            << tensor;
   ArrayRef<int64_t> inShared = getTmaBoxInShared(box);
-  if ((int64_t)box.size() != rank ||
-      buffer.getRank() < (int64_t)inShared.size() ||
+  if (buffer.getRank() < (int64_t)inShared.size() ||
       buffer.getShape().take_back(inShared.size()) != inShared)
-    return op->emitOpError("copies a box of the tensor's rank whose extents "
-                           "after its leading 1s are the shared buffer's "
-                           "trailing ones, got a box of [")
+    return op->emitOpError("copies a box whose extents after its leading 1s "
+                           "are the shared buffer's trailing ones, got a box "
+                           "of [")
            << box << "] in " << buffer;
   if (llvm::any_of(box,
                    [](int64_t e) { return e < 1 || e > kTmaMaxBoxExtent; }))
@@ -854,8 +873,9 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
 }
 
 LogicalResult TmaLoadOp::verify() {
-  if (failed(verifyTmaBox(*this, getBox(), getSource(), getSourceIndices(),
-                          getDest(), getDestIndices(), getSwizzle())))
+  if (failed(verifyTmaBox(*this, getBox(), getBoxShape().has_value(),
+                          getSource(), getSourceIndices(), getDest(),
+                          getDestIndices(), getSwizzle())))
     return failure();
   return verifyMBarrier(*this, getBarriers().getType(), getBarrierIndices());
 }
@@ -872,8 +892,9 @@ int64_t TmaStoreOp::getSourceAlignment() {
 }
 
 LogicalResult TmaStoreOp::verify() {
-  return verifyTmaBox(*this, getBox(), getDest(), getDestIndices(), getSource(),
-                      getSourceIndices(), getSwizzle());
+  return verifyTmaBox(*this, getBox(), getBoxShape().has_value(), getDest(),
+                      getDestIndices(), getSource(), getSourceIndices(),
+                      getSwizzle());
 }
 
 //===----------------------------------------------------------------------===//

@@ -142,6 +142,12 @@ bool hasTensorMapStrides(mlir::MemRefType tensor);
 /// buffer's trailing ones): all but the box's leading extents of 1, at
 /// least one. A 3-d box [1, r, c] of a batched tensor lands in [r][c].
 llvm::ArrayRef<int64_t> getTmaBoxInShared(llvm::ArrayRef<int64_t> box);
+/// The shape of the tensor a tensor map of rank `rank` describes over
+/// `source` (rank(source) >= rank): `source`'s, its leading
+/// rank(source) - rank + 1 dimensions seen as one (row-major: a batch of
+/// matrices as one matrix of all their rows).
+llvm::SmallVector<int64_t> getTmaTensorShape(mlir::MemRefType source,
+                                             size_t rank);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -144,13 +144,17 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
   let summary = "Copies a box of a global tensor into a (swizzled) shared "
                 "buffer by the tensor memory accelerator.";
   let description = [{
-    Starts copying a box of `source` (a global tensor of rank 1 to 5)
-    whose first element is `source[sourceIndices]` into `dest`: the box
-    has the shape of `dest`'s trailing `rank(source)` dimensions, or
-    `box`'s where given: extents of 1 and then `dest`'s trailing
-    dimensions (a 2-d box of a batched tensor, one batch's rows). The
-    box's dimensions in `dest` (all but its leading 1s) have the indices
-    0 in `destIndices` (the leading ones pick, say, a stage of a ring).
+    Starts copying a box of `source` (a global tensor) whose first
+    element is `source[sourceIndices]` into `dest`: the box has the shape
+    of `dest`'s trailing `rank(source)` dimensions, or `box`'s where
+    given: extents of 1 and then `dest`'s trailing dimensions (one
+    batch's rows of a batched tensor: `box [1, 128, 64]`). A `box` of
+    lower rank than `source` (1 to 5) sees `source`'s leading dimensions
+    as one, row-major (a batch of matrices as one matrix of all their
+    rows: `box [128, 64]` of a 12 x 1000 x 512 tensor is one of 12000 x
+    512), and `sourceIndices` are coordinates of that view. The box's
+    dimensions in `dest` (all but its leading 1s) have the indices 0 in
+    `destIndices` (the leading ones pick, say, a stage of a ring).
     Elements of the box outside `source` arrive as zeros, so a
     ragged tile needs no guard. The box lands in row-major order, its
     16-byte units permuted within each `swizzle`-byte row when `swizzle`
@@ -181,6 +185,11 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
         swizzle 128 arrives %full[%s]
         : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
           memref<3xi64, #gpu.address_space<workgroup>>
+    // Rows %row to %row + 127 of all 12 batches' 12000.
+    kernelir.tma_load %x[%row, %k], %stage[%s, %c0, %c0] box [128, 64]
+        swizzle 128 arrives %full[%s]
+        : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
+          memref<3xi64, #gpu.address_space<workgroup>>
     ```
   }];
   let arguments = (ins Arg<AnyStaticShapeMemRef, "", [MemRead]>:$source,
@@ -198,8 +207,8 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
     attr-dict `:` type($source) `,` type($dest) `,` type($barriers)
   }];
   let extraClassDeclaration = [{
-    /// The box's extents (rank(source) of them): `box_shape`, or
-    /// `dest`'s trailing rank(source) dimensions.
+    /// The box's extents: `box_shape`, or `dest`'s trailing rank(source)
+    /// dimensions.
     ::llvm::ArrayRef<int64_t> getBox();
     /// The bytes the copy moves (and completes on its mbarrier).
     int64_t getBytes();
@@ -219,7 +228,7 @@ def KernelIR_TmaStoreOp : KernelIR_Op<"tma_store", [AttrSizedOperandSegments,
     in `source` (a shared buffer whose trailing `rank(dest)` dimensions
     are the box, or as `box` lies in a tma_load's destination, their
     indices 0, its 16-byte units permuted by `swizzle` as tma_load writes
-    them) into `dest` (a global tensor, a
+    them; a `box` of lower rank sees `dest` as tma_load does) into `dest` (a global tensor, a
     `kernelir.tensor_map` argument) from `dest[destIndices]` on. Elements
     of the box outside `dest` are not written, so a ragged tile's
     epilogue needs no guard. The copy belongs to the issuing thread's
@@ -247,8 +256,8 @@ def KernelIR_TmaStoreOp : KernelIR_Op<"tma_store", [AttrSizedOperandSegments,
     `,` type($dest)
   }];
   let extraClassDeclaration = [{
-    /// The box's extents (rank(dest) of them): `box_shape`, or `source`'s
-    /// trailing rank(dest) dimensions.
+    /// The box's extents: `box_shape`, or `source`'s trailing rank(dest)
+    /// dimensions.
     ::llvm::ArrayRef<int64_t> getBox();
     /// The alignment `source` needs (see TmaLoadOp::getDestAlignment).
     int64_t getSourceAlignment();
