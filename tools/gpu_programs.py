@@ -66,13 +66,15 @@ def matmul(dtype, m=N, k=N, n=N, batch=()):
     return make
 
 
-def linear(dtype, m=N, k=N, n=N):
+def linear(dtype, m=N, k=N, n=N, batch=()):
     """x @ w.T with w [n, k], as nn.Linear multiplies: both operands K-major
-    (what TMA copies for wgmma)."""
+    (what TMA copies for wgmma); x [*batch, m, k] folds its batch into the
+    rows."""
     def make():
-        x, w = torch.randn(m, k).to(dtype), torch.randn(n, k).to(dtype)
+        x, w = torch.randn(*batch, m, k).to(dtype), torch.randn(n, k).to(dtype)
+        rows = math.prod(batch) * m
         return ((lambda x, w: x @ w.t()), (x, w),
-                _bytes(x, w) + m * n * x.element_size(), 2 * m * n * k)
+                _bytes(x, w) + rows * n * x.element_size(), 2 * rows * n * k)
     return make
 
 
@@ -241,6 +243,11 @@ WGMMA = {
     "wgmma_tma_bmm_f16_values": matmul(torch.float16, 1024, 1024, 64,
                                        batch=(48,)),
     "wgmma_bmm_f16_values": matmul(torch.float16, 1024, 1024, 64, batch=(48,)),
+    # GPT-2-small's QKV projection on 4 x 1024 tokens, x [4, 1024, 768]:
+    # the batch folds into the rows (TMA maps x as 4096 x 768), next to
+    # its cp.async twin.
+    "wgmma_tma_f16_qkv_3d": linear(torch.float16, 1024, 768, 2304, batch=(4,)),
+    "wgmma_f16_qkv_3d": linear(torch.float16, 1024, 768, 2304, batch=(4,)),
     # Wider tiles for the TMA loop: 128 x 256 (two warpgroups of
     # m64n256k16, 154 registers, no spills) in four stages (192 KiB) and
     # three.
