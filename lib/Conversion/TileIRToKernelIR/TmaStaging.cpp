@@ -33,6 +33,26 @@ struct TmaOperand {
 };
 } // namespace
 
+/// Whether `load`'s indices but the last delinearize `row` over its
+/// buffer's leading dimensions: index i is (row floordiv stride i) mod
+/// extent i, the first's mod perhaps left out (row is in bounds).
+static bool delinearizesRows(loopir::LoadOp load, Value row) {
+  auto position = llvm::find(load.getIndices(), row);
+  if (position == load.getIndices().end())
+    return false;
+  AffineExpr r =
+      getAffineDimExpr(position - load.getIndices().begin(), load.getContext());
+  ArrayRef<int64_t> shape =
+      cast<MemRefType>(load.getMemref().getType()).getShape().drop_back();
+  for (auto [i, stride] : llvm::enumerate(computeSuffixProduct(shape))) {
+    AffineExpr result = load.getIndexMap().getResult(i);
+    AffineExpr digit = r.floorDiv(stride);
+    if (result != digit % shape[i] && (i != 0 || result != digit))
+      return false;
+  }
+  return true;
+}
+
 /// The kernel buffer TMA may copy an operand's chunks from (see
 /// planTmaCopies), MN-major only where `mayBeMnMajor`; none otherwise.
 static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
@@ -65,23 +85,10 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
   // A K-major buffer whose leading dimensions delinearize the varied
   // coordinate (a batch folded into the rows: x[r floordiv n][r mod n][k])
   // is one matrix of all its rows to a tensor map (getTmaTensorShape).
-  auto position = llvm::find(load.getIndices(), along);
   if (type.getRank() > 2 && indexAt(type.getRank() - 1) == k &&
-      position != load.getIndices().end() &&
-      type.getDimSize(type.getRank() - 1) == (int64_t)contract.getK()) {
-    // Index i is (r floordiv stride i) mod extent i (the first's mod
-    // may be left out: r is in bounds).
-    AffineExpr r = getAffineDimExpr(position - load.getIndices().begin(),
-                                    load.getContext());
-    ArrayRef<int64_t> shape = type.getShape().drop_back();
-    bool delinearizes = true;
-    for (auto [i, stride] : llvm::enumerate(computeSuffixProduct(shape))) {
-      AffineExpr result = map.getResult(i), digit = r.floorDiv(stride);
-      delinearizes &= result == digit % shape[i] || (i == 0 && result == digit);
-    }
-    if (delinearizes)
-      return TmaSource{buffer, load, {}, false};
-  }
+      type.getDimSize(type.getRank() - 1) == (int64_t)contract.getK() &&
+      delinearizesRows(load, along))
+    return TmaSource{buffer, load, {}, false};
   unsigned lead = type.getRank() - 2;
   SmallVector<unsigned, 2> batch;
   for (unsigned result = 0; result < lead; ++result) {
