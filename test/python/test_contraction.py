@@ -334,6 +334,8 @@ FOLDED_BATCH_TMA = {
     # nn.Linear on activations of a batch of sequences: the batch folds
     # into the rows, x[r floordiv 100][r mod 100][k].
     "linear_3d": (nn.Linear(64, 72), lambda: (randn(3, 100, 64),)),
+    # A batch of one: x[0][r][k].
+    "linear_batch_of_1": (nn.Linear(64, 72), lambda: (randn(1, 100, 64),)),
     # Two leading dimensions: x[r floordiv 150][(r floordiv 50) mod 3]
     # [r mod 50][k].
     "linear_4d": (nn.Linear(64, 72), lambda: (randn(2, 3, 50, 64),)),
@@ -363,6 +365,42 @@ def test_folded_batch_fed_by_tma(case):
     assert "async_copy" not in text, text
     assert re.search(r"kernelir\.tma_load %\w+\[%\w+, %\w+\], .* box "
                      r"\[\d+, \d+\] .* : memref<\d+x\d+x\d+x", text), text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via, options=options)
+        assert report.passed, (via, report)
+
+
+GATED = {
+    # A gated MLP's pair (x @ g.T and x @ u.T, one kernel): x is one tensor
+    # map that both contractions' copies read.
+    "gated": lambda x, g, u: F.silu(x @ g.t()) * (x @ u.t()),
+    # x read by the epilogue too: neither contraction takes TMA (a tensor
+    # map is read by TMA alone), both keep cp.async.
+    "gated_reused": lambda x, g, u: F.silu(x @ g.t()) * (x @ u.t()) + x[:, :1],
+}
+
+
+@pytest.mark.parametrize("schedule", ["default", "stacked"])
+@pytest.mark.parametrize("tma", [False, True])
+@pytest.mark.parametrize("case", sorted(GATED))
+def test_sibling_contractions_by_warpgroups(case, tma, schedule):
+    # Sibling contractions (one per accumulator) share the warpgroups'
+    # layout, each its own k loop of wgmma; under tma=true they take TMA
+    # together or not at all. Ragged: 100 rows, 72 columns, k = 328.
+    torch.manual_seed(len(case) + tma)
+    fn = GATED[case]
+    inputs = (randn(100, 328).half(), randn(72, 328).half(),
+              randn(72, 328).half())
+    options = ("wgmma=true " + ("tma=true " if tma else "") +
+               TMA_SCHEDULES[schedule])
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    [kernel] = [k for k in str(module).split("kernelir.func")[1:]
+                if "kernelir.wgmma" in k]
+    assert "kernelir.mma " not in kernel, kernel
+    copied = tma and case == "gated"
+    assert kernel.count("kernelir.tensor_map") == (3 if copied else 0), kernel
+    assert ("async_copy" in kernel) != copied, kernel
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, inputs, via=via, options=options)
         assert report.passed, (via, report)

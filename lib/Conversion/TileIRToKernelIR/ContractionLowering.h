@@ -175,13 +175,25 @@ protected:
   /// coordinates, of the contraction's k (the
   /// box's zeros past the tensor are k's tail and the domain's edge) in
   /// rows of whole 16-byte units (a tensor map's strides), its boxes at
-  /// most 256 rows, and the buffer read nowhere else in the kernel (it
-  /// becomes the tensor map); the swizzle is the widest (128 bytes at most)
-  /// that a step's row of halves is a multiple of, and with an MN-major
-  /// rhs `columns` of halves too. None otherwise: the kernel keeps
+  /// most 256 rows, and the buffer read nowhere else in the kernel but by
+  /// these copies (it becomes the tensor map); the swizzle is the widest (128
+  /// bytes at most) that a step's row of halves is a multiple of, and with an
+  /// MN-major rhs `columns` of halves too. Sibling contractions (a gated pair
+  /// reading one x) take TMA together, each buffer copied the same way by
+  /// all of them, or none does. None otherwise: the kernel keeps
   /// stagedLoop.
   std::optional<TmaCopies> planTmaCopies(tileir::ContractOp contract,
                                          Type operand, int64_t columns);
+
+  /// One contraction's TMA copies and the loads they replace: what
+  /// planTmaCopies asks of each of the kernel's contractions, whoever
+  /// else reads their buffers.
+  struct TmaPlan {
+    TmaCopies copies;
+    loopir::LoadOp lhsLoad, rhsLoad;
+  };
+  std::optional<TmaPlan> planOwnTmaCopies(tileir::ContractOp contract,
+                                          Type operand, int64_t columns);
 
   /// stagedLoop's twin for TMA: the kernel's arguments for `copies` become
   /// tensor maps; per step, one thread arms the stage's mbarrier with the

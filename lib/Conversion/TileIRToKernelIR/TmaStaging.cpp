@@ -34,18 +34,29 @@ struct TmaOperand {
 } // namespace
 
 /// Whether `load`'s indices but the last delinearize `row` over its
-/// buffer's leading dimensions: index i is (row floordiv stride i) mod
-/// extent i, the first's mod perhaps left out (row is in bounds).
+/// buffer's leading dimensions, so that the element they name is row
+/// `row` of the buffer seen as a matrix: their row-major position
+/// simplifies to `row` (x[0][r][k] of a batch of 1; x[r floordiv n][r mod
+/// n][k]), or index i is (row floordiv stride i) mod extent i, the
+/// first's mod perhaps left out as row is in bounds (nested folds, which
+/// the simplification leaves).
 static bool delinearizesRows(loopir::LoadOp load, Value row) {
   auto position = llvm::find(load.getIndices(), row);
   if (position == load.getIndices().end())
     return false;
   AffineExpr r =
       getAffineDimExpr(position - load.getIndices().begin(), load.getContext());
+  AffineMap map = load.getIndexMap();
   ArrayRef<int64_t> shape =
       cast<MemRefType>(load.getMemref().getType()).getShape().drop_back();
-  for (auto [i, stride] : llvm::enumerate(computeSuffixProduct(shape))) {
-    AffineExpr result = load.getIndexMap().getResult(i);
+  SmallVector<int64_t> strides = computeSuffixProduct(shape);
+  AffineExpr at = getAffineConstantExpr(0, load.getContext());
+  for (auto [i, stride] : llvm::enumerate(strides))
+    at = at + map.getResult(i) * stride;
+  if (simplifyAffineExpr(at, map.getNumDims(), map.getNumSymbols()) == r)
+    return true;
+  for (auto [i, stride] : llvm::enumerate(strides)) {
+    AffineExpr result = map.getResult(i);
     AffineExpr digit = r.floorDiv(stride);
     if (result != digit % shape[i] && (i != 0 || result != digit))
       return false;
@@ -107,9 +118,24 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
   return TmaSource{buffer, load, batch, mnMajor};
 }
 
-std::optional<ContractionLowering::TmaCopies>
-ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
-                                   int64_t columns) {
+namespace {
+/// How a buffer is copied: its box's rows and order, its swizzle and its
+/// batch dimensions (a tensor map has one box and swizzle).
+struct TmaRole {
+  int64_t boxRows;
+  bool mnMajor;
+  int64_t swizzle;
+  SmallVector<unsigned, 2> batch;
+  bool operator==(const TmaRole &other) const {
+    return boxRows == other.boxRows && mnMajor == other.mnMajor &&
+           swizzle == other.swizzle && batch == other.batch;
+  }
+};
+} // namespace
+
+std::optional<ContractionLowering::TmaPlan>
+ContractionLowering::planOwnTmaCopies(tileir::ContractOp contract, Type operand,
+                                      int64_t columns) {
   size_t rank = kernel.getTile().size();
   ArrayRef<int64_t> tile = kernel.getTile();
   int64_t step = contract.getStep(),
@@ -127,16 +153,54 @@ ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
   if (lhs->buffer == rhs->buffer &&
       (rhs->mnMajor || tile[rank - 2] != tile[rank - 1]))
     return std::nullopt;
-  for (const TmaSource &source : {*lhs, *rhs})
-    for (Operation *user : source.buffer.getUsers())
-      if (user != lhs->load && user != rhs->load)
-        return std::nullopt;
   for (int64_t swizzle : {128, 64, 32})
     if (step * bytes % swizzle == 0 &&
         (!rhs->mnMajor || columns * bytes % swizzle == 0))
-      return TmaCopies{lhs->buffer, rhs->buffer,  lhs->batch,
-                       rhs->batch,  rhs->mnMajor, swizzle};
+      return TmaPlan{{lhs->buffer, rhs->buffer, lhs->batch, rhs->batch,
+                      rhs->mnMajor, swizzle},
+                     lhs->load,
+                     rhs->load};
   return std::nullopt;
+}
+
+std::optional<ContractionLowering::TmaCopies>
+ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
+                                   int64_t columns) {
+  // A tensor map is read by TMA copies alone, with one box: sibling
+  // contractions (a gated pair reading one x) take TMA together or not
+  // at all, each buffer copied the same way by all of them.
+  std::optional<TmaCopies> copies;
+  SmallPtrSet<Operation *, 8> copied;
+  SmallVector<std::pair<BlockArgument, TmaRole>> roles;
+  size_t rank = kernel.getTile().size();
+  for (auto sibling : kernel.getBody().getOps<tileir::ContractOp>()) {
+    std::optional<TmaPlan> plan = planOwnTmaCopies(sibling, operand, columns);
+    if (!plan)
+      return std::nullopt;
+    copied.insert({plan->lhsLoad, plan->rhsLoad});
+    const TmaCopies &c = plan->copies;
+    int64_t rhsBoxRows =
+        c.rhsMnMajor ? sibling.getStep() : kernel.getTile()[rank - 1];
+    for (auto [buffer, role] :
+         {std::pair(c.lhs, TmaRole{kernel.getTile()[rank - 2], false, c.swizzle,
+                                   c.lhsBatch}),
+          std::pair(c.rhs, TmaRole{rhsBoxRows, c.rhsMnMajor, c.swizzle,
+                                   c.rhsBatch})}) {
+      auto seen = llvm::find_if(
+          roles, [&, buffer = buffer](auto &r) { return r.first == buffer; });
+      if (seen == roles.end())
+        roles.push_back({buffer, role});
+      else if (!(seen->second == role))
+        return std::nullopt;
+    }
+    if (sibling == contract)
+      copies = c;
+  }
+  for (auto &[buffer, role] : roles)
+    for (Operation *user : buffer.getUsers())
+      if (!copied.contains(user))
+        return std::nullopt;
+  return copies;
 }
 
 scf::ForOp ContractionLowering::tmaStagedLoop(

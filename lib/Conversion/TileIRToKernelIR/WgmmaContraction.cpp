@@ -68,12 +68,16 @@ private:
 static std::optional<WgmmaLayout> chooseWgmmaLayout(tileir::KernelOp kernel,
                                                     MultiplyOptions multiply) {
   auto contracts = kernel.getBody().getOps<tileir::ContractOp>();
-  if (!multiply.wgmma || !multiply.tensorCores ||
-      !llvm::hasSingleElement(contracts))
+  if (!multiply.wgmma || !multiply.tensorCores || contracts.empty())
     return std::nullopt;
-  tileir::ContractOp contract = *contracts.begin();
-  Type operand = contract.getWidenedHalfType();
-  if (!operand || contract.getStep() % kernelir::kWgmmaK != 0)
+  // Sibling contractions (one per accumulator, as a gated MLP's pair)
+  // share the warpgroups' layout: they take the same instruction, each
+  // its own k loop.
+  Type operand = (*contracts.begin()).getWidenedHalfType();
+  if (!operand || llvm::any_of(contracts, [&](tileir::ContractOp contract) {
+        return contract.getWidenedHalfType() != operand ||
+               contract.getStep() % kernelir::kWgmmaK != 0;
+      }))
     return std::nullopt;
   ArrayRef<int64_t> tile = kernel.getTile();
   size_t rank = tile.size();
