@@ -224,6 +224,9 @@ TMA_SCHEDULES = {
     # 128 k a step: two boxes a step per operand (k blocks of 64 halves).
     "two_boxes": "schedule=contraction tile-sizes=128,64 threads=128 "
                  "k-tile=128 stages=2",
+    # Persistent: 3 instances take every tile, their rings of 3 stages
+    # counted across tiles.
+    "persistent": "persistent-instances=3 k-tile=32 stages=3",
 }
 
 
@@ -305,17 +308,14 @@ def test_batched_half_matmul_fed_by_tma(case, schedule):
     # coordinates the tile's batch coordinates), landing in the same 2-d
     # chunk as an unbatched one's; the box's zeros past the tensor are the
     # ragged edges (100 rows, k = 328 or 72) as before; a persistent
-    # kernel's instances take tiles of every batch (4 instances, 12 or
-    # 24 tiles, a ring of 3 stages). Emulated against PyTorch in every
+    # kernel's instances take tiles of every batch. Emulated against PyTorch in every
     # thread order.
     torch.manual_seed(len(case))
     fn, make = BATCHED_TMA[case]
     inputs = tuple(t.half() for t in make())
     # Tile sizes name every dimension: 1 along the batch.
     batch = "1," * (max(t.dim() for t in inputs) - 2)
-    schedules = dict(TMA_SCHEDULES,
-                     persistent="persistent-instances=4 k-tile=32 stages=3")
-    options = "wgmma=true tma=true " + schedules[schedule].replace(
+    options = "wgmma=true tma=true " + TMA_SCHEDULES[schedule].replace(
         "tile-sizes=", "tile-sizes=" + batch)
     module = import_program(capture(fn, inputs))
     module.run(strata.pipeline("kernel", options))
@@ -380,7 +380,7 @@ GATED = {
 }
 
 
-@pytest.mark.parametrize("schedule", ["default", "stacked"])
+@pytest.mark.parametrize("schedule", ["default", "stacked", "persistent"])
 @pytest.mark.parametrize("tma", [False, True])
 @pytest.mark.parametrize("case", sorted(GATED))
 def test_sibling_contractions_by_warpgroups(case, tma, schedule):
