@@ -31,7 +31,8 @@ from strata.report import traffic_report  # noqa: E402
 
 MODELS = ["resnet18", "vit_s16", "gpt2_small", "llama_layer", "bert_layer",
           "unet_block", "hub_gpt2", "hub_llama", "hub_bert", "hub_resnet18",
-          "hub_vit", "hub_efficientnet", "hub_convnext"]
+          "hub_vit", "hub_efficientnet", "hub_convnext", "hub_t5", "hub_bloom",
+          "hub_qwen2"]
 
 
 def load(name):

@@ -10,18 +10,13 @@ Real size: BERT-base (12 layers, width 768, 12 heads, feed-forward 3072),
 build/venv by tools/dev.sh).
 """
 import os
+import sys
 
 import torch
 from transformers import BertConfig, BertModel
 
-
-class Hidden(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, ids, mask):
-        return self.model(input_ids=ids, attention_mask=mask).last_hidden_state
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hf_output import Output  # noqa: E402
 
 
 def build(size):
@@ -35,7 +30,7 @@ def build(size):
         config, (b, t) = BertConfig(), (8, 512)
     lengths = torch.randint(t // 2, t + 1, (b,))
     mask = (torch.arange(t)[None, :] < lengths[:, None]).long()
-    model = Hidden(BertModel(config).eval())
+    model = Output(BertModel(config).eval(), "last_hidden_state")
     return model, (torch.randint(0, config.vocab_size, (b, t)), mask)
 
 

@@ -9,20 +9,13 @@ vocabulary 101, 2 sequences of 13 tokens. Needs `transformers` (installed
 into build/venv by tools/dev.sh).
 """
 import os
+import sys
 
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-
-class Logits(torch.nn.Module):
-    """The model's logits for token ids, without a key/value cache."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, ids):
-        return self.model(input_ids=ids, use_cache=False).logits
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hf_output import Output  # noqa: E402
 
 
 def build(size):
@@ -33,7 +26,7 @@ def build(size):
         shape = (2, 13)
     else:
         config, shape = GPT2Config(), (1, 1024)
-    model = Logits(GPT2LMHeadModel(config).eval())
+    model = Output(GPT2LMHeadModel(config).eval(), "logits", use_cache=False)
     return model, (torch.randint(0, config.vocab_size, shape),)
 
 

@@ -11,18 +11,13 @@ key/value heads, MLP 96, vocabulary 101, 2 sequences of 13 tokens. Needs
 `transformers` (installed into build/venv by tools/dev.sh).
 """
 import os
+import sys
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-
-class Logits(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, ids):
-        return self.model(input_ids=ids, use_cache=False).logits
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hf_output import Output  # noqa: E402
 
 
 def build(size):
@@ -36,7 +31,7 @@ def build(size):
     else:
         config = LlamaConfig(num_hidden_layers=2)
         shape = (1, 512)
-    model = Logits(LlamaForCausalLM(config).eval())
+    model = Output(LlamaForCausalLM(config).eval(), "logits", use_cache=False)
     return model, (torch.randint(0, config.vocab_size, shape),)
 
 

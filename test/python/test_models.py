@@ -49,7 +49,8 @@ def test_small_model_matches_pytorch(name):
 HUB_MODELS = {"hub_gpt2": "transformers", "hub_llama": "transformers",
               "hub_bert": "transformers", "hub_resnet18": "torchvision",
               "hub_vit": "timm", "hub_efficientnet": "torchvision",
-              "hub_convnext": "torchvision"}
+              "hub_convnext": "torchvision", "hub_t5": "transformers",
+              "hub_bloom": "transformers", "hub_qwen2": "transformers"}
 
 
 @pytest.mark.parametrize("name", sorted(HUB_MODELS))
