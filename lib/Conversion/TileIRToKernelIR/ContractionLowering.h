@@ -185,12 +185,25 @@ protected:
   std::optional<TmaCopies> planTmaCopies(tileir::ContractOp contract,
                                          Type operand, int64_t columns);
 
-  /// One contraction's TMA copies and the loads they replace: what
-  /// planTmaCopies asks of each of the kernel's contractions, whoever
-  /// else reads their buffers.
+  /// How a buffer is copied: its box's rows and order, its swizzle and
+  /// its batch dimensions (a tensor map has one box and swizzle).
+  struct TmaRole {
+    int64_t boxRows;
+    bool mnMajor;
+    int64_t swizzle;
+    SmallVector<unsigned, 2> batch;
+    bool operator==(const TmaRole &other) const {
+      return std::tie(boxRows, mnMajor, swizzle, batch) ==
+             std::tie(other.boxRows, other.mnMajor, other.swizzle, other.batch);
+    }
+  };
+  /// One contraction's TMA copies, the loads they replace and how each
+  /// operand's buffer is copied: what planTmaCopies asks of each of the
+  /// kernel's contractions, whoever else reads their buffers.
   struct TmaPlan {
     TmaCopies copies;
     loopir::LoadOp lhsLoad, rhsLoad;
+    TmaRole lhsRole, rhsRole;
   };
   std::optional<TmaPlan> planOwnTmaCopies(tileir::ContractOp contract,
                                           Type operand, int64_t columns);

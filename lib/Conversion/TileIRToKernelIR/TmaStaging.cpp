@@ -118,21 +118,6 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
   return TmaSource{buffer, load, batch, mnMajor};
 }
 
-namespace {
-/// How a buffer is copied: its box's rows and order, its swizzle and its
-/// batch dimensions (a tensor map has one box and swizzle).
-struct TmaRole {
-  int64_t boxRows;
-  bool mnMajor;
-  int64_t swizzle;
-  SmallVector<unsigned, 2> batch;
-  bool operator==(const TmaRole &other) const {
-    return boxRows == other.boxRows && mnMajor == other.mnMajor &&
-           swizzle == other.swizzle && batch == other.batch;
-  }
-};
-} // namespace
-
 std::optional<ContractionLowering::TmaPlan>
 ContractionLowering::planOwnTmaCopies(tileir::ContractOp contract, Type operand,
                                       int64_t columns) {
@@ -149,17 +134,15 @@ ContractionLowering::planOwnTmaCopies(tileir::ContractOp contract, Type operand,
   if (tile[rank - 2] > kernelir::kTmaMaxBoxExtent ||
       rhsBoxRows > kernelir::kTmaMaxBoxExtent)
     return std::nullopt;
-  // A tensor map has one box: one buffer as both operands needs the same.
-  if (lhs->buffer == rhs->buffer &&
-      (rhs->mnMajor || tile[rank - 2] != tile[rank - 1]))
-    return std::nullopt;
   for (int64_t swizzle : {128, 64, 32})
     if (step * bytes % swizzle == 0 &&
         (!rhs->mnMajor || columns * bytes % swizzle == 0))
       return TmaPlan{{lhs->buffer, rhs->buffer, lhs->batch, rhs->batch,
                       rhs->mnMajor, swizzle},
                      lhs->load,
-                     rhs->load};
+                     rhs->load,
+                     {tile[rank - 2], false, swizzle, lhs->batch},
+                     {rhsBoxRows, rhs->mnMajor, swizzle, rhs->batch}};
   return std::nullopt;
 }
 
@@ -168,33 +151,24 @@ ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
                                    int64_t columns) {
   // A tensor map is read by TMA copies alone, with one box: sibling
   // contractions (a gated pair reading one x) take TMA together or not
-  // at all, each buffer copied the same way by all of them.
+  // at all, and a buffer (one contraction's two operands, x @ x.T, or
+  // siblings' x) is copied the same way wherever it is copied.
   std::optional<TmaCopies> copies;
   SmallPtrSet<Operation *, 8> copied;
-  SmallVector<std::pair<BlockArgument, TmaRole>> roles;
-  size_t rank = kernel.getTile().size();
+  DenseMap<Value, TmaRole> roles;
   for (auto sibling : kernel.getBody().getOps<tileir::ContractOp>()) {
     std::optional<TmaPlan> plan = planOwnTmaCopies(sibling, operand, columns);
     if (!plan)
       return std::nullopt;
     copied.insert({plan->lhsLoad, plan->rhsLoad});
-    const TmaCopies &c = plan->copies;
-    int64_t rhsBoxRows =
-        c.rhsMnMajor ? sibling.getStep() : kernel.getTile()[rank - 1];
-    for (auto [buffer, role] :
-         {std::pair(c.lhs, TmaRole{kernel.getTile()[rank - 2], false, c.swizzle,
-                                   c.lhsBatch}),
-          std::pair(c.rhs, TmaRole{rhsBoxRows, c.rhsMnMajor, c.swizzle,
-                                   c.rhsBatch})}) {
-      auto seen = llvm::find_if(
-          roles, [&, buffer = buffer](auto &r) { return r.first == buffer; });
-      if (seen == roles.end())
-        roles.push_back({buffer, role});
-      else if (!(seen->second == role))
+    for (auto [buffer, role] : {std::pair(plan->copies.lhs, plan->lhsRole),
+                                std::pair(plan->copies.rhs, plan->rhsRole)}) {
+      auto [seen, first] = roles.try_emplace(buffer, role);
+      if (!first && !(seen->second == role))
         return std::nullopt;
     }
     if (sibling == contract)
-      copies = c;
+      copies = plan->copies;
   }
   for (auto &[buffer, role] : roles)
     for (Operation *user : buffer.getUsers())
