@@ -271,19 +271,29 @@ WGMMA = {
     "mma_f16_8192_persistent": matmul(torch.float16, 8192, 8192, 8192),
     "wgmma_tma_f16_4096_persistent": linear(torch.float16),
     "wgmma_tma_f16_8192_persistent": linear(torch.float16, 8192, 8192, 8192),
+    # Each step's wgmmas in flight while the next step's boxes are awaited
+    # (the default of tma=true) against the same schedules waiting for
+    # every step's multiplies (wgmma-overlap=false, the _waited names).
+    "wgmma_tma_f16_4096_waited": linear(torch.float16),
+    "wgmma_tma_f16_8192_waited": linear(torch.float16, 8192, 8192, 8192),
+    "wgmma_tma_f16_4096_t128x256_waited": matmul(torch.float16),
+    "wgmma_tma_f16_qkv_3d_waited": linear(torch.float16, 1024, 768, 2304,
+                                          batch=(4,)),
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
 for _name in WGMMA_SCHEDULE:
     if _name.startswith("wgmma_tma_"):
         WGMMA_SCHEDULE[_name] += " tma=true"
-WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256"] += (
-    " tile-sizes=128,256 k-tile=64 stages=4 shared-memory=230000")
+for _name in ("wgmma_tma_f16_4096_t128x256", "wgmma_tma_f16_4096_t128x256_waited"):
+    WGMMA_SCHEDULE[_name] += (
+        " tile-sizes=128,256 k-tile=64 stages=4 shared-memory=230000")
 WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256s3"] += (
     " tile-sizes=128,256 k-tile=64 stages=3")
 for _name in WGMMA:
     for _suffix, _option in (("_rows", " raster-group=1"),
-                             ("_persistent", " persistent-sms=132")):
+                             ("_persistent", " persistent-sms=132"),
+                             ("_waited", " wgmma-overlap=false")):
         if _name.endswith(_suffix):
             WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") +
                                      _option).strip()

@@ -147,6 +147,14 @@ def resource_report(ptxas_output):
     return rows
 
 
+def performance_advisories(ptxas_output):
+    """ptxas's lines that say a kernel runs slower than written: wgmma
+    serialized, waits it injected for wgmma's registers, and the like."""
+    return [line.split("ptxas info    : ", 1)[-1].strip()
+            for line in ptxas_output.splitlines()
+            if "Performance Loss" in line or "is injected" in line]
+
+
 def cmd_compile(args):
     import time
     # Imported here: torch is slow to import and other commands need none.
@@ -222,6 +230,8 @@ def cmd_compile(args):
                 sys.stderr.write("%-32s %9d %12d %11d %10d\n" % (
                     r["kernel"], r["registers"], r["spill_stores"],
                     r["spill_loads"], r["smem"]))
+            for advisory in performance_advisories(ptxas_out):
+                sys.stderr.write("ptxas: %s\n" % advisory)
     if args.timing:
         sys.stderr.write(passes)
         for what, seconds in times:

@@ -259,6 +259,24 @@ def test_tma_fed_wgmma_assembles_for_sm90a_without_spills(tmp_path, dtype,
     assert (str((1 << 62) | (64 << 32) | (512 << 16)) in ptx) == transposed
     rows = ptxas_rows(r.stderr)
     assert len(rows) == 1 and rows[0][2] == "0" and rows[0][3] == "0", r.stderr
+    # Each step's wgmmas stay in flight while the next step's boxes are
+    # awaited: the loop's wait leaves one group (the warpgroup's one slab)
+    # pending, and ptxas keeps the pipeline (no wgmma serialized, no wait
+    # injected for the accumulators' registers).
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned 1;", ptx), ptx
+    assert "ptxas:" not in r.stderr, r.stderr
+
+
+def test_report_names_ptxas_performance_advisories():
+    from strata.cli import performance_advisories
+    out = ("ptxas info    : (C7517) warpgroup.wait is injected in around line "
+           "246 by compiler to allow use of registers defined by GMMA in "
+           "function 'forward_kernel'\n"
+           "ptxas info    : Used 90 registers, used 1 barriers\n")
+    assert performance_advisories(out) == [
+        "(C7517) warpgroup.wait is injected in around line 246 by compiler "
+        "to allow use of registers defined by GMMA in function "
+        "'forward_kernel'"]
 
 
 @pytest.mark.parametrize("chip, options, message", [

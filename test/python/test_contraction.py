@@ -227,7 +227,24 @@ TMA_SCHEDULES = {
     # Persistent: 3 instances take every tile, their rings of 3 stages
     # counted across tiles.
     "persistent": "persistent-instances=3 k-tile=32 stages=3",
+    # Each step's wgmmas waited for before the next step's copies are
+    # awaited (otherwise, with stages > 1, they stay in flight for a step).
+    "waited": "wgmma-overlap=false k-tile=32 stages=3",
 }
+
+# The TMA schedules whose steps' wgmmas stay in flight for a step: not one
+# stage (two_boxes' 48 KiB steps fit one stage in shared memory).
+OVERLAPPED = {"stacked", "default", "persistent"}
+
+
+def assert_wgmmas_in_flight(text, overlapped):
+    # Overlapped: every wgmma async, the loop's wait leaving the step's
+    # groups in flight and a wait for none after the loop; otherwise none.
+    assert re.search(r"kernelir\.wgmma .* async :", text) if overlapped \
+        else "async" not in text, text
+    assert bool(re.search(r"kernelir\.wgmma_wait .* pending [1-9]", text)) \
+        == overlapped, text
+    assert ("pending 0" in text) == overlapped, text
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -261,7 +278,9 @@ def test_half_matmul_by_warpgroups_fed_by_tma(form, schedule, dtype):
     assert text.count("kernelir.tensor_map") == 2, text
     assert "kernelir.tma_load" in text and "async_copy" not in text, text
     assert re.search(r"kernelir\.wgmma .* swizzle \d+" +
-                     (" rhs_mn_major" if form == "matmul" else " :"), text), text
+                     (" rhs_mn_major" if form == "matmul" else "( async)? :"),
+                     text), text
+    assert_wgmmas_in_flight(text, schedule in OVERLAPPED)
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         module = import_program(capture(fn, (a, b)))
         out = poisoned((m, n), dtype)

@@ -111,6 +111,11 @@ def ConvertTileIRToKernelIRPass
            "tensor ([rows][k], or B [k][n], read transposed) with rows of "
            "whole 16-byte units; elsewhere the cp.async staging. Not yet "
            "measured on a GPU, so only when asked for">,
+    Option<"wgmmaOverlap", "wgmma-overlap", "bool", /*default=*/"true",
+           "With tma, keep each k step's wgmmas in flight while the next "
+           "step's copies are awaited (wgmma.wait_group of the step's "
+           "groups, the ring refilling the slot of the step before); "
+           "false waits for each step's multiplies before the next">,
   ];
 }
 

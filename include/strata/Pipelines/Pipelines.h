@@ -106,6 +106,11 @@ struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
                      "by TMA on a ring of mbarriers where the operands "
                      "allow it"),
       llvm::cl::init(false)};
+  typename Base::template Option<bool> wgmmaOverlap{
+      *this, "wgmma-overlap",
+      llvm::cl::desc("With tma, keep each k step's wgmmas in flight while "
+                     "the next step's copies are awaited"),
+      llvm::cl::init(true)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,gpu}.

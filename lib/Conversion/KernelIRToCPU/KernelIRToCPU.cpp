@@ -145,6 +145,7 @@ struct ConvertKernelIRToCPUPass
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
       expandAsyncCopies(rewriter, kernel);
+      trackWgmmaGroups(rewriter, kernel); // Before the copies it checks go.
       expandMBarriers(rewriter, kernel);
       expandShuffles(rewriter, kernel);
       expandFragmentLoads(rewriter, kernel); // Reads kernelir.lane_id.

@@ -110,6 +110,10 @@ void strata::expandWgmmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
         }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, accType, results);
   }
+  // An async wgmma computed as it was issued: its group is retired at
+  // once, the waits have nothing to wait for.
+  kernel.walk(
+      [&](kernelir::WgmmaWaitOp op) { rewriter.replaceOp(op, op.getAccs()); });
   // The CPU's stores are visible to every later read: nothing to fence.
   kernel.walk([&](kernelir::ProxyFenceOp op) { rewriter.eraseOp(op); });
   // Register budgets are the GPU's alone.

@@ -1,7 +1,8 @@
 // kernelir.wgmma to nvvm's warpgroup mma (sm_90a): a 64-bit shared-memory
 // descriptor per operand and per 16 k, the accumulator as the struct of the
 // lane's f32 registers, and the op's synchronous meaning spelled out as
-// wgmma.fence, the mma_asyncs, commit and wait for none pending. Beside it
+// wgmma.fence, the mma_asyncs, commit and wait for none pending (an async
+// one leaves the wait to its kernelir.wgmma_wait). Beside it
 // the other ops of Hopper's warpgroups: the async proxy's fence and
 // setmaxnreg.
 
@@ -90,11 +91,70 @@ struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
           /*satfinite=*/nullptr);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    // An async group's registers are fenced by the kernelir.wgmma_wait
+    // that retires it.
+    if (!op.getAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     SmallVector<Value> results;
     for (int64_t r = 0; r < registers; ++r)
       results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, accType, results);
+    return success();
+  }
+};
+
+/// kernelir.wgmma_wait as one inline asm that waits and returns every
+/// accumulator register tied to itself ("=f" outputs, their inputs "0",
+/// "1", ...): LLVM then reads none of them before the wait, nor copies
+/// one while its group may still write it, as it could around nvvm's
+/// wait_group, which takes no operands. (Triton and CUTLASS fence them so.)
+struct WgmmaWaitToNVVM : OpConversionPattern<kernelir::WgmmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kernelir::WgmmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> registers;
+    for (Value acc : adaptor.getAccs()) {
+      auto type = cast<VectorType>(acc.getType());
+      SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+      for (int64_t r = 0; r < type.getNumElements(); ++r)
+        registers.push_back(vector::ExtractOp::create(rewriter, loc, acc,
+                                                      delinearize(r, strides)));
+    }
+    if (registers.empty()) { // Nothing to fence: the wait alone.
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
+      rewriter.eraseOp(op);
+      return success();
+    }
+    std::string constraints;
+    for (size_t r = 0; r < registers.size(); ++r)
+      constraints += (r ? ",=f" : "=f");
+    for (size_t r = 0; r < registers.size(); ++r)
+      constraints += "," + std::to_string(r);
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        getContext(),
+        SmallVector<Type>(registers.size(), rewriter.getF32Type()));
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc, structType, registers,
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
+            ";",
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    SmallVector<Value> results;
+    int64_t next = 0;
+    for (Value acc : adaptor.getAccs()) {
+      auto type = cast<VectorType>(acc.getType());
+      SmallVector<Value> elements;
+      for (int64_t r = 0; r < type.getNumElements(); ++r)
+        elements.push_back(LLVM::ExtractValueOp::create(
+            rewriter, loc, wait.getResult(0), next++));
+      results.push_back(
+          vector::FromElementsOp::create(rewriter, loc, type, elements));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -131,6 +191,6 @@ struct SetMaxRegistersToNVVM
 } // namespace
 
 void strata::populateWgmmaToNVVMPatterns(RewritePatternSet &patterns) {
-  patterns.add<WgmmaToNVVM, ProxyFenceToNVVM, SetMaxRegistersToNVVM>(
-      patterns.getContext());
+  patterns.add<WgmmaToNVVM, WgmmaWaitToNVVM, ProxyFenceToNVVM,
+               SetMaxRegistersToNVVM>(patterns.getContext());
 }

@@ -216,11 +216,15 @@ protected:
   /// waits on the phase, then `multiply`s. With `stages` > 1
   /// the first stages - 1 steps are issued before the loop and step s,
   /// after a barrier (every thread is done with step s - 1), issues step
-  /// s + stages - 1 into the slot step s - 1 read.
+  /// s + stages - 1 into the slot step s - 1 read. With
+  /// `readsInFlight` (stages > 1), `multiply` returns while step s's
+  /// reads of the chunks may still run, having waited for step s - 1's:
+  /// the barrier and the refill follow it.
   scf::ForOp tmaStagedLoop(
       tileir::ContractOp contract, const TmaCopies &copies, Value lhsChunk,
       Value rhsChunk, ValueRange init,
-      function_ref<SmallVector<Value>(ValueRange acc, Value slot)> multiply);
+      function_ref<SmallVector<Value>(ValueRange acc, Value slot)> multiply,
+      bool readsInFlight = false);
 
   KernelContext &ctx;
   OpBuilder &b;

@@ -132,8 +132,8 @@ struct ConvertTileIRToKernelIRPass
     addHostBufferizationLegality(target, converter);
     target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
-    populateTileIRToKernelIRPatterns(converter, patterns,
-                                     {tensorCores, tf32, wgmma, tma});
+    populateTileIRToKernelIRPatterns(
+        converter, patterns, {tensorCores, tf32, wgmma, tma, wgmmaOverlap});
     populateHostBufferizationPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -180,7 +180,8 @@ ContractionLowering::planTmaCopies(tileir::ContractOp contract, Type operand,
 scf::ForOp ContractionLowering::tmaStagedLoop(
     tileir::ContractOp contract, const TmaCopies &copies, Value lhsChunk,
     Value rhsChunk, ValueRange init,
-    function_ref<SmallVector<Value>(ValueRange, Value)> multiply) {
+    function_ref<SmallVector<Value>(ValueRange, Value)> multiply,
+    bool readsInFlight) {
   Location loc = contract.getLoc();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -314,8 +315,12 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
       [&](Value kt, ValueRange acc) -> SmallVector<Value> {
         // Every thread is done with step kt - 1, whose slot the copies of
         // step kt + stages - 1 overwrite.
-        kernelir::BarrierOp::create(b, loc);
-        stageAhead(loc, kt, stages, steps, issue);
+        auto refill = [&] {
+          kernelir::BarrierOp::create(b, loc);
+          stageAhead(loc, kt, stages, steps, issue);
+        };
+        if (!readsInFlight)
+          refill();
         Value g = ringStep(kt);
         Value slot = slotOf(loc, g, stages);
         Value use = arith::DivUIOp::create(b, loc, g, index(stages));
@@ -324,6 +329,10 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
             arith::RemUIOp::create(b, loc, use, index(2)), index(0));
         kernelir::MBarrierWaitOp::create(b, loc, barriers, barrierOf(slot),
                                          parity);
-        return multiply(acc, slot);
+        SmallVector<Value> next = multiply(acc, slot);
+        // Step kt's reads may still run: step kt - 1's are done.
+        if (readsInFlight)
+          refill();
+        return next;
       });
 }

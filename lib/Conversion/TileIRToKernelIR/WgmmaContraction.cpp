@@ -187,24 +187,39 @@ LogicalResult WgmmaContraction::lower(tileir::ContractOp contract) {
     rhsStart = {
         arith::DivUIOp::create(b, loc, warpCol0, index(coreMatrixWidth())),
         index(0)};
-  auto multiply = [&](ValueRange acc, Value slot) {
+  // On the TMA ring, a step's wgmmas stay in flight (one group per slab)
+  // until the next step's are issued: each step's wait retires the step
+  // before's, whose slot the ring then refills. One stage has no slot to
+  // refill while a step runs.
+  bool inFlight = tma && ctx.multiply.overlapWgmma && contract.getStages() > 1;
+  auto multiply = [&](ValueRange acc, Value slot) -> SmallVector<Value> {
     SmallVector<Value> next;
     for (int64_t s = 0; s < layout.slabs; ++s) {
       Value row = arith::AddIOp::create(b, loc, warpRow0, index(s * kWgmmaM));
       next.push_back(kernelir::WgmmaOp::create(
           b, loc, accType, lhsChunk, at(slot, index(0), row), rhsChunk,
           at(slot, rhsStart[0], rhsStart[1]), acc[s], contract.getStep(),
-          swizzle, rhsMnMajor));
+          swizzle, rhsMnMajor, inFlight));
     }
+    if (inFlight)
+      return kernelir::WgmmaWaitOp::create(b, loc, TypeRange(ValueRange(next)),
+                                           next, layout.slabs)
+          .getResults();
     return next;
   };
   scf::ForOp kLoop =
-      tma ? tmaStagedLoop(contract, *tma, lhsChunk, rhsChunk, init, multiply)
+      tma ? tmaStagedLoop(contract, *tma, lhsChunk, rhsChunk, init, multiply,
+                          inFlight)
           : stagedLoop(contract, lhsChunk, rhsChunk, zero, /*narrow=*/true,
                        /*rhsTransposed=*/true, init, multiply);
+  SmallVector<Value> accs(kLoop.getResults());
+  if (inFlight) // Every group retired before the epilogue reads them.
+    accs = kernelir::WgmmaWaitOp::create(b, loc, TypeRange(ValueRange(accs)),
+                                         accs, 0)
+               .getResults();
   // The result elements in elementCoords' order: slab by slab, [j][h][i].
   SmallVector<Value> &elements = ctx.scalars[contract.getResult()];
-  for (Value acc : kLoop.getResults())
+  for (Value acc : accs)
     for (int64_t v = 0; v < accType.getNumElements(); ++v)
       elements.push_back(vector::ExtractOp::create(
           b, loc, acc, ArrayRef<int64_t>{v / 4, v / 2 % 2, v % 2}));

@@ -717,7 +717,7 @@ LogicalResult CudaEmitter::emitOperation(Operation &op) {
             kernelir::LaneIdOp, kernelir::WarpIdOp, kernelir::LoadOp,
             kernelir::StoreOp, kernelir::SharedOp, kernelir::BarrierOp,
             kernelir::ShuffleOp, kernelir::MmaOp, kernelir::WgmmaOp,
-            kernelir::LdMatrixOp, kernelir::AsyncCopyOp,
+            kernelir::WgmmaWaitOp, kernelir::LdMatrixOp, kernelir::AsyncCopyOp,
             kernelir::AsyncCommitOp, kernelir::AsyncWaitOp,
             kernelir::ProxyFenceOp, kernelir::MBarrierInitOp,
             kernelir::MBarrierArriveOp, kernelir::MBarrierWaitOp,

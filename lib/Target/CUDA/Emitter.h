@@ -72,6 +72,8 @@ private:
 mlir::LogicalResult printOperation(CudaEmitter &emitter, kernelir::MmaOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter, kernelir::WgmmaOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
+                                   kernelir::WgmmaWaitOp op);
+mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::LdMatrixOp op);
 mlir::LogicalResult printOperation(CudaEmitter &emitter,
                                    kernelir::AsyncCopyOp op);

@@ -109,8 +109,45 @@ LogicalResult cuda::printOperation(CudaEmitter &emitter,
   }
   emitter.line() << "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: "
                     "\"memory\");\n";
-  emitter.line() << "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: "
-                    "\"memory\");\n";
+  // An async group's registers are fenced by the wgmma_wait that retires it.
+  if (!mma.getAsync())
+    emitter.line() << "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" "
+                      "::: \"memory\");\n";
+  return success();
+}
+
+/// kernelir.wgmma_wait as PTX's wait inside an asm that reads and writes
+/// the first result's registers ("+f", CUTLASS's warpgroup_fence_operand),
+/// the other results' registers passed through empty asms the same way:
+/// the compiler reads none of them before the wait, nor copies one while
+/// its group may still write it.
+LogicalResult cuda::printOperation(CudaEmitter &emitter,
+                                   kernelir::WgmmaWaitOp wait) {
+  raw_ostream &os = emitter.ostream();
+  for (auto [acc, result] :
+       llvm::zip_equal(wait.getAccs(), wait.getResults())) {
+    FailureOr<std::string> type = emitter.typeName(wait, result.getType());
+    if (failed(type))
+      return failure();
+    emitter.line() << *type << " " << emitter.name(result) << " = "
+                   << emitter.name(acc) << ";\n";
+  }
+  bool first = true;
+  for (Value result : wait.getResults()) {
+    emitter.line() << "asm volatile(\"";
+    if (first)
+      os << "wgmma.wait_group.sync.aligned " << wait.getPending() << ";";
+    os << "\" : ";
+    int64_t registers = cast<VectorType>(result.getType()).getNumElements();
+    for (int64_t r = 0; r < registers; ++r)
+      os << (r ? ", " : "") << "\"+f\"(" << emitter.name(result) << ".v[" << r
+         << "])";
+    os << " :: \"memory\");\n";
+    first = false;
+  }
+  if (first) // No accumulators: the wait alone.
+    emitter.line() << "asm volatile(\"wgmma.wait_group.sync.aligned "
+                   << wait.getPending() << ";\" ::: \"memory\");\n";
   return success();
 }
 

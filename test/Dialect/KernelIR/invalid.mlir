@@ -444,6 +444,42 @@ kernelir.func @wgmma_global(%a: memref<2x64x8xf16>) attributes {block = array<i6
 
 // -----
 
+// An async group's accumulator is in flight until a wait retires it.
+kernelir.func @wgmma_in_flight_read(%acc: vector<1x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{result is in flight until a kernelir.wgmma_wait retires its group, but arith.addf reads it}}
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 async : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  %e = arith.addf %d, %acc : vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+// A wait that leaves groups pending returns accumulators still in flight;
+// a synchronous wgmma may not take one.
+kernelir.func @wgmma_wait_pending_read(%acc: vector<1x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x8xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %d = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %acc k 16 async : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  // expected-error @+1 {{result is in flight until a kernelir.wgmma_wait retires its group, but kernelir.wgmma reads it}}
+  %w = kernelir.wgmma_wait %d pending 1 : vector<1x2x2xf32>
+  %e = kernelir.wgmma %a[%c0, %c0, %c0], %b[%c0, %c0, %c0], %w k 16 : memref<2x64x8xf16, #gpu.address_space<workgroup>>, memref<2x8x8xf16, #gpu.address_space<workgroup>>, vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @wgmma_wait_warpgroups(%acc: vector<1x2x2xf32>) attributes {block = array<i64: 64, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{needs blocks of whole warpgroups (128 threads), but the kernel has 64 threads per block}}
+  %w = kernelir.wgmma_wait %acc pending 0 : vector<1x2x2xf32>
+  kernelir.return
+}
+
+// -----
+
 kernelir.func @wgmma_row_bytes() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %a = kernelir.shared : memref<2x64x16xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<2x8x8xf16, #gpu.address_space<workgroup>>

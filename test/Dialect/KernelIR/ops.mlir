@@ -231,6 +231,32 @@ kernelir.func @swizzled_wgmma(%acc: vector<4x2x2xf32>) attributes {block = array
   kernelir.return
 }
 
+// Async groups in a k loop: each step's group stays in flight across the
+// back edge, the step's wait retiring the step before's; after the loop a
+// wait for none.
+// CHECK-LABEL: kernelir.func @wgmma_in_flight
+// CHECK: kernelir.wgmma %{{.*}}, %{{.*}} k 64 swizzle 128 async : memref<2x64x64xf16, #gpu.address_space<workgroup>>, memref<2x32x64xf16, #gpu.address_space<workgroup>>, vector<4x2x2xf32>
+// CHECK: kernelir.wgmma_wait %{{.*}} pending 1 : vector<4x2x2xf32>
+// CHECK: scf.yield
+// CHECK: kernelir.wgmma_wait %{{.*}}, %{{.*}} pending 0 : vector<4x2x2xf32>, vector<4x2x2xf32>
+kernelir.func @wgmma_in_flight(%acc: vector<4x2x2xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %a = kernelir.shared : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<2x32x64xf16, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %s = %c0 to %c4 step %c1 iter_args(%x = %acc) -> vector<4x2x2xf32> {
+    %slot = arith.remui %s, %c2 : index
+    %d = kernelir.wgmma %a[%slot, %c0, %c0], %b[%slot, %c0, %c0], %x k 64 swizzle 128 async : memref<2x64x64xf16, #gpu.address_space<workgroup>>, memref<2x32x64xf16, #gpu.address_space<workgroup>>, vector<4x2x2xf32>
+    %w = kernelir.wgmma_wait %d pending 1 : vector<4x2x2xf32>
+    scf.yield %w : vector<4x2x2xf32>
+  }
+  %done:2 = kernelir.wgmma_wait %r, %acc pending 0 : vector<4x2x2xf32>, vector<4x2x2xf32>
+  %sum = arith.addf %done#0, %done#1 : vector<4x2x2xf32>
+  kernelir.return
+}
+
 // B stored MN-major (a TMA box of a row-major k x n tensor), read
 // transposed.
 // CHECK-LABEL: kernelir.func @mn_major_wgmma

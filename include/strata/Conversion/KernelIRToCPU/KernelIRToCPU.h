@@ -42,6 +42,12 @@ void expandMmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 /// arithmetic of kernelir::getWgmmaLayout; kernelir.proxy_fence and
 /// kernelir.set_max_registers go.
 void expandWgmmas(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
+/// Makes the emulation of `kernel`'s async kernelir.wgmma groups (computed
+/// as they are issued) exact or failing: each thread keeps the shared
+/// bytes its groups in flight may read, kernelir.wgmma_wait retires them,
+/// and a kernelir.tma_load into bytes a group in flight reads fails the
+/// run, naming the kernel. Runs before expandMBarriers and expandWgmmas.
+void trackWgmmaGroups(mlir::RewriterBase &rewriter, kernelir::FuncOp kernel);
 
 /// Rewrites kernelir's mbarrier ops and bulk copies in `kernel` as the
 /// updates of each mbarrier's state (pending arrivals, transaction bytes,

@@ -17,6 +17,10 @@ struct MultiplyOptions {
   /// on a ring of mbarriers where both operands are plain loads of 2-d
   /// tensors a tensor map can describe (B K-major or row-major).
   bool tma = false;
+  /// With tma, each k step's wgmmas stay in flight while the next step's
+  /// copies are awaited (kernelir.wgmma async, retired one step later by
+  /// kernelir.wgmma_wait); false waits for each step's multiplies.
+  bool overlapWgmma = true;
 };
 
 /// Patterns that turn tileir kernels into kernelir funcs and launches,

@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
 using namespace mlir;
@@ -477,6 +478,23 @@ static LogicalResult verifyWholeWarpgroups(Operation *op) {
   return success();
 }
 
+/// An accumulator an async wgmma group may still write is read by nothing
+/// but the group's successors: another async wgmma (its accumulator), a
+/// wgmma_wait, or the yield that carries it round a loop.
+static LogicalResult verifyInFlightUses(Operation *op, Value inFlight) {
+  for (OpOperand &use : inFlight.getUses()) {
+    Operation *user = use.getOwner();
+    auto wgmma = dyn_cast<WgmmaOp>(user);
+    if ((wgmma && wgmma.getAsync() && &use == &wgmma.getAccMutable()) ||
+        isa<WgmmaWaitOp, RegionBranchTerminatorOpInterface>(user))
+      continue;
+    return op->emitOpError("result is in flight until a kernelir.wgmma_wait "
+                           "retires its group, but ")
+           << user->getName() << " reads it";
+  }
+  return success();
+}
+
 LogicalResult WgmmaOp::verify() {
   Type element = getLhs().getType().getElementType();
   if (!element.isF16() && !element.isBF16())
@@ -516,6 +534,16 @@ LogicalResult WgmmaOp::verify() {
   if (failed(verifyWgmmaOperand(*this, "rhs", getRhs().getType(),
                                 getRhsIndices(), rhs, rhsRows, rhsBlocks)))
     return failure();
+  if (getAsync() && failed(verifyInFlightUses(*this, getResult())))
+    return failure();
+  return verifyWholeWarpgroups(*this);
+}
+
+LogicalResult WgmmaWaitOp::verify() {
+  if (getPending() > 0)
+    for (Value result : getResults())
+      if (failed(verifyInFlightUses(*this, result)))
+        return failure();
   return verifyWholeWarpgroups(*this);
 }
 
@@ -911,6 +939,9 @@ bool WgmmaOp::needsArchSpecificTarget() { return true; }
 // setmaxnreg: sm_90a, and no other target.
 int64_t SetMaxRegistersOp::getMinComputeCapability() { return 90; }
 bool SetMaxRegistersOp::needsArchSpecificTarget() { return true; }
+// wgmma.wait_group: sm_90a, as wgmma.
+int64_t WgmmaWaitOp::getMinComputeCapability() { return 90; }
+bool WgmmaWaitOp::needsArchSpecificTarget() { return true; }
 // fence.proxy.async: sm_90.
 int64_t ProxyFenceOp::getMinComputeCapability() { return 90; }
 // cp.async and its groups: sm_80.

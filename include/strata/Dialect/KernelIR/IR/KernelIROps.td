@@ -495,8 +495,23 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
     operands by this block's threads reach it only after a
     `kernelir.proxy_fence` by the writers and then a `kernelir.barrier`.
 
+    With `async` the op issues its K / 16 multiplies as one committed
+    group and returns at once: its result is in flight, held in the
+    accumulator's registers while the group runs and reads its operands,
+    until a `kernelir.wgmma_wait` retires the group. Until then nothing
+    may read the result but another async wgmma of the warpgroup (as its
+    accumulator: the hardware chains them in order), a `kernelir.wgmma_wait`
+    or the `scf.yield` that carries it round a loop (verified for direct
+    uses), and nothing may write the operands' shared memory (the CPU
+    emulation fails a TMA copy into memory an in-flight group reads).
+
     ```mlir
     %d = kernelir.wgmma %a[%s, %c0, %r, %c0], %b[%s, %c0, %n, %c0], %acc k 32
+        : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>,
+          memref<2x4x128x8xf16, #gpu.address_space<workgroup>>,
+          vector<16x2x2xf32>
+    %e = kernelir.wgmma %a[%s, %c0, %r, %c0], %b[%s, %c0, %n, %c0], %acc k 32
+        async
         : memref<2x4x128x8xf16, #gpu.address_space<workgroup>>,
           memref<2x4x128x8xf16, #gpu.address_space<workgroup>>,
           vector<16x2x2xf32>
@@ -509,11 +524,13 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
                        VectorOfRankAndType<[3], [F32]>:$acc,
                        ConfinedAttr<I64Attr, [IntPositive]>:$k,
                        DefaultValuedAttr<I64Attr, "0">:$swizzle,
-                       UnitAttr:$rhsMnMajor);
+                       UnitAttr:$rhsMnMajor,
+                       UnitAttr:$async);
   let results = (outs VectorOfRankAndType<[3], [F32]>:$result);
   let assemblyFormat = [{
     $lhs `[` $lhsIndices `]` `,` $rhs `[` $rhsIndices `]` `,` $acc `k` $k
-    (`swizzle` $swizzle^)? (`rhs_mn_major` $rhsMnMajor^)? attr-dict `:`
+    (`swizzle` $swizzle^)? (`rhs_mn_major` $rhsMnMajor^)? (`async` $async^)?
+    attr-dict `:`
     type($lhs) `,` type($rhs) `,` type($acc)
   }];
   let hasVerifier = 1;
@@ -529,6 +546,41 @@ def KernelIR_WgmmaOp : KernelIR_Op<"wgmma", [AttrSizedOperandSegments,
                             getRhsMnMajor());
     }
   }];
+}
+
+def KernelIR_WgmmaWaitOp : KernelIR_Op<"wgmma_wait", [
+    DeclareOpInterfaceMethods<KernelIR_TargetInstructionOpInterface,
+                              ["needsArchSpecificTarget"]>,
+    RangedTypesMatchWith<"the results are the accumulators", "accs",
+                         "results", "$_self">]> {
+  let summary = "Waits until at most `pending` of the warpgroup's async wgmma groups run.";
+  let description = [{
+    Retires the executing warpgroup's `kernelir.wgmma ... async` groups
+    in the order they were issued until at most `pending` are still in
+    flight (`wgmma.wait_group.sync.aligned pending`), and returns its
+    operands, the accumulators those groups write: the results are the
+    registers, fenced so that nothing reads them before the wait. A
+    retired group has read its shared operands, so their memory may be
+    overwritten. With `pending` > 0 the newest groups' results are still
+    in flight: the results obey what an async wgmma's result obeys.
+
+    A k loop overlaps step s's multiplies with step s + 1's wait for its
+    operands by waiting with `pending` = the step's groups, then refilling
+    the slot of step s - 1, retired; after the loop, a wait with `pending`
+    0 precedes every other use of the accumulators.
+
+    ```mlir
+    %r:2 = kernelir.wgmma_wait %d0, %d1 pending 2
+        : vector<16x2x2xf32>, vector<16x2x2xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<VectorOfRankAndType<[3], [F32]>>:$accs,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let results = (outs Variadic<VectorOfRankAndType<[3], [F32]>>:$results);
+  let assemblyFormat = [{
+    $accs `pending` $pending attr-dict `:` type($accs)
+  }];
+  let hasVerifier = 1;
 }
 
 def KernelIR_ProxyFenceOp : KernelIR_Op<"proxy_fence", [
