@@ -72,6 +72,12 @@ def main():
 
         device = torch.device("cuda")
         program = rt.Program(data)
+        # A wave launch's grid is the runtime's (the exact wave): say it.
+        for k, launch in enumerate(artifact.launches):
+            if launch.wave_tiles:
+                print("%s: %s launches %d blocks over %d tiles (estimate %d)"
+                      % (name, launch.kernel, program.launched_grid(k)[0],
+                         launch.wave_tiles, launch.grid[0]), file=sys.stderr)
         if isinstance(fn, torch.nn.Module):
             fn = fn.to(device)
             tensors = gpu_programs.argument_tensors(fn, [x.to(device) for x in inputs], names)

@@ -41,13 +41,14 @@ const char *kindName(Buffer::Kind kind) {
   return "?";
 }
 
-// Format (version 2), one record per line; binary sections are
+// Format (version 3), one record per line; binary sections are
 // length-prefixed:
-//   strata-artifact 2
+//   strata-artifact 3
 //   target sm_90
 //   buffer <kind> <argument> <name|-> <dtype> <rank> <dims...> [<n>\n<bytes>]
 //   launch <kernel> <gx gy gz> <bx by bz> <smem> <nargs> <buffer ids...>
 //   tensor_map <param> <swizzle> <rank> <box...>   (of the launch before it)
+//   wave <tiles>                                   (of the launch before it)
 //   outputs <n> <buffer ids...>
 //   ptx <n>\n<bytes>
 //   cubin <n>\n<bytes>
@@ -93,6 +94,11 @@ std::string Artifact::serialize() const {
         number(e);
       os += "\n";
     }
+    if (l.waveTiles) {
+      os += "wave";
+      number(l.waveTiles);
+      os += "\n";
+    }
   }
   os += "outputs";
   number(outputs.size());
@@ -107,6 +113,9 @@ std::string Artifact::serialize() const {
 }
 
 namespace {
+/// A grid's x: what a wave may launch at most.
+constexpr int64_t kMaxWaveTiles = (int64_t(1) << 31) - 1;
+
 /// Reads records of an artifact, failing with the record that is wrong.
 class Reader {
 public:
@@ -223,6 +232,16 @@ void validate(const Artifact &a) {
         malformed(what + ": swizzle " + std::to_string(m.swizzle) +
                   " (0, 32, 64 or 128 bytes)");
     }
+    if (l.waveTiles &&
+        (l.waveTiles < l.grid[0] || l.waveTiles > kMaxWaveTiles ||
+         l.grid[1] != 1 || l.grid[2] != 1))
+      malformed("launch of '" + l.kernel + "' is a wave over " +
+                std::to_string(l.waveTiles) + " tiles with a grid of " +
+                std::to_string(l.grid[0]) + " x " + std::to_string(l.grid[1]) +
+                " x " + std::to_string(l.grid[2]) +
+                " (a wave's grid is at most its tiles along x, 1 along y "
+                "and z; at most " +
+                std::to_string(kMaxWaveTiles) + " tiles)");
     if (l.sharedBytes > Artifact::kMaxSharedMemoryBytes)
       malformed("launch of '" + l.kernel + "' asks for " +
                 std::to_string(l.sharedBytes) +
@@ -308,6 +327,10 @@ Artifact Artifact::parse(const std::string &text) {
       for (size_t i = 0; i < rank; ++i)
         m.box.push_back(r.read<int64_t>("box extent"));
       a.launches.back().tensorMaps.push_back(std::move(m));
+    } else if (record == "wave" && version >= 3) {
+      if (a.launches.empty())
+        malformed("a wave before any launch");
+      a.launches.back().waveTiles = r.read<int64_t>("wave tiles");
     } else if (record == "outputs") {
       auto n = r.read<size_t>("output count");
       for (size_t i = 0; i < n; ++i)

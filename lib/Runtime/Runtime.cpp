@@ -3,6 +3,7 @@
 
 #include "strata/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
@@ -31,6 +32,8 @@ struct Driver {
   CUresult (*cuModuleUnload)(Handle);
   CUresult (*cuModuleGetFunction)(Handle *, Handle, const char *);
   CUresult (*cuFuncSetAttribute)(Handle, int, int);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, Handle, int,
+                                                          size_t);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -91,6 +94,8 @@ Driver &driver() {
       bind(lib, d.cuModuleUnload, "cuModuleUnload");
       bind(lib, d.cuModuleGetFunction, "cuModuleGetFunction");
       bind(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute");
+      bind(lib, d.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
       bind(lib, d.cuMemAlloc, "cuMemAlloc_v2");
       bind(lib, d.cuMemFree, "cuMemFree_v2");
       bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
@@ -195,6 +200,25 @@ std::string describeDevice() {
   return std::string(name) + " (" + deviceChip(d) + ")";
 }
 
+/// The blocks of one exact wave of the wave launch `l` of `f`: as many as
+/// the SMs hold at once (the occupancy the driver computes from the
+/// compiled kernel's registers, threads and shared memory), at most its
+/// tiles. A kernel that fits no block still gets one per SM, which the
+/// launch then reports.
+static unsigned waveOf(Driver &d, void *f, const Launch &l) {
+  constexpr int kMultiprocessorCount = 16; // CUdevice_attribute.
+  int sms = 0, blocks = 0;
+  check(d, d.cuDeviceGetAttribute(&sms, kMultiprocessorCount, d.device),
+        "counting the device's multiprocessors");
+  check(d,
+        d.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, f, (int)(l.block[0] * l.block[1] * l.block[2]),
+            l.sharedBytes),
+        "computing the occupancy of kernel '" + l.kernel + "'");
+  int64_t wave = (int64_t)std::max(sms, 1) * std::max(blocks, 1);
+  return (unsigned)std::min<int64_t>(wave, l.waveTiles);
+}
+
 Program::Program(Artifact artifact) : plan(std::move(artifact)) {
   Driver &d = driver();
   // The cubin where it was built for this device, PTX (JIT) otherwise.
@@ -222,6 +246,9 @@ Program::Program(Artifact artifact) : plan(std::move(artifact)) {
             "allowing kernel '" + l.kernel + "' " +
                 std::to_string(l.sharedBytes) + " bytes of shared memory");
     functions.push_back(f);
+    grids.push_back(l.grid);
+    if (l.waveTiles)
+      grids.back() = {waveOf(d, f, l), 1, 1};
   }
   allocations.assign(plan.buffers.size(), 0);
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
@@ -340,9 +367,9 @@ void Program::run(const std::vector<uint64_t> &arguments,
       params[m.param] = &maps.back();
     }
     check(d,
-          d.cuLaunchKernel(functions[k], l.grid[0], l.grid[1], l.grid[2],
-                           l.block[0], l.block[1], l.block[2], l.sharedBytes,
-                           s, params.data(), nullptr),
+          d.cuLaunchKernel(functions[k], grids[k][0], grids[k][1], grids[k][2],
+                           l.block[0], l.block[1], l.block[2], l.sharedBytes, s,
+                           params.data(), nullptr),
           "launching kernel '" + l.kernel + "'");
   }
   for (auto [o, source] : copies)

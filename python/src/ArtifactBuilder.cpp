@@ -134,6 +134,9 @@ std::string Module::artifact(const std::string &entry,
           m.box.assign(box.begin(), box.end());
           l.tensorMaps.push_back(std::move(m));
         }
+      // A wave kernel (convert-kernelir-to-gpu marks its launches).
+      if (auto tiles = launch->getAttrOfType<IntegerAttr>(kWaveTilesAttrName))
+        l.waveTiles = tiles.getInt();
       a.launches.push_back(l);
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {

@@ -32,7 +32,8 @@ PYBIND11_MODULE(_strata_runtime, m) {
       .def_readonly("block", &Launch::block)
       .def_readonly("shared_bytes", &Launch::sharedBytes)
       .def_readonly("args", &Launch::args)
-      .def_readonly("tensor_maps", &Launch::tensorMaps);
+      .def_readonly("tensor_maps", &Launch::tensorMaps)
+      .def_readonly("wave_tiles", &Launch::waveTiles);
 
   py::class_<Artifact>(m, "Artifact")
       .def_static("parse",
@@ -59,5 +60,8 @@ PYBIND11_MODULE(_strata_runtime, m) {
            py::arg("stream") = 0,
            "Launches the plan on device pointers (asynchronously).")
       .def("synchronize", &Program::synchronize)
-      .def_property_readonly("used_cubin", &Program::usedCubin);
+      .def_property_readonly("used_cubin", &Program::usedCubin)
+      .def("launched_grid", &Program::launchedGrid, py::arg("launch"),
+           "The grid launch `launch` takes: its plan's, or a wave's exact "
+           "wave (the SMs times the blocks one holds, at most its tiles).");
 }

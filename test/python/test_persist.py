@@ -24,7 +24,7 @@ def instances(text):
     """The instances of every tileir.kernel in `text` (None: one a tile)."""
     return [int(n) if n else None for n in re.findall(
         r"tileir\.kernel .* threads \d+(?: raster_group \d+)?"
-        r"(?: instances (\d+))? \{", text)]
+        r"(?: instances (\d+))?(?: wave)? \{", text)]
 
 
 PERSISTENT = {
@@ -47,6 +47,18 @@ PERSISTENT = {
     "half_wgmma_tma": (lambda x, w: x @ w.t(),
                        lambda: (randn(300, 328).half(), randn(260, 328).half()),
                        "wgmma=true tma=true raster-group=2 persistent-instances=3"),
+    # A wave of one SM (persistent-sms=1): the instances are an estimate
+    # (8, the blocks tileir-persist reckons an SM holds), so the kernel
+    # strides over its tiles (25; 352 for the FMA kernel) by the blocks
+    # launched (kernelir.grid_dim), which the runtime chooses (the exact
+    # wave) and the CPU takes from the estimate.
+    "half_wgmma_tma_wave": (lambda x, w: x @ w.t(),
+                            lambda: (randn(300, 328).half(),
+                                     randn(260, 328).half()),
+                            "wgmma=true tma=true raster-group=2 persistent-sms=1"),
+    "fma_wave": (lambda x, w, c: F.gelu(x @ w + c),
+                 lambda: (randn(1000, 517), randn(517, 333), randn(333)),
+                 "tile-sizes=32,32 raster-group=3 persistent-sms=1"),
 }
 
 
@@ -55,8 +67,20 @@ def test_persistent_kernels_match_pytorch(name):
     torch.manual_seed(sum(map(ord, name)))
     fn, make_inputs, options = PERSISTENT[name]
     inputs = make_inputs()
-    forced = int(re.search(r"persistent-instances=(\d+)", options).group(1))
-    assert instances(tile_ir(fn, inputs, options)) == [forced]
+    text = tile_ir(fn, inputs, options)
+    forced = re.search(r"persistent-instances=(\d+)", options)
+    if forced:
+        assert instances(text) == [int(forced.group(1))], text
+        assert " wave {" not in text, text
+    else:  # An estimate of the wave: the launch takes the exact one.
+        assert instances(text)[0] is not None and " wave {" in text, text
+        module = import_program(capture(fn, inputs))
+        module.run(strata.pipeline("kernel", options))
+        kernel = str(module)
+        assert re.search(r"grid = array<i64: 8, 1, 1>.*wave_tiles = "
+                         r"(25|352) : i64", kernel), kernel
+        assert re.search(r"scf\.for %\S+ = %\S+ to %c(25|352) step "
+                         r"%\S+ ", kernel) and "kernelir.grid_dim x" in kernel
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, inputs, via=via, options=options)
         assert report.passed, (via, report)
@@ -88,6 +112,11 @@ def test_a_wave_of_the_target_by_default_only_where_asked():
     assert instances(tile_ir(torch.matmul, (a, a), "persistent-sms=132")) == [264]
     b = a[:512, :512].contiguous()
     assert set(instances(tile_ir(torch.matmul, (b, b), "persistent-sms=132"))) == {None}
+    # Forced instances are what is launched; a wave of the target's SMs is
+    # an estimate the launch refines.
+    assert " wave {" in tile_ir(torch.matmul, (a, a), "persistent-sms=132")
+    assert " wave {" not in tile_ir(torch.matmul, (a, a),
+                                    "persistent-instances=264")
     assert instances(tile_ir(torch.exp, (a,), "persistent-instances=4")) == [None]
 
 

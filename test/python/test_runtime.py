@@ -56,8 +56,19 @@ def test_artifact_round_trips(decoder_artifact):
 
 @pytest.mark.parametrize("text, message", [
     (b"", "expected header"),
-    (b"strata-artifact 3\nend\n",
-     "artifact version 3 is not supported \\(this runtime reads versions 1 to 2\\)"),
+    (b"strata-artifact 4\nend\n",
+     "artifact version 4 is not supported \\(this runtime reads versions 1 to 3\\)"),
+    # Waves (version 3): of a launch, over at least its grid's x, its y
+    # and z 1.
+    (b"strata-artifact 2\nlaunch k 4 1 1 32 1 1 0 0\nwave 10\nend\n",
+     "unknown record 'wave'"),
+    (b"strata-artifact 3\nwave 10\nend\n", "a wave before any launch"),
+    (b"strata-artifact 3\nlaunch k 4 1 1 32 1 1 0 0\nwave 3\nend\n",
+     "launch of 'k' is a wave over 3 tiles with a grid of 4 x 1 x 1"),
+    (b"strata-artifact 3\nlaunch k 4 2 1 32 1 1 0 0\nwave 10\nend\n",
+     "is a wave over 10 tiles with a grid of 4 x 2 x 1"),
+    (b"strata-artifact 3\nlaunch k 4 1 1 32 1 1 0 0\nwave x\nend\n",
+     "expected wave tiles"),
     # Tensor maps (version 2): of a launch's parameter, of at most its
     # buffer's rank (a lower one sees the leading dimensions as one),
     # within TMA's boxes and swizzles.
@@ -219,7 +230,33 @@ def test_version_1_artifacts_still_load():
     a = rt.Artifact.parse(b"strata-artifact 1\nbuffer argument 0 a f32 1 4\n"
                           b"launch k 1 1 1 32 1 1 0 1 0\noutputs 0\nend\n")
     assert a.launches[0].args == [0] and a.launches[0].tensor_maps == []
-    assert a.serialize().startswith(b"strata-artifact 2\n")
+    assert a.launches[0].wave_tiles == 0
+    assert a.serialize().startswith(b"strata-artifact 3\n")
+
+
+def test_artifact_carries_waves():
+    # A persistent kernel whose instances are an estimate of a wave
+    # (persistent-sms) strides over its tiles by the blocks launched
+    # (%nctaid.x); the plan records the tiles, for the runtime to launch
+    # the exact wave (the SMs times the blocks one holds, at most the
+    # tiles), its grid the estimate; forced instances are no wave.
+    from strata.frontend import capture, import_program
+    a_, b_ = torch.randn(300, 328).half(), torch.randn(328, 260).half()
+    plans = {}
+    for options in ("persistent-sms=1", "persistent-instances=3"):
+        module = import_program(capture(torch.matmul, (a_, b_)))
+        module.run(strata.pipeline("nvvm", "chip=sm_90 format=isa " + options))
+        plans[options] = rt.Artifact.parse(
+            module.artifact("forward", ["a", "b"], None))
+    [wave] = plans["persistent-sms=1"].launches
+    assert wave.wave_tiles == 25 and wave.grid == [8, 1, 1], wave.grid
+    assert "%nctaid.x" in plans["persistent-sms=1"].ptx
+    text = plans["persistent-sms=1"].serialize()
+    assert b"\nwave 25\n" in text
+    assert rt.Artifact.parse(text).serialize() == text
+    [forced] = plans["persistent-instances=3"].launches
+    assert forced.wave_tiles == 0 and forced.grid == [3, 1, 1]
+    assert b"\nwave " not in plans["persistent-instances=3"].serialize()
 
 
 def test_python_modules_keep_a_private_pybind11_registry():

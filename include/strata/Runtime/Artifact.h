@@ -53,6 +53,11 @@ struct Launch {
   unsigned sharedBytes = 0;
   std::vector<int> args; // Buffer ids, in parameter order.
   std::vector<TensorMap> tensorMaps;
+  /// A persistent kernel whose blocks stride over this many tiles by the
+  /// blocks launched: launched as one exact wave (as many blocks as the
+  /// GPU's SMs hold at once, at most this many) instead of `grid`, the
+  /// compiler's estimate. 0: launched with `grid`.
+  int64_t waveTiles = 0;
 };
 
 struct Artifact {
@@ -68,8 +73,8 @@ struct Artifact {
   static Artifact parse(const std::string &text);
 
   /// The format version this runtime writes; it reads every version up to
-  /// it (2 added tensor maps).
-  static constexpr int kVersion = 2;
+  /// it (2 added tensor maps, 3 waves).
+  static constexpr int kVersion = 3;
   /// What a tensor map may describe (TMA's limits): ranks 1 to 5, boxes of
   /// 1 to 256 per dimension.
   static constexpr size_t kMaxTensorMapRank = 5;

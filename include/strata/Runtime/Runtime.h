@@ -45,11 +45,16 @@ public:
   /// Whether the module came from the cubin (false: PTX JIT-compiled).
   bool usedCubin() const { return fromCubin; }
   const Artifact &artifact() const { return plan; }
+  /// The grid launch `k` takes: its plan's, or a wave launch's exact wave.
+  const std::array<unsigned, 3> &launchedGrid(size_t k) const {
+    return grids.at(k);
+  }
 
 private:
   Artifact plan;
   void *module = nullptr;
   std::vector<void *> functions;    // Per launch.
+  std::vector<std::array<unsigned, 3>> grids; // Per launch: as launched.
   std::vector<uint64_t> allocations; // Per buffer (0 for arguments).
   bool fromCubin = false;
 };

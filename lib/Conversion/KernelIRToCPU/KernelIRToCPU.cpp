@@ -144,6 +144,12 @@ struct ConvertKernelIRToCPUPass
     }
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
+      // The CPU launches the kernel's grid (a wave kernel's estimate).
+      kernel.walk([&](kernelir::GridDimOp op) {
+        rewriter.setInsertionPoint(op);
+        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(
+            op, kernel.getGrid()[(int)op.getDim()]);
+      });
       expandAsyncCopies(rewriter, kernel);
       trackWgmmaGroups(rewriter, kernel); // Before the copies it checks go.
       expandMBarriers(rewriter, kernel);

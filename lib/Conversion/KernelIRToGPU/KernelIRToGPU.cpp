@@ -26,16 +26,21 @@ namespace {
 /// (its launches request them, whichever of the two converts first).
 constexpr llvm::StringLiteral kDynamicSharedBytes =
     "strata.dynamic_shared_bytes";
+/// On the gpu.func of a wave kernel: its estimated grid (its grid is not
+/// known: the runtime chooses it).
+constexpr llvm::StringLiteral kEstimatedGrid = "strata.estimated_grid";
 
 /// CUDA's CUtensorMap: 128 bytes, aligned to 64.
 constexpr unsigned kTensorMapBytes = 128, kTensorMapAlignment = 64;
 
 /// What a launch needs of its kernel: grid, block, dynamic shared bytes
-/// (0: none) and the tensor maps among its parameters (none: null).
+/// (0: none), the tensor maps among its parameters (none: null) and, for
+/// a wave kernel, the tiles it strides over (none: null).
 struct LaunchShape {
   SmallVector<int64_t, 3> grid, block;
   int64_t dynamicSharedBytes = 0;
   ArrayAttr tensorMaps;
+  IntegerAttr waveTiles;
 };
 
 /// The tensor-map parameters of `kernel` that TMA copies use:
@@ -76,17 +81,24 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
     return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
                        SmallVector<int64_t, 3>(func.getBlock()),
                        bytes > kStaticSharedMemoryBytes ? bytes : 0,
-                       func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName)};
+                       func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName),
+                       func.getWaveTilesAttr()};
   }
   auto func = dyn_cast<gpu::GPUFuncOp>(kernel);
-  if (!func || !func.getKnownGridSizeAttr() || !func.getKnownBlockSizeAttr())
+  if (!func || !func.getKnownBlockSizeAttr())
+    return std::nullopt;
+  DenseI32ArrayAttr grid = func.getKnownGridSizeAttr();
+  if (!grid)
+    grid = func->getAttrOfType<DenseI32ArrayAttr>(kEstimatedGrid);
+  if (!grid)
     return std::nullopt;
   auto dynamic = func->getAttrOfType<IntegerAttr>(kDynamicSharedBytes);
   return LaunchShape{
-      llvm::to_vector_of<int64_t, 3>(func.getKnownGridSizeAttr().asArrayRef()),
+      llvm::to_vector_of<int64_t, 3>(grid.asArrayRef()),
       llvm::to_vector_of<int64_t, 3>(func.getKnownBlockSizeAttr().asArrayRef()),
       dynamic ? dynamic.getInt() : 0,
-      func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName)};
+      func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName),
+      func->getAttrOfType<IntegerAttr>(kWaveTilesAttrName)};
 }
 
 gpu::Dimension toGpu(kernelir::Dim dim) {
@@ -133,7 +145,14 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
         gpuFunc.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                            rewriter.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(toI32(op.getBlock()));
-    gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
+    // A wave kernel's grid is the runtime's: nothing may take the estimate
+    // for gridDim (as a known grid size lets LLVM do).
+    if (IntegerAttr tiles = op.getWaveTilesAttr()) {
+      gpuFunc->setAttr(kEstimatedGrid, toI32(op.getGrid()));
+      gpuFunc->setAttr(kWaveTilesAttrName, tiles);
+    } else {
+      gpuFunc.setKnownGridSizeAttr(toI32(op.getGrid()));
+    }
     // convert-gpu-to-nvvm keeps it on the llvm.func: .minnctapersm.
     if (std::optional<int64_t> blocks = op.getMinBlocksPerSm())
       gpuFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
@@ -479,6 +498,8 @@ struct LaunchToLaunchFunc : OpConversionPattern<kernelir::LaunchOp> {
     // The launch plan encodes these parameters' tensor maps.
     if (shape->tensorMaps)
       launch->setAttr(kTensorMapsAttrName, shape->tensorMaps);
+    if (shape->waveTiles)
+      launch->setAttr(kWaveTilesAttrName, shape->waveTiles);
     rewriter.eraseOp(op);
     return success();
   }
@@ -601,6 +622,7 @@ void strata::populateKernelIRToGPUPatterns(RewritePatternSet &patterns) {
            ReplaceWith<kernelir::AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>,
            ReplaceWith<kernelir::BulkCommitOp, NVVM::CpAsyncBulkCommitGroupOp>,
            IdToGpuId<kernelir::BlockIdOp, gpu::BlockIdOp>,
+           IdToGpuId<kernelir::GridDimOp, gpu::GridDimOp>,
            IdToGpuId<kernelir::ThreadIdOp, gpu::ThreadIdOp>, LaneIdToGpu,
            WarpIdToGpu>(ctx);
   // Device buffers start at 256-byte boundaries (the runtime checks the

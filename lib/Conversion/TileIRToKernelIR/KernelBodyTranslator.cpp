@@ -84,19 +84,24 @@ LogicalResult KernelBodyTranslator::translate(kernelir::FuncOp func) {
   }
   // A persistent kernel (a tile program: how threads share a tile does
   // not depend on which tile it is): block b takes tiles b, b + instances,
-  // ... The loop carries the tile alone; how many tiles came before it
-  // (a TMA ring counts its steps across tiles) folds away where unused.
+  // ... (a wave kernel: b + the blocks launched, which the runtime
+  // chooses). The loop carries the tile alone; how many tiles came before
+  // it (a TMA ring counts its steps across tiles) folds away where unused.
   prepare();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto loop = scf::ForOp::create(b, loc, block, index(tiles), index(instances));
+  Value stride =
+      kernel.getWave()
+          ? kernelir::GridDimOp::create(b, loc, kernelir::Dim::x).getResult()
+          : index(instances);
+  auto loop = scf::ForOp::create(b, loc, block, index(tiles), stride);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   tileLoop = loop;
   Value tile = loop.getInductionVar();
   tilesBefore = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, tile, block), index(instances));
+      b, loc, arith::SubIOp::create(b, loc, tile, block), stride);
   tileIds(tile);
   if (failed(translateOps(source)))
     return failure();

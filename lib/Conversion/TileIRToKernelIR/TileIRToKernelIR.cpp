@@ -84,6 +84,10 @@ struct KernelToLaunch : OpConversionPattern<tileir::KernelOp> {
         rewriter, loc, name, op.getBody().getArgumentTypes(),
         {blocks, 1, 1}, {(int64_t)op.getThreads(), 1, 1});
     SymbolTable(module).insert(func); // Makes the name unique.
+    // One exact wave, launched by the runtime; the instances are the
+    // estimate.
+    if (op.getWave() && blocks < op.getNumTiles())
+      func.setWaveTilesAttr(rewriter.getI64IntegerAttr(op.getNumTiles()));
     // The launch below allocates every result buffer for this kernel alone,
     // and the kernel only reads its inputs (tileir.kernel's verifier): nothing
     // it accesses through one argument is written through another.

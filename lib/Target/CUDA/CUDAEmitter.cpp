@@ -227,6 +227,10 @@ LogicalResult printOperation(CudaEmitter &emitter, kernelir::ThreadIdOp id) {
   return printId(emitter, id, "threadIdx");
 }
 
+LogicalResult printOperation(CudaEmitter &emitter, kernelir::GridDimOp id) {
+  return printId(emitter, id, "gridDim");
+}
+
 /// The lane (or warp) of the thread in the block's linear order.
 LogicalResult printLaneOrWarp(CudaEmitter &emitter, Operation *op,
                               bool lane) {
@@ -714,15 +718,15 @@ LogicalResult CudaEmitter::emitOperation(Operation &op) {
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<kernelir::ReturnOp, kernelir::BlockIdOp, kernelir::ThreadIdOp,
-            kernelir::LaneIdOp, kernelir::WarpIdOp, kernelir::LoadOp,
-            kernelir::StoreOp, kernelir::SharedOp, kernelir::BarrierOp,
-            kernelir::ShuffleOp, kernelir::MmaOp, kernelir::WgmmaOp,
-            kernelir::WgmmaWaitOp, kernelir::LdMatrixOp, kernelir::AsyncCopyOp,
-            kernelir::AsyncCommitOp, kernelir::AsyncWaitOp,
-            kernelir::ProxyFenceOp, kernelir::MBarrierInitOp,
-            kernelir::MBarrierArriveOp, kernelir::MBarrierWaitOp,
-            kernelir::BulkCopyOp, kernelir::TmaLoadOp, kernelir::TmaStoreOp,
-            kernelir::BulkCommitOp, kernelir::BulkWaitOp,
+            kernelir::GridDimOp, kernelir::LaneIdOp, kernelir::WarpIdOp,
+            kernelir::LoadOp, kernelir::StoreOp, kernelir::SharedOp,
+            kernelir::BarrierOp, kernelir::ShuffleOp, kernelir::MmaOp,
+            kernelir::WgmmaOp, kernelir::WgmmaWaitOp, kernelir::LdMatrixOp,
+            kernelir::AsyncCopyOp, kernelir::AsyncCommitOp,
+            kernelir::AsyncWaitOp, kernelir::ProxyFenceOp,
+            kernelir::MBarrierInitOp, kernelir::MBarrierArriveOp,
+            kernelir::MBarrierWaitOp, kernelir::BulkCopyOp, kernelir::TmaLoadOp,
+            kernelir::TmaStoreOp, kernelir::BulkCommitOp, kernelir::BulkWaitOp,
             kernelir::SetMaxRegistersOp, vector::ExtractOp,
             vector::ToElementsOp, vector::InsertOp, vector::FromElementsOp,
             arith::ConstantOp, arith::BitcastOp, arith::NegFOp, arith::CmpIOp,

@@ -14,6 +14,21 @@ kernelir.func @block_size() attributes {block = array<i64: 1024, 2, 1>, grid = a
 
 // -----
 
+// A wave's grid is at most its tiles along x, 1 along y and z.
+// expected-error @+1 {{a wave of at most wave_tiles = 4 blocks needs a grid of at most that many along x and 1 along y and z}}
+kernelir.func @wave_below_grid() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 8, 1, 1>, wave_tiles = 4} {
+  kernelir.return
+}
+
+// -----
+
+// expected-error @+1 {{a wave of at most wave_tiles = 16 blocks needs a grid of at most that many along x and 1 along y and z}}
+kernelir.func @wave_in_two_dims() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 8, 2, 1>, wave_tiles = 16} {
+  kernelir.return
+}
+
+// -----
+
 // expected-error @+1 {{min_blocks_per_sm must be positive, got 0}}
 kernelir.func @no_blocks_per_sm() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>, min_blocks_per_sm = 0} {
   kernelir.return

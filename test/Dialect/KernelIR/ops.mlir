@@ -220,6 +220,23 @@ kernelir.func @mbarriers(%a: memref<100x64xf16>, %row: index, %parity: i1) attri
   kernelir.return
 }
 
+// A wave kernel: its blocks stride over 1000 tiles by the blocks launched,
+// which the runtime chooses (at most 1000; 264 where that is not known).
+// CHECK-LABEL: kernelir.func @wave
+// CHECK-SAME: grid = array<i64: 264, 1, 1>, wave_tiles = 1000 : i64
+// CHECK: %[[G:.*]] = kernelir.grid_dim x
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[G]]
+kernelir.func @wave(%out: memref<1000xf32>) attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 264, 1, 1>, wave_tiles = 1000} {
+  %c1000 = arith.constant 1000 : index
+  %one = arith.constant 1.0 : f32
+  %b = kernelir.block_id x
+  %g = kernelir.grid_dim x
+  scf.for %tile = %b to %c1000 step %g {
+    kernelir.store %one, %out[%tile] : memref<1000xf32>
+  }
+  kernelir.return
+}
+
 // wgmma on operands in the 128-byte swizzled layout TMA writes.
 // CHECK-LABEL: kernelir.func @swizzled_wgmma
 // CHECK: kernelir.wgmma %{{.*}}, %{{.*}} k 64 swizzle 128 : memref<1x64x64xf16, #gpu.address_space<workgroup>>, memref<1x32x64xf16, #gpu.address_space<workgroup>>, vector<4x2x2xf32>

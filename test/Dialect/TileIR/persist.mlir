@@ -8,14 +8,15 @@
 
 // 2048 x 2048 in 128 x 128 tiles of 256 threads: 256 tiles. Four stages
 // of 128 x 32 and 32 x 128 floats take over 128 KiB of shared memory, so
-// one block fits an SM: a wave of 132 multiprocessors is 132 instances.
-// Off unless asked; forced to 300, more than the tiles: one per tile.
+// one block fits an SM: a wave of 132 multiprocessors is 132 instances,
+// an estimate (`wave`: the launch takes the exact wave). Off unless asked;
+// forced to 300, more than the tiles: one per tile.
 // OFF-LABEL: func.func @deep_pipeline
 // OFF: domain [2048, 2048] tile [128, 128] threads 256 {
 // SMS132-LABEL: func.func @deep_pipeline
-// SMS132: domain [2048, 2048] tile [128, 128] threads 256 instances 132 {
+// SMS132: domain [2048, 2048] tile [128, 128] threads 256 instances 132 wave {
 // SMS100-LABEL: func.func @deep_pipeline
-// SMS100: domain [2048, 2048] tile [128, 128] threads 256 instances 100 {
+// SMS100: domain [2048, 2048] tile [128, 128] threads 256 instances 100 wave {
 // FORCED-LABEL: func.func @deep_pipeline
 // FORCED: domain [2048, 2048] tile [128, 128] threads 256 {
 // NEGATIVE: error: tileir-persist: sms and instances must not be negative, got sms=-1 instances=0
@@ -42,11 +43,12 @@ func.func @deep_pipeline(%a: tensor<2048x1024xf32>, %b: tensor<1024x2048xf32>) -
 
 // The same output in 64 x 64 tiles without stages: 1024 tiles, and eight
 // blocks of 256 threads fit an SM (its 2048 threads). 132 SMs hold all
-// 1024 at once (one per tile); 100 hold 800, which then loop.
+// 1024 at once (one per tile); 100 hold 800, which then loop (a wave);
+// forced, 300 loop, and a launch takes 300 (no wave).
 // SMS132-LABEL: func.func @small_tiles
 // SMS132: domain [2048, 2048] tile [64, 64] threads 256 {
 // SMS100-LABEL: func.func @small_tiles
-// SMS100: domain [2048, 2048] tile [64, 64] threads 256 instances 800 {
+// SMS100: domain [2048, 2048] tile [64, 64] threads 256 instances 800 wave {
 // FORCED-LABEL: func.func @small_tiles
 // FORCED: domain [2048, 2048] tile [64, 64] threads 256 instances 300 {
 func.func @small_tiles(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2048x2048xf32> {

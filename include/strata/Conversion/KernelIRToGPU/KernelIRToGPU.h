@@ -11,6 +11,10 @@ inline constexpr llvm::StringLiteral kGpuModuleName = "strata_kernels";
 /// are TMA tensor maps, {param, box (outermost first), swizzle} each. The
 /// launch plan encodes those maps (runtime::TensorMap).
 inline constexpr llvm::StringLiteral kTensorMapsAttrName = "strata.tensor_maps";
+/// On a gpu.launch_func of a kernelir.func with `wave_tiles`: the tiles its
+/// blocks stride over, so the runtime launches one exact wave of at most
+/// that many blocks (its grid the estimate used where that is not known).
+inline constexpr llvm::StringLiteral kWaveTilesAttrName = "strata.wave_tiles";
 
 /// Patterns that lower kernelir ops (already moved into the gpu.module) to
 /// gpu, scf and memref ops.

@@ -135,6 +135,15 @@ LogicalResult FuncOp::verify() {
     return emitOpError("a block has at most ")
            << kMaxSharedMemoryBytes << " bytes of shared memory, got "
            << sharedBytes;
+  if (std::optional<int64_t> tiles = getWaveTiles()) {
+    if (getGrid()[0] > *tiles || getGrid()[1] != 1 || getGrid()[2] != 1)
+      return emitOpError("a wave of at most wave_tiles = ")
+             << *tiles << " blocks needs a grid of at most that many along x "
+             << "and 1 along y and z";
+    if (*tiles > kMaxGridSize[0])
+      return emitOpError("wave_tiles is at most ")
+             << kMaxGridSize[0] << " (a grid's x), got " << *tiles;
+  }
   if (std::optional<int64_t> blocks = getMinBlocksPerSm()) {
     if (*blocks < 1)
       return emitOpError("min_blocks_per_sm must be positive, got ") << *blocks;

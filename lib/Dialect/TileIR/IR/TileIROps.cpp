@@ -46,6 +46,9 @@ LogicalResult KernelOp::verify() {
                        "domain dimensions; this domain has one");
   // A row program's setup reads its program ids (tileir-persist's loop
   // over tiles surrounds a tile program's body only).
+  if (getWave() && !getInstances())
+    return emitOpError("wave refines a persistent kernel's instances; it "
+                       "needs instances");
   if (getInstances() && isCooperative())
     return emitOpError("instances makes a tile program persistent; a kernel "
                        "with tileir.fold or tileir.distribute takes one "

@@ -63,10 +63,14 @@ struct TileIRPersistPass
       return signalPassFailure();
     }
     getOperation()->walk([&](KernelOp kernel) {
-      if (int64_t n = chooseInstances(kernel, instances, sms))
+      int64_t n = chooseInstances(kernel, instances, sms);
+      if (n)
         kernel.setInstances(n);
       else
         kernel.removeInstancesAttr();
+      // A wave of `sms` is an estimate (of the registers above all): the
+      // launch takes the exact one. Forced instances are what was asked.
+      kernel.setWave(n && instances == 0);
     });
   }
 };

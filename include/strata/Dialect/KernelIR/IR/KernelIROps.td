@@ -54,6 +54,14 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     occupancy to ptxas (`.minnctapersm`, `__launch_bounds__(threads,
     blocks)`); verified against the SM's threads and shared memory.
 
+    `wave_tiles` (optional) makes the grid's x the runtime's to choose: a
+    persistent kernel whose blocks stride over `wave_tiles` tiles by the
+    blocks launched (`kernelir.grid_dim x`) is launched as one exact wave,
+    as many blocks as the GPU's SMs hold at once (the compiled kernel's
+    occupancy) and at most `wave_tiles`; `grid` (at most `wave_tiles`,
+    y and z 1) is the launch where that is not known (the compiler's
+    estimate, the CPU's emulation).
+
     A buffer argument marked `{kernelir.noalias}` promises that what the
     kernel reads or writes through it is not written through any other
     argument during a launch (C's `restrict`): loads from it may move past
@@ -94,7 +102,8 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        DenseI64ArrayAttr:$grid,
                        DenseI64ArrayAttr:$block,
-                       OptionalAttr<I64Attr>:$min_blocks_per_sm);
+                       OptionalAttr<I64Attr>:$min_blocks_per_sm,
+                       OptionalAttr<I64Attr>:$wave_tiles);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -163,6 +172,9 @@ class KernelIR_IdOp<string mnemonic, string what>
 }
 
 def KernelIR_BlockIdOp : KernelIR_IdOp<"block_id", "index of this block">;
+def KernelIR_GridDimOp : KernelIR_IdOp<"grid_dim",
+    "number of blocks launched (gridDim; a `wave_tiles` kernel's x is the "
+    "runtime's choice)">;
 def KernelIR_ThreadIdOp : KernelIR_IdOp<"thread_id",
     "index of this thread within its block">;
 

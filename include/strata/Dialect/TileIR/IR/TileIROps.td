@@ -76,6 +76,11 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
       the other: a grid of one wave, with no launch or tail between its
       tiles, and whatever an instance sets up once (mbarriers) set up
       once.
+    - `wave` (with `instances`): N is an estimate of the instances one
+      wave of the GPU holds; the launch takes the exact wave instead (as
+      many as the GPU's SMs hold at once, from the kernel's registers and
+      shared memory, which only the compiled kernel knows; at most the
+      tiles), and instance b takes tiles b, b + W, ... for the W launched.
 
     ```mlir
     %r = tileir.kernel ins(%a : tensor<1000x37xf32>) -> tensor<1000x37xf32>
@@ -100,14 +105,15 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>
                            :$raster_group,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>
-                           :$instances);
+                           :$instances,
+                       UnitAttr:$wave);
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     (`ins` `(` $inputs^ `:` type($inputs) `)`)? `->` type($results)
     `domain` $domain `tile` $tile `threads` $threads
     (`raster_group` $raster_group^)? (`instances` $instances^)?
-    attr-dict-with-keyword $body
+    (`wave` $wave^)? attr-dict-with-keyword $body
   }];
   let builders = [
     // Row-major, one instance per tile: tileir-raster and tileir-persist,
@@ -117,7 +123,8 @@ def TileIR_KernelOp : TileIR_Op<"kernel", [IsolatedFromAbove, Pure,
                    "::mlir::DenseI64ArrayAttr":$tile,
                    "::mlir::IntegerAttr":$threads), [{
       build($_builder, $_state, results, inputs, domain, tile, threads,
-            /*raster_group=*/nullptr, /*instances=*/nullptr);
+            /*raster_group=*/nullptr, /*instances=*/nullptr,
+            /*wave=*/nullptr);
     }]>
   ];
   let hasVerifier = 1;

@@ -481,8 +481,10 @@ def TileIRPersistPass : Pass<"tileir-persist"> {
     than a wave takes one wave: `sms` x the blocks of it one SM holds
     (the fewest its threads, its pipelined operand chunks' shared memory
     and an estimate of its registers, twice the accumulators a thread
-    holds, allow). `instances` forces N for every contraction kernel with
-    more than N tiles. Run after `tileir-pipeline` (the chunks' depth) and
+    holds, allow), marked `wave`: the runtime launches the exact wave,
+    which the compiled kernel's registers decide, and the kernel strides
+    over the tiles by the blocks launched. `instances` forces N for every
+    contraction kernel with more than N tiles (no `wave`: N is launched). Run after `tileir-pipeline` (the chunks' depth) and
     `tileir-raster`.
 
     Before (4096 x 4096 halves in 128 x 128 tiles: 1024 instances):
@@ -497,7 +499,7 @@ def TileIRPersistPass : Pass<"tileir-persist"> {
     ```mlir
     %r = tileir.kernel ins(%a, %b : ...) -> tensor<4096x4096xf16>
         domain [4096, 4096] tile [128, 128] threads 256 raster_group 8
-        instances 264 {
+        instances 264 wave {
     ```
   }];
   let options = [
