@@ -610,6 +610,17 @@ func.func @persistent_row_program(%a: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // -----
 
+// A wave refines an estimate of instances: it needs one.
+func.func @wave_without_instances(%a: tensor<100x100xf32>) -> tensor<100x100xf32> {
+  // expected-error @+1 {{wave refines a persistent kernel's instances; it needs instances}}
+  %r = tileir.kernel ins(%a : tensor<100x100xf32>) -> tensor<100x100xf32> domain [100, 100] tile [64, 64] threads 64 wave {
+  ^bb0(%in: memref<100x100xf32>, %out: memref<100x100xf32>):
+  }
+  return %r : tensor<100x100xf32>
+}
+
+// -----
+
 func.func @instances_of_zero(%a: tensor<100x100xf32>) -> tensor<100x100xf32> {
   // expected-error @+1 {{attribute 'instances' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %r = tileir.kernel ins(%a : tensor<100x100xf32>) -> tensor<100x100xf32> domain [100, 100] tile [64, 64] threads 64 instances 0 {
