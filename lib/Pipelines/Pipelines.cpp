@@ -197,6 +197,7 @@ void buildLowerToCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   cpu.reverseOrder = options.reverseOrder;
   cpu.shuffledOrder = options.shuffledOrder;
   cpu.checkBounds = options.checkBounds;
+  cpu.waveBlocks = options.waveBlocks;
   pm.addPass(createConvertKernelIRToCPUPass(cpu));
   buildCPUToLLVMStages(pm);
 }

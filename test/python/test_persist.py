@@ -51,7 +51,9 @@ PERSISTENT = {
     # (8, the blocks tileir-persist reckons an SM holds), so the kernel
     # strides over its tiles (25; 352 for the FMA kernel) by the blocks
     # launched (kernelir.grid_dim), which the runtime chooses (the exact
-    # wave) and the CPU takes from the estimate.
+    # wave): the CPU runs the estimate, and waves of 3 and 11 blocks (as
+    # other GPUs would), with every stride, tile count and ring step taken
+    # from the blocks launched.
     "half_wgmma_tma_wave": (lambda x, w: x @ w.t(),
                             lambda: (randn(300, 328).half(),
                                      randn(260, 328).half()),
@@ -84,6 +86,11 @@ def test_persistent_kernels_match_pytorch(name):
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, inputs, via=via, options=options)
         assert report.passed, (via, report)
+    if not forced:
+        for blocks in (3, 11):
+            report = check(fn, inputs, via="kernel-shuffled",
+                           options=options + " wave-blocks=%d" % blocks)
+            assert report.passed, (blocks, report)
 
 
 def test_a_tma_ring_is_set_up_once_per_block():

@@ -197,7 +197,11 @@ def ConvertKernelIRToCPUPass
            "Run blocks and threads in a fixed scrambled order (race check)">,
     Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
            "Assert that every access stays inside its buffer (cf.assert, "
-           "which aborts the run with the kernel's and buffer's names)">
+           "which aborts the run with the kernel's and buffer's names)">,
+    Option<"waveBlocks", "wave-blocks", "int64_t", /*default=*/"0",
+           "Launch each wave kernel (kernelir.func wave_tiles) with this "
+           "many blocks, at most its tiles, as a GPU of another size would "
+           "(0: its grid, the compiler's estimate)">
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::cf::ControlFlowDialect",

@@ -129,6 +129,11 @@ struct CPUOptions : public ScheduleOptionsBase<CPUOptions> {
       llvm::cl::desc("Run blocks and threads in a fixed scrambled order "
                      "(race check)"),
       llvm::cl::init(false)};
+  Option<int64_t> waveBlocks{
+      *this, "wave-blocks",
+      llvm::cl::desc("Launch each wave kernel with this many blocks, at "
+                     "most its tiles (0: its estimated grid)"),
+      llvm::cl::init(0)};
   Option<bool> checkBounds{
       *this, "check-bounds",
       llvm::cl::desc("Abort on an access outside its buffer, naming the "

@@ -142,9 +142,18 @@ struct ConvertKernelIRToCPUPass
                                "each other");
       return signalPassFailure();
     }
+    if (waveBlocks < 0) {
+      getOperation().emitError("wave-blocks must not be negative, got ")
+          << static_cast<int64_t>(waveBlocks);
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     for (auto kernel : getOperation().getOps<kernelir::FuncOp>()) {
-      // The CPU launches the kernel's grid (a wave kernel's estimate).
+      // The CPU launches the kernel's grid: a wave kernel's estimate, or
+      // the wave asked for.
+      if (std::optional<int64_t> tiles = kernel.getWaveTiles();
+          tiles && waveBlocks > 0)
+        kernel.setGrid({std::min<int64_t>(waveBlocks, *tiles), 1, 1});
       kernel.walk([&](kernelir::GridDimOp op) {
         rewriter.setInsertionPoint(op);
         rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(

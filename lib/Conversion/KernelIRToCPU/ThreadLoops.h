@@ -23,6 +23,11 @@ mlir::Value kernelThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildSwizzledOffset(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value offset, int64_t swizzleBytes);
 
+/// The row-major element offset (index) of `buffer[indices]` for a buffer
+/// of `type`.
+mlir::Value buildElementOffset(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::MemRefType type, mlir::ValueRange indices);
+
 /// A shared buffer of `shape` x `element` at the start of `kernel`.
 mlir::Value createSharedScratch(mlir::OpBuilder &b, kernelir::FuncOp kernel,
                                 llvm::ArrayRef<int64_t> shape,

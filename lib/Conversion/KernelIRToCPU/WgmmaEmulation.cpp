@@ -45,9 +45,9 @@ Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
   Value byteOffset = add(
       add(mul(div(row, 8), layout.stride), mul(rem(row, 8), layout.rowBytes)),
       add(mul(div(k, w), layout.leading), mul(rem(k, w), bytes)));
+  byteOffset =
+      add(byteOffset, mul(buildElementOffset(b, loc, type, indices), bytes));
   SmallVector<int64_t> elementStrides = computeSuffixProduct(type.getShape());
-  for (auto [i, stride] : llvm::zip_equal(indices, elementStrides))
-    byteOffset = add(byteOffset, mul(i, stride * bytes));
   Value linear =
       div(buildSwizzledOffset(b, loc, byteOffset, layout.swizzle), bytes);
   SmallVector<Value> at;
@@ -56,6 +56,18 @@ Value readOperand(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
   return kernelir::LoadOp::create(b, loc, buffer, at);
 }
 } // namespace
+
+Value strata::buildElementOffset(OpBuilder &b, Location loc, MemRefType type,
+                                 ValueRange indices) {
+  Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [i, stride] :
+       llvm::zip_equal(indices, computeSuffixProduct(type.getShape())))
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, i,
+                              arith::ConstantIndexOp::create(b, loc, stride)));
+  return offset;
+}
 
 void strata::expandWgmmas(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   SmallVector<kernelir::WgmmaOp> wgmmas;

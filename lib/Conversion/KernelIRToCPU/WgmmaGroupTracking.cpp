@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -36,9 +35,8 @@ public:
         return;
       for (Value buffer : {op.getLhs(), op.getRhs()})
         buffers.try_emplace(buffer, buffers.size());
-      wgmmas.push_back(op);
     });
-    return !wgmmas.empty();
+    return !buffers.empty();
   }
 
   /// Per thread, its groups' ranges ([group][operand][field]) and their
@@ -150,22 +148,17 @@ public:
 
 private:
   /// The bytes of `buffer` a wgmma operand of `rows` x `k` at `indices`
-  /// reads may lie anywhere in [lo, hi): from the first element's byte to
-  /// past the last of the layout's byte offsets (k / w blocks, row / 8
-  /// groups of 8 rows of rowBytes, taken at their largest), widened to
-  /// whole swizzle periods, within which the swizzle moves bytes.
+  /// reads may lie anywhere in [lo, hi): from the first element's byte
+  /// over the layout's readBytes, widened to whole swizzle periods, within
+  /// which the swizzle moves bytes.
   std::pair<Value, Value> readRange(Value buffer, ValueRange indices,
                                     const kernelir::WgmmaLayout &layout,
                                     int64_t rows, int64_t k) {
     auto type = cast<MemRefType>(buffer.getType());
     int64_t bytes = type.getElementTypeBitWidth() / 8;
-    int64_t w = layout.rowBytes / bytes;
-    if (layout.mnMajor)
-      std::swap(rows, k);
-    int64_t span = layout.stride * ((rows - 1) / 8) + layout.rowBytes * 8 +
-                   layout.leading * ((k - 1) / w);
     Value lo = byteOffset(type, indices);
-    Value hi = arith::AddIOp::create(b, loc, lo, constant(span));
+    Value hi = arith::AddIOp::create(
+        b, loc, lo, constant(layout.readBytes(rows, k, bytes)));
     if (int64_t period = 8 * layout.swizzle) {
       lo = arith::MulIOp::create(
           b, loc, arith::DivSIOp::create(b, loc, lo, constant(period)),
@@ -179,16 +172,10 @@ private:
 
   /// The byte offset (i64) of element `indices` of a buffer of `type`.
   Value byteOffset(MemRefType type, ValueRange indices) {
-    int64_t bytes = type.getElementTypeBitWidth() / 8;
-    Value offset = constant(0);
-    for (auto [i, stride] :
-         llvm::zip_equal(indices, computeSuffixProduct(type.getShape()))) {
-      Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
-      offset = arith::AddIOp::create(
-          b, loc, offset,
-          arith::MulIOp::create(b, loc, at, constant(stride * bytes)));
-    }
-    return offset;
+    Value elements = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), buildElementOffset(b, loc, type, indices));
+    return arith::MulIOp::create(b, loc, elements,
+                                 constant(type.getElementTypeBitWidth() / 8));
   }
 
   Value loadCount() {
@@ -213,7 +200,6 @@ private:
   Location loc;
   int64_t threads;
   llvm::MapVector<Value, int64_t> buffers;
-  SmallVector<kernelir::WgmmaOp> wgmmas;
   Value ranges, counts;
 };
 } // namespace

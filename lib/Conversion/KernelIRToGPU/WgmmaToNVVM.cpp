@@ -39,27 +39,48 @@ Value buildDescriptor(OpBuilder &b, Location loc, Value buffer,
                               constant(layout.getDescriptorBits()));
 }
 
+/// The f32 registers of accumulator `acc`, in order: register r is element
+/// r of the row-major vector, as both follow D's layout ([j][h][i] =
+/// register 4 j + 2 h + i).
+SmallVector<Value> accumulatorRegisters(OpBuilder &b, Location loc, Value acc) {
+  auto type = cast<VectorType>(acc.getType());
+  SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+  SmallVector<Value> registers;
+  for (int64_t r = 0; r < type.getNumElements(); ++r)
+    registers.push_back(
+        vector::ExtractOp::create(b, loc, acc, delinearize(r, strides)));
+  return registers;
+}
+
+/// The accumulator of `type` whose registers are the fields of struct
+/// `registers` from `first` on.
+Value accumulatorOf(OpBuilder &b, Location loc, VectorType type,
+                    Value registers, int64_t first) {
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < type.getNumElements(); ++r)
+    elements.push_back(
+        LLVM::ExtractValueOp::create(b, loc, registers, first + r));
+  return vector::FromElementsOp::create(b, loc, type, elements);
+}
+
+/// An LLVM struct of `n` f32 registers.
+Type registerStruct(MLIRContext *ctx, int64_t n) {
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(n, Float32Type::get(ctx)));
+}
+
 struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(kernelir::WgmmaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
     VectorType accType = op.getAcc().getType();
-    int64_t registers = accType.getNumElements();
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        getContext(), SmallVector<Type>(registers, f32));
-    // Register r of the struct is element r of the row-major vector: both
-    // are D's layout, [j][h][i] = register 4 j + 2 h + i.
-    Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
-    for (int64_t r = 0; r < registers; ++r) {
-      SmallVector<int64_t> at =
-          delinearize(r, computeSuffixProduct(accType.getShape()));
-      acc = LLVM::InsertValueOp::create(
-          rewriter, loc, acc,
-          vector::ExtractOp::create(rewriter, loc, adaptor.getAcc(), at), r);
-    }
+    Value acc = LLVM::PoisonOp::create(
+        rewriter, loc, registerStruct(getContext(), accType.getNumElements()));
+    for (auto [r, value] :
+         llvm::enumerate(accumulatorRegisters(rewriter, loc, adaptor.getAcc())))
+      acc = LLVM::InsertValueOp::create(rewriter, loc, acc, value, r);
     Type element = op.getLhs().getType().getElementType();
     auto operandType = NVVM::WGMMATypesAttr::get(
         getContext(),
@@ -79,7 +100,7 @@ struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
       // A row-major (K-major); B column-major (K-major), or row-major
       // (MN-major: imm-trans-b).
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          rewriter, loc, structType, acc, lhs, rhs, shape, operandType,
+          rewriter, loc, acc.getType(), acc, lhs, rhs, shape, operandType,
           operandType,
           NVVM::WGMMATypesAttr::get(getContext(), NVVM::WGMMATypes::f32),
           NVVM::WGMMAScaleOutAttr::get(getContext(), NVVM::WGMMAScaleOut::one),
@@ -95,10 +116,7 @@ struct WgmmaToNVVM : OpConversionPattern<kernelir::WgmmaOp> {
     // that retires it.
     if (!op.getAsync())
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
-    SmallVector<Value> results;
-    for (int64_t r = 0; r < registers; ++r)
-      results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, acc, r));
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, accType, results);
+    rewriter.replaceOp(op, accumulatorOf(rewriter, loc, accType, acc, 0));
     return success();
   }
 };
@@ -115,13 +133,8 @@ struct WgmmaWaitToNVVM : OpConversionPattern<kernelir::WgmmaWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmallVector<Value> registers;
-    for (Value acc : adaptor.getAccs()) {
-      auto type = cast<VectorType>(acc.getType());
-      SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
-      for (int64_t r = 0; r < type.getNumElements(); ++r)
-        registers.push_back(vector::ExtractOp::create(rewriter, loc, acc,
-                                                      delinearize(r, strides)));
-    }
+    for (Value acc : adaptor.getAccs())
+      llvm::append_range(registers, accumulatorRegisters(rewriter, loc, acc));
     if (registers.empty()) { // Nothing to fence: the wait alone.
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
       rewriter.eraseOp(op);
@@ -132,11 +145,9 @@ struct WgmmaWaitToNVVM : OpConversionPattern<kernelir::WgmmaWaitOp> {
       constraints += (r ? ",=f" : "=f");
     for (size_t r = 0; r < registers.size(); ++r)
       constraints += "," + std::to_string(r);
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        getContext(),
-        SmallVector<Type>(registers.size(), rewriter.getF32Type()));
     auto wait = LLVM::InlineAsmOp::create(
-        rewriter, loc, structType, registers,
+        rewriter, loc, registerStruct(getContext(), registers.size()),
+        registers,
         "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
             ";",
         constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -144,15 +155,12 @@ struct WgmmaWaitToNVVM : OpConversionPattern<kernelir::WgmmaWaitOp> {
         LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
         /*operand_attrs=*/ArrayAttr());
     SmallVector<Value> results;
-    int64_t next = 0;
+    int64_t first = 0;
     for (Value acc : adaptor.getAccs()) {
       auto type = cast<VectorType>(acc.getType());
-      SmallVector<Value> elements;
-      for (int64_t r = 0; r < type.getNumElements(); ++r)
-        elements.push_back(LLVM::ExtractValueOp::create(
-            rewriter, loc, wait.getResult(0), next++));
       results.push_back(
-          vector::FromElementsOp::create(rewriter, loc, type, elements));
+          accumulatorOf(rewriter, loc, type, wait.getResult(0), first));
+      first += type.getNumElements();
     }
     rewriter.replaceOp(op, results);
     return success();

@@ -52,6 +52,15 @@ struct WgmmaLayout {
     int64_t w = rowBytes / elementBytes;
     return k / w * leading + k % w * elementBytes;
   }
+  /// The bytes from an operand's first element to past the last of the
+  /// unswizzled offsets a `rows` x `k` operand reads (B: rows = N), at
+  /// most: whole groups of 8 rows and whole rows of rowBytes.
+  int64_t readBytes(int64_t rows, int64_t k, int64_t elementBytes) const {
+    if (mnMajor) // k counts rows, n blocks.
+      std::swap(rows, k);
+    int64_t w = rowBytes / elementBytes;
+    return (rows - 1) / 8 * stride + 8 * rowBytes + (k - 1) / w * leading;
+  }
   /// The leading byte offset a descriptor carries: `leading`, or, unused
   /// by swizzled K-major operands, 16 (1 unit) by convention.
   int64_t getDescriptorLeading() const {
