@@ -78,6 +78,25 @@ def linear(dtype, m=N, k=N, n=N, batch=()):
     return make
 
 
+def heads_projection(dtype, batch=4, heads=12, tokens=1024, head_dim=64,
+                     n=768):
+    """Attention's output projection: the attention's [b h][s][d] output
+    read as rows (b, s) and k (h, d), times w.T: TMA copies it through a
+    4-d view [b][h][s][d] of its tensor map (boxes of the gcd of a tile's
+    rows and the tokens)."""
+    def make():
+        o = torch.randn(batch * heads, tokens, head_dim).to(dtype)
+        w = torch.randn(n, heads * head_dim).to(dtype)
+
+        def project(o, w):
+            y = o.view(batch, heads, tokens, head_dim).transpose(1, 2)
+            return y.reshape(batch, tokens, heads * head_dim) @ w.t()
+        rows, k = batch * tokens, heads * head_dim
+        return (project, (o, w), _bytes(o, w) + rows * n * o.element_size(),
+                2 * rows * n * k)
+    return make
+
+
 def swiglu():
     g, u = torch.randn(N, N), torch.randn(N, N)
     return (lambda g, u: F.silu(g) * u), (g, u), _bytes(g, u, g), 0
@@ -279,6 +298,13 @@ WGMMA = {
     "wgmma_tma_f16_4096_t128x256_waited": matmul(torch.float16),
     "wgmma_tma_f16_qkv_3d_waited": linear(torch.float16, 1024, 768, 2304,
                                           batch=(4,)),
+    # GPT-2-small's attention output projection (4 x 12 heads of 1024
+    # tokens into 768): through a view of the map, next to its cp.async
+    # twin; 1000 tokens a sequence: 8-row boxes (tiles straddle two).
+    "wgmma_tma_f16_out_proj": heads_projection(torch.float16),
+    "wgmma_f16_out_proj": heads_projection(torch.float16),
+    "wgmma_tma_f16_out_proj_ragged": heads_projection(torch.float16,
+                                                      tokens=1000),
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"

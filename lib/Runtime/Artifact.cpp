@@ -41,13 +41,15 @@ const char *kindName(Buffer::Kind kind) {
   return "?";
 }
 
-// Format (version 3), one record per line; binary sections are
+// Format (version 4), one record per line; binary sections are
 // length-prefixed:
-//   strata-artifact 3
+//   strata-artifact 4
 //   target sm_90
 //   buffer <kind> <argument> <name|-> <dtype> <rank> <dims...> [<n>\n<bytes>]
 //   launch <kernel> <gx gy gz> <bx by bz> <smem> <nargs> <buffer ids...>
-//   tensor_map <param> <swizzle> <rank> <box...>   (of the launch before it)
+//   tensor_map <param> <swizzle> <rank> <box...> <shape...>
+//                                                  (of the launch before it;
+//                                                  no shape before version 4)
 //   wave <tiles>                                   (of the launch before it)
 //   outputs <n> <buffer ids...>
 //   ptx <n>\n<bytes>
@@ -91,6 +93,8 @@ std::string Artifact::serialize() const {
       number(m.swizzle);
       number(m.box.size());
       for (int64_t e : m.box)
+        number(e);
+      for (int64_t e : m.shape)
         number(e);
       os += "\n";
     }
@@ -216,13 +220,26 @@ void validate(const Artifact &a) {
       if (m.param >= l.args.size())
         malformed(what + ": the launch has " + std::to_string(l.args.size()) +
                   " arguments");
-      if (m.box.size() > a.buffers[l.args[m.param]].shape.size() ||
+      const Buffer &buffer = a.buffers[l.args[m.param]];
+      if ((m.shape.empty() && m.box.size() > buffer.shape.size()) ||
           m.box.empty() || m.box.size() > Artifact::kMaxTensorMapRank)
         malformed(what + ": a box of rank " + std::to_string(m.box.size()) +
                   " for a buffer of rank " +
-                  std::to_string(a.buffers[l.args[m.param]].shape.size()) +
-                  " (1 to " + std::to_string(Artifact::kMaxTensorMapRank) +
-                  ")");
+                  std::to_string(buffer.shape.size()) + " (1 to " +
+                  std::to_string(Artifact::kMaxTensorMapRank) + ")");
+      // A view of the buffer: its elements, in another shape.
+      int64_t elements = 1;
+      for (int64_t e : m.shape) {
+        if (e < 1 || elements > buffer.elements() / e) {
+          elements = -1; // Not a count of the buffer's, nor overflowing.
+          break;
+        }
+        elements *= e;
+      }
+      if (!m.shape.empty() && elements != buffer.elements())
+        malformed(what + ": a view of " + std::to_string(elements) +
+                  " elements of a buffer of " +
+                  std::to_string(buffer.elements()));
       for (int64_t e : m.box)
         if (e < 1 || e > Artifact::kMaxTensorMapBox)
           malformed(what + ": box extent " + std::to_string(e) + " (1 to " +
@@ -326,6 +343,8 @@ Artifact Artifact::parse(const std::string &text) {
         malformed("a tensor map of rank " + std::to_string(rank));
       for (size_t i = 0; i < rank; ++i)
         m.box.push_back(r.read<int64_t>("box extent"));
+      for (size_t i = 0; i < rank && version >= 4; ++i)
+        m.shape.push_back(r.read<int64_t>("tensor map dimension"));
       a.launches.back().tensorMaps.push_back(std::move(m));
     } else if (record == "wave" && version >= 3) {
       if (a.launches.empty())

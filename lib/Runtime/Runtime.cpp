@@ -155,13 +155,17 @@ EncodedTensorMap encodeTensorMap(Driver &d, const TensorMap &m,
                 : m.swizzle == 32 ? 1
                 : m.swizzle == 64 ? 2
                                   : 3;
-  // The map's rank is the box's: the buffer's leading dimensions beyond
-  // it are one (row-major, so its outermost dimension's extent is their
-  // product and its stride the innermost of them).
+  // The map's rank is the box's: the artifact's view of the buffer or,
+  // before version 4, the buffer's leading dimensions beyond it seen as one
+  // (row-major, so its outermost dimension's extent is their product and
+  // its stride the innermost of them).
   size_t rank = m.box.size();
-  std::vector<uint64_t> shape(buffer.shape.end() - rank, buffer.shape.end());
-  for (size_t k = 0; k + rank < buffer.shape.size(); ++k)
-    shape.front() *= buffer.shape[k];
+  std::vector<uint64_t> shape(m.shape.begin(), m.shape.end());
+  if (shape.empty()) {
+    shape.assign(buffer.shape.end() - rank, buffer.shape.end());
+    for (size_t k = 0; k + rank < buffer.shape.size(); ++k)
+      shape.front() *= buffer.shape[k];
+  }
   std::vector<uint64_t> dims, strides;
   std::vector<unsigned> box, elementStrides(rank, 1);
   uint64_t stride = bytes;

@@ -132,6 +132,8 @@ std::string Module::artifact(const std::string &entry,
           m.swizzle = cast<IntegerAttr>(map.get("swizzle")).getInt();
           auto box = cast<DenseI64ArrayAttr>(map.get("box")).asArrayRef();
           m.box.assign(box.begin(), box.end());
+          auto shape = cast<DenseI64ArrayAttr>(map.get("shape")).asArrayRef();
+          m.shape.assign(shape.begin(), shape.end());
           l.tensorMaps.push_back(std::move(m));
         }
       // A wave kernel (convert-kernelir-to-gpu marks its launches).

@@ -25,6 +25,7 @@ PYBIND11_MODULE(_strata_runtime, m) {
   py::class_<TensorMap>(m, "TensorMap")
       .def_readonly("param", &TensorMap::param)
       .def_readonly("box", &TensorMap::box)
+      .def_readonly("shape", &TensorMap::shape)
       .def_readonly("swizzle", &TensorMap::swizzle);
   py::class_<Launch>(m, "Launch")
       .def_readonly("kernel", &Launch::kernel)

@@ -43,8 +43,8 @@
 // RUN: strata-opt %s '--strata-lower-to-nvvm=chip=sm_90' | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ strata-opt %s '--strata-lower-to-nvvm=chip=sm_90 format=bin' | FileCheck %s --check-prefix=BIN %}
 
-// PTX: gpu.launch_func @strata_kernels::@box2d {{.*}} {strata.tensor_maps = [{box = array<i64: 16, 32>, param = 0 : i64, swizzle = 128 : i64}]}
-// PTX: gpu.launch_func @strata_kernels::@box3d {{.*}} {strata.tensor_maps = [{box = array<i64: 2, 4, 16>, param = 0 : i64, swizzle = 64 : i64}]}
+// PTX: gpu.launch_func @strata_kernels::@box2d {{.*}} {strata.tensor_maps = [{box = array<i64: 16, 32>, param = 0 : i64, shape = array<i64: 37, 20>, swizzle = 128 : i64}]}
+// PTX: gpu.launch_func @strata_kernels::@box3d {{.*}} {strata.tensor_maps = [{box = array<i64: 2, 4, 16>, param = 0 : i64, shape = array<i64: 3, 5, 12>, swizzle = 64 : i64}]}
 // PTX: gpu.binary @strata_kernels
 // PTX-SAME: .entry box2d(\0A\09.param .align 64 .b8 box2d_param_0[128],\0A\09.param .u64 .ptr .align 1 box2d_param_1\0A)
 // PTX-SAME: .shared .align 1024 .b8 __wg_box2d_0[2048];

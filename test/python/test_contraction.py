@@ -389,6 +389,82 @@ def test_folded_batch_fed_by_tma(case):
         assert report.passed, (via, report)
 
 
+def heads_in_k(o, w):
+    # Attention's output [b][h][s][d] read as rows (b, s) and k (h, d), as
+    # its output projection reads it.
+    b, h, s, d = o.shape
+    return o.transpose(1, 2).reshape(b, s, h * d) @ w.t()
+
+
+def attention_then_projection(q, k, v, w):
+    b, h, s, d = q.shape
+    y = torch.softmax(q @ k.transpose(-2, -1) / 8, dim=-1) @ v
+    return y.transpose(1, 2).reshape(b, s, h * d) @ w.t()
+
+
+SPLIT_VIEW_TMA = {
+    # 96 rows a sequence: a 128-row tile's rows are boxes of 32 rows
+    # (gcd), two of its boxes in the next sequence.
+    "heads_in_k": (heads_in_k, lambda: (randn(2, 4, 96, 64), randn(72, 256))),
+    # Heads of 32: a box row of the 64-byte swizzle is one head's.
+    "heads_of_32_in_k": (heads_in_k,
+                         lambda: (randn(2, 6, 40, 32), randn(72, 192))),
+    # The weight's k split: [h][n][d] read as n x (h d).
+    "weight_heads_in_k": (
+        lambda x, w: x @ w.permute(1, 0, 2).reshape(72, 256).t(),
+        lambda: (randn(100, 256), randn(4, 72, 64))),
+    # The projection of an attention kernel's [b h][s][d] output.
+    "attention_output": (attention_then_projection,
+                         lambda: (randn(2, 4, 40, 64), randn(2, 4, 40, 64),
+                                  randn(2, 4, 40, 64), randn(72, 256))),
+}
+
+
+# The stacked schedule is forced on every kernel: not the attention's.
+@pytest.mark.parametrize("case,schedule", [
+    (case, schedule) for case in sorted(SPLIT_VIEW_TMA)
+    for schedule in ["stacked", "default"]
+    if (case, schedule) != ("attention_output", "stacked")])
+def test_split_views_fed_by_tma(case, schedule):
+    # A K-major operand whose indices split its rows and/or k in two (the
+    # attention output [b][h][s][d] read as [b s][h d]) takes TMA through
+    # a view of its tensor map ([b][h][s][d]: `kernelir.tensor_map =
+    # array<...>`) and boxes [1, 1, rows, k]; a tile straddling two
+    # sequences takes boxes of the gcd of its rows and a sequence's, each
+    # at its rows of the chunk. Ragged: 192 or 80 rows, 72 columns.
+    # Emulated against PyTorch in every order.
+    torch.manual_seed(len(case))
+    fn, make = SPLIT_VIEW_TMA[case]
+    inputs = tuple(t.half() for t in make())
+    options = "wgmma=true tma=true " + TMA_SCHEDULES[schedule]
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    [kernel] = [k for k in str(module).split("kernelir.func")[1:]
+                if "kernelir.wgmma" in k and "tensor_map" in k]
+    assert re.search(r"kernelir\.tensor_map = array<i64: (\d+, )+\d+>",
+                     kernel), kernel
+    assert "async_copy" not in kernel, kernel
+    assert re.search(r"box \[(1, )+\d+, \d+\]", kernel), kernel
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via, options=options)
+        assert report.passed, (via, report)
+
+
+def test_split_view_needs_boxes_of_whole_swizzle_periods():
+    # 100 rows a sequence: a 64-row tile's boxes would be gcd(64, 100) = 4
+    # rows, less than a swizzle period: the operand keeps cp.async, the
+    # weight's copies with it (a kernel's operands take TMA together).
+    torch.manual_seed(1)
+    inputs = (randn(2, 4, 100, 64).half(), randn(72, 256).half())
+    options = "wgmma=true tma=true"
+    module = import_program(capture(heads_in_k, inputs))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert "kernelir.tensor_map" not in text and "async_copy" in text, text
+    report = check(heads_in_k, inputs, via="kernel", options=options)
+    assert report.passed, report
+
+
 GATED = {
     # A gated MLP's pair (x @ g.T and x @ u.T, one kernel): x is one tensor
     # map that both contractions' copies read.

@@ -269,7 +269,8 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
 @pytest.mark.parametrize("name", ["softmax", "where_mask", "embedding",
                                   "max_with_indices", "scale_rows", "half_matmul",
                                   "bf16_matmul", "tf32_matmul", "wgmma_matmul",
-                                  "tma_wgmma_matmul", "large_half_matmul", "decoder", "flash_attention",
+                                  "tma_wgmma_matmul", "tma_wgmma_heads_in_k",
+                                  "large_half_matmul", "decoder", "flash_attention",
                                   "split_row"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
     if name == "decoder":
@@ -310,7 +311,16 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                                      ".half(), torch.randn(328, 264).half())",
                                      "--options", "wgmma=true tma=true "
                                      "schedule=contraction tile-sizes=128,128 "
-                                     "threads=256 k-tile=64"]}[name]
+                                     "threads=256 k-tile=64"],
+                # Attention's output [b][h][s][d] read as [b s][h d]: 4-d
+                # boxes through the map's view, 32 rows each (96 a
+                # sequence, 128 a tile).
+                "tma_wgmma_heads_in_k": [
+                    "-c", "(lambda o, w: o.transpose(1, 2).reshape(2, 96, 256) "
+                    "@ w.t())(torch.randn(2, 4, 96, 64).half(), "
+                    "torch.randn(72, 256).half())", "--options",
+                    "wgmma=true tma=true schedule=contraction "
+                    "tile-sizes=128,128 threads=256 k-tile=64"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
                                                      str(source)],
@@ -363,6 +373,9 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                           # fenced ("+f") by the wait.
                           "\"wgmma.wait_group.sync.aligned 1;\" : \"+f\"(v"]:
             assert construct in text, construct
+        assert "cp.async.cg" not in text and "cp.async.ca" not in text, text
+    if name == "tma_wgmma_heads_in_k":  # 4 boxes of 32 rows per lhs step.
+        assert text.count("cp.async.bulk.tensor.4d") == 12, text
         assert "cp.async.cg" not in text and "cp.async.ca" not in text, text
     # wgmma exists only for sm_90a (compute_90a PTX).
     # ptxas's advisories (-v) say whether it kept the wgmma pipeline.

@@ -56,8 +56,20 @@ def test_artifact_round_trips(decoder_artifact):
 
 @pytest.mark.parametrize("text, message", [
     (b"", "expected header"),
-    (b"strata-artifact 4\nend\n",
-     "artifact version 4 is not supported \\(this runtime reads versions 1 to 3\\)"),
+    (b"strata-artifact 5\nend\n",
+     "artifact version 5 is not supported \\(this runtime reads versions 1 to 4\\)"),
+    # A tensor map's view (version 4): the buffer's elements, one extent
+    # per dimension of the box.
+    (b"strata-artifact 4\nbuffer argument 0 a f16 3 48 100 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 4 1 1 64 64 4 10 100 64\n"
+     b"end\n", "tensor map of parameter 0 of 'k': a view of 256000 elements "
+     "of a buffer of 307200"),
+    (b"strata-artifact 4\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 2 64 64\nend\n",
+     "expected tensor map dimension"),
+    (b"strata-artifact 4\nbuffer argument 0 a f16 2 64 64\n"
+     b"launch k 1 1 1 32 1 1 0 1 0\ntensor_map 0 128 2 64 64 0 64\nend\n",
+     "a view of -1 elements of a buffer of 4096"),
     # Waves (version 3): of a launch, over at least its grid's x, its y
     # and z 1.
     (b"strata-artifact 2\nlaunch k 4 1 1 32 1 1 0 0\nwave 10\nend\n",
@@ -176,7 +188,7 @@ def test_artifact_carries_tensor_maps():
     a = rt.Artifact.parse(module.artifact("forward", ["x"], None))
     [launch] = a.launches
     [m] = launch.tensor_maps
-    assert (m.param, m.box, m.swizzle) == (0, [16, 32], 128)
+    assert (m.param, m.box, m.swizzle, m.shape) == (0, [16, 32], 128, [37, 20])
     assert a.buffers[launch.args[m.param]].shape == [37, 20]
     assert ".param .align 64 .b8 box_param_0[128]" in a.ptx
     assert "cp.async.bulk.tensor.2d.shared::cluster.global" in a.ptx
@@ -222,7 +234,34 @@ def test_artifact_carries_tensor_maps_of_folded_batches():
     shapes = sorted((a.buffers[launch.args[m.param]].shape, len(m.box))
                     for m in launch.tensor_maps)
     assert shapes == [([3, 100, 64], 2), ([72, 64], 2)], shapes
+    assert sorted(m.shape for m in launch.tensor_maps) == [[72, 64], [300, 64]]
     assert "cp.async.bulk.tensor.2d.shared::cluster.global" in a.ptx
+    assert rt.Artifact.parse(a.serialize()).serialize() == a.serialize()
+
+
+def test_artifact_carries_viewed_tensor_maps():
+    # Attention's output projection: the attention kernel writes [b h][s]
+    # [d], the projection reads it as rows (b, s) and k (h, d) through a
+    # 4-d view of the buffer ([b][h][s][d]), boxes [1, 1, 8 rows, 16 k]
+    # (the default tile: 64 rows, 40 a sequence, 16 k a step); the
+    # runtime encodes the view, not the buffer's shape.
+    from strata.frontend import capture, import_program
+
+    def attention(q, k, v, w):
+        y = torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v
+        return y.transpose(1, 2).reshape(2, 40, 256) @ w.t()
+    inputs = tuple(torch.randn(2, 4, 40, 64).half() for _ in range(3)) + (
+        torch.randn(72, 256).half(),)
+    module = import_program(capture(attention, inputs))
+    module.run(strata.pipeline(
+        "nvvm", "chip=sm_90a wgmma=true tma=true format=isa"))
+    a = rt.Artifact.parse(module.artifact("forward", ["q", "k", "v", "w"],
+                                          None))
+    viewed = [(a.buffers[launch.args[m.param]].shape, m.shape, m.box)
+              for launch in a.launches for m in launch.tensor_maps
+              if len(m.shape) == 4]
+    assert viewed == [([8, 40, 64], [2, 4, 40, 64], [1, 1, 8, 16])], viewed
+    assert "cp.async.bulk.tensor.4d.shared::cluster.global" in a.ptx
     assert rt.Artifact.parse(a.serialize()).serialize() == a.serialize()
 
 
@@ -231,7 +270,7 @@ def test_version_1_artifacts_still_load():
                           b"launch k 1 1 1 32 1 1 0 1 0\noutputs 0\nend\n")
     assert a.launches[0].args == [0] and a.launches[0].tensor_maps == []
     assert a.launches[0].wave_tiles == 0
-    assert a.serialize().startswith(b"strata-artifact 3\n")
+    assert a.serialize().startswith(b"strata-artifact 4\n")
 
 
 def test_artifact_carries_waves():

@@ -44,6 +44,11 @@ const char *kindName(Buffer::Kind kind);
 struct TensorMap {
   unsigned param = 0;       // Position among the launch's arguments.
   std::vector<int64_t> box; // Box extents, outermost first.
+  /// The tensor the map describes, outermost first: the buffer's elements
+  /// row-major in this shape (of the box's rank). Empty (version 3 and
+  /// before): the buffer's shape, its leading dimensions beyond the box's
+  /// rank seen as one.
+  std::vector<int64_t> shape;
   int swizzle = 0;          // Bytes: 0 (none), 32, 64 or 128.
 };
 
@@ -74,7 +79,7 @@ struct Artifact {
 
   /// The format version this runtime writes; it reads every version up to
   /// it (2 added tensor maps, 3 waves).
-  static constexpr int kVersion = 3;
+  static constexpr int kVersion = 4;
   /// What a tensor map may describe (TMA's limits): ranks 1 to 5, boxes of
   /// 1 to 256 per dimension.
   static constexpr size_t kMaxTensorMapRank = 5;

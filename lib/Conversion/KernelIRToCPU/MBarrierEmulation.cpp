@@ -151,8 +151,8 @@ private:
   /// An element of a TMA box, inside the loops over the box that this
   /// builds (the insertion point is left in the innermost): its indices in
   /// the global tensor, whether they lie inside it, and its indices in the
-  /// shared buffer (the leading ones `sharedStart`'s, the box's from the
-  /// swizzled byte offset in the box; see kernelir::getTmaBoxInShared).
+  /// shared buffer (the leading ones `sharedStart`'s, the box's its start's
+  /// plus swizzled byte offset in the box; see kernelir::getTmaBoxInShared).
   struct BoxElement {
     SmallVector<Value> global, shared;
     Value inside;
@@ -172,10 +172,11 @@ private:
       b.setInsertionPointToStart(loop.getBody());
       at.push_back(loop.getInductionVar());
     }
-    // The tensor the map describes (a box of lower rank sees the leading
-    // dimensions as one), and its first coordinate in those dimensions.
+    // The tensor the map describes (a view of the buffer: a box of lower
+    // rank sees the leading dimensions as one, a marked view its shape),
+    // and the element the coordinates name, row-major in both.
     SmallVector<int64_t> shape =
-        kernelir::getTmaTensorShape(tensor, box.size());
+        kernelir::getTensorMapShape(global, box.size());
     BoxElement e;
     for (auto [d, start] : llvm::enumerate(globalStart)) {
       Value c = arith::AddIOp::create(b, loc, start, at[d]);
@@ -185,13 +186,17 @@ private:
       e.inside = e.inside ? arith::AndIOp::create(b, loc, e.inside, ok) : ok;
       e.global.push_back(c);
     }
-    ArrayRef<int64_t> folded =
-        tensor.getShape().drop_back(box.size() - 1).drop_front();
-    for (int64_t extent : llvm::reverse(folded)) {
-      Value first = e.global.front();
-      e.global.front() = arith::RemUIOp::create(b, loc, first, index(extent));
-      e.global.insert(e.global.begin(),
-                      arith::DivUIOp::create(b, loc, first, index(extent)));
+    if (ArrayRef<int64_t>(shape) != tensor.getShape()) {
+      Value linear = index(0);
+      for (auto [c, extent] : llvm::zip_equal(e.global, shape))
+        linear = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, linear, index(extent)), c);
+      e.global.clear();
+      for (int64_t extent : llvm::reverse(tensor.getShape())) {
+        e.global.insert(e.global.begin(),
+                        arith::RemUIOp::create(b, loc, linear, index(extent)));
+        linear = arith::DivUIOp::create(b, loc, linear, index(extent));
+      }
     }
     Value offset = index(0);
     for (auto [i, stride] : llvm::zip_equal(at, boxStrides))
@@ -205,11 +210,15 @@ private:
     ArrayRef<int64_t> inShared = kernelir::getTmaBoxInShared(box);
     ValueRange leading = sharedStart.drop_back(inShared.size());
     e.shared.assign(leading.begin(), leading.end());
-    for (auto [extent, stride] : llvm::zip_equal(
-             inShared, ArrayRef(boxStrides).take_back(inShared.size())))
-      e.shared.push_back(arith::RemUIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, element, index(stride)),
-          index(extent)));
+    // From the box's place in the buffer (rows of a chunk, see tma_load).
+    for (auto [extent, stride, start] : llvm::zip_equal(
+             inShared, ArrayRef(boxStrides).take_back(inShared.size()),
+             sharedStart.take_back(inShared.size())))
+      e.shared.push_back(arith::AddIOp::create(
+          b, loc, start,
+          arith::RemUIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, element, index(stride)),
+              index(extent))));
     return e;
   }
 

@@ -44,7 +44,8 @@ struct LaunchShape {
 };
 
 /// The tensor-map parameters of `kernel` that TMA copies use:
-/// {param, box (outermost first), swizzle} each, or null where there are
+/// {param, box (outermost first), swizzle, shape (the tensor the map
+/// describes: kernelir::getTensorMapShape)} each, or null where there are
 /// none. An argument marked as a tensor map that no copy reads stays a
 /// pointer. Recorded on each kernel before the conversion
 /// (kTensorMapsAttrName), which may convert the copies before their kernel.
@@ -64,7 +65,10 @@ ArrayAttr tensorMapsOf(kernelir::FuncOp kernel) {
     maps.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber())),
          b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-         b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle))}));
+         b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle)),
+         b.getNamedAttr("shape",
+                        b.getDenseI64ArrayAttr(
+                            kernelir::getTensorMapShape(arg, box.size())))}));
   }
   return maps.empty() ? ArrayAttr() : b.getArrayAttr(maps);
 }

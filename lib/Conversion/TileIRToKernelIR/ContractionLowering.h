@@ -14,6 +14,27 @@
 namespace strata {
 namespace detail {
 
+/// A K-major operand's tensor map seen as a view that splits the tile
+/// coordinate it varies, k, or both, in two (attention's output [b
+/// h][s][d] read as rows b s and k h d: [b][h][s][d]): the view's shape
+/// and what each of its dimensions takes, the innermost k's (or its
+/// inner part's) and before it the varied coordinate's, so that a box
+/// [1, .., rows, k] is a chunk's rows; `rowSplit` and `kSplit` are the
+/// inner parts' extents (0: not split). Where the rows are split, a
+/// tile's rows take boxes of `boxRows` (their gcd with the inner
+/// extent), none straddling two outer coordinates.
+enum class ViewTerm { Along, AlongOuter, AlongInner, K, KOuter, KInner };
+struct TmaView {
+  SmallVector<int64_t, 4> shape;
+  SmallVector<ViewTerm, 4> terms;
+  int64_t rowSplit = 0, kSplit = 0, boxRows = 0;
+  bool operator==(const TmaView &other) const {
+    return std::tie(shape, terms, rowSplit, kSplit, boxRows) ==
+           std::tie(other.shape, other.terms, other.rowSplit, other.kSplit,
+                    other.boxRows);
+  }
+};
+
 /// The lowering of a kernel's tileir.contract ops by one instruction family.
 /// Operand chunks are staged in shared memory per step of k (this class);
 /// the subclasses multiply from there.
@@ -162,6 +183,7 @@ protected:
     SmallVector<unsigned, 2> lhsBatch, rhsBatch;
     bool rhsMnMajor;
     int64_t swizzle;
+    std::optional<TmaView> lhsView, rhsView;
   };
 
   /// How TMA copies both operand chunks of `contract` (lhs rows x k, rhs
@@ -172,7 +194,9 @@ protected:
   /// (a box [1, ..., rows, k] each) or, K-major, delinearizing the
   /// varied coordinate (a batch folded into the rows: a box [rows, k] of
   /// the buffer seen as a matrix), indexed by exactly those
-  /// coordinates, of the contraction's k (the
+  /// coordinates, or, K-major, any buffer whose offsets a TmaView
+  /// describes (boxes of its rows and of k within its inner extents),
+  /// of the contraction's k (the
   /// box's zeros past the tensor are k's tail and the domain's edge) in
   /// rows of whole 16-byte units (a tensor map's strides), its boxes at
   /// most 256 rows, and the buffer read nowhere else in the kernel but by
@@ -192,9 +216,11 @@ protected:
     bool mnMajor;
     int64_t swizzle;
     SmallVector<unsigned, 2> batch;
+    std::optional<TmaView> view;
     bool operator==(const TmaRole &other) const {
-      return std::tie(boxRows, mnMajor, swizzle, batch) ==
-             std::tie(other.boxRows, other.mnMajor, other.swizzle, other.batch);
+      return std::tie(boxRows, mnMajor, swizzle, batch, view) ==
+             std::tie(other.boxRows, other.mnMajor, other.swizzle, other.batch,
+                      other.view);
     }
   };
   /// One contraction's TMA copies, the loads they replace and how each

@@ -22,16 +22,149 @@ struct TmaSource {
   loopir::LoadOp load;
   SmallVector<unsigned, 2> batch;
   bool mnMajor;
+  std::optional<TmaView> view;
 };
 
 /// What one operand's copies take: its tensor map, its chunk, the
-/// coordinates of its batch dimensions and, batched, its box's shape.
+/// coordinates of its batch dimensions, batched or viewed its box's shape,
+/// and viewed its view.
 struct TmaOperand {
   Value map, chunk;
   SmallVector<Value, 2> batch;
   DenseI64ArrayAttr boxShape;
+  std::optional<TmaView> view;
 };
 } // namespace
+
+/// The view of `load`'s buffer in which each dimension takes one of the
+/// coordinates `along` (the tile dimension the operand varies, extent
+/// `extent`) and `k` (of `kExtent`) or one of their parts split at a
+/// constant of the indices' floordivs and mods (see
+/// TmaView), K-major, for tiles of `rows` rows; none
+/// if no split describes the buffer's offsets. The offset is affine in the
+/// parts, so each part's stride is the offset of a point: a split
+/// describes the buffer when the offset equals the sum of its parts times
+/// their strides (as affine expressions), the strides row-major in some
+/// order of the parts with k's inner part innermost and the varied
+/// coordinate's next, and each part's extent covers what it takes (k's
+/// exactly: past it lie zeros of the box, not data).
+static std::optional<TmaView> splitView(loopir::LoadOp load, Value along,
+                                        Value k, int64_t extent,
+                                        int64_t kExtent, int64_t rows) {
+  MLIRContext *context = load.getContext();
+  auto type = cast<MemRefType>(load.getMemref().getType());
+  AffineMap map = load.getIndexMap();
+  auto position = [&](Value v) -> std::optional<unsigned> {
+    auto it = llvm::find(load.getIndices(), v);
+    if (it == load.getIndices().end())
+      return std::nullopt;
+    return it - load.getIndices().begin();
+  };
+  std::optional<unsigned> a = position(along), kk = position(k);
+  if (!a || !kk || load.getIndices().size() != 2 || map.getNumSymbols())
+    return std::nullopt;
+  AffineExpr offset = getAffineConstantExpr(0, context);
+  for (auto [result, stride] :
+       llvm::zip_equal(map.getResults(), computeSuffixProduct(type.getShape())))
+    offset = offset + result * stride;
+  offset = simplifyAffineExpr(offset, 2, 0);
+  AffineExpr rowDim = getAffineDimExpr(*a, context),
+             kDim = getAffineDimExpr(*kk, context);
+  auto at = [&](int64_t row, int64_t kAt) -> std::optional<int64_t> {
+    SmallVector<AffineExpr, 2> point(2);
+    point[*a] = getAffineConstantExpr(row, context);
+    point[*kk] = getAffineConstantExpr(kAt, context);
+    auto c = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(offset.replaceDims(point), 0, 0));
+    return c ? std::optional(c.getValue()) : std::nullopt;
+  };
+  if (at(0, 0) != 0)
+    return std::nullopt;
+  // The constants the indices divide a coordinate by: where it may split.
+  SmallVector<int64_t> splits{0};
+  offset.walk([&](AffineExpr e) {
+    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+    auto c = binary ? dyn_cast<AffineConstantExpr>(binary.getRHS()) : nullptr;
+    if (c && c.getValue() > 1 &&
+        (e.getKind() == AffineExprKind::FloorDiv ||
+         e.getKind() == AffineExprKind::Mod) &&
+        !llvm::is_contained(splits, c.getValue()))
+      splits.push_back(c.getValue());
+  });
+  for (int64_t rowSplit : splits) {
+    for (int64_t kSplit : splits) {
+      if ((!rowSplit && !kSplit) || (kSplit && kExtent % kSplit != 0))
+        continue;
+      // Each part, what it takes and its stride.
+      struct Part {
+        ViewTerm term;
+        AffineExpr expr;
+        std::optional<int64_t> stride;
+        int64_t extent = 0; // At least this, or exactly for k's.
+        bool exact = false;
+      };
+      SmallVector<Part, 4> parts;
+      if (rowSplit) {
+        parts.push_back({ViewTerm::AlongOuter, rowDim.floorDiv(rowSplit),
+                         at(rowSplit, 0),
+                         (int64_t)llvm::divideCeil(extent, rowSplit)});
+        parts.push_back({ViewTerm::AlongInner, rowDim % rowSplit, at(1, 0),
+                         rowSplit, true});
+      } else {
+        parts.push_back({ViewTerm::Along, rowDim, at(1, 0), extent});
+      }
+      if (kSplit) {
+        parts.push_back({ViewTerm::KOuter, kDim.floorDiv(kSplit), at(0, kSplit),
+                         kExtent / kSplit, true});
+        parts.push_back(
+            {ViewTerm::KInner, kDim % kSplit, at(0, 1), kSplit, true});
+      } else {
+        parts.push_back({ViewTerm::K, kDim, at(0, 1), kExtent, true});
+      }
+      AffineExpr sum = getAffineConstantExpr(0, context);
+      bool strided = true;
+      for (Part &part : parts) {
+        strided &= part.stride && *part.stride > 0;
+        if (strided)
+          sum = sum + part.expr * *part.stride;
+      }
+      if (!strided || simplifyAffineExpr(sum - offset, 2, 0) !=
+                          getAffineConstantExpr(0, context))
+        continue;
+      llvm::sort(parts, [](const Part &x, const Part &y) {
+        return *x.stride > *y.stride;
+      });
+      // Row-major: each part's stride is the product of the extents
+      // inside it, the outermost's extent the buffer's rest.
+      SmallVector<int64_t, 4> shape(parts.size());
+      bool rowMajor = *parts.back().stride == 1;
+      for (size_t i = 0; i < parts.size() && rowMajor; ++i) {
+        int64_t outer = i ? *parts[i - 1].stride : type.getNumElements();
+        rowMajor = outer % *parts[i].stride == 0;
+        shape[i] = outer / *parts[i].stride;
+        rowMajor &= parts[i].exact ? shape[i] == parts[i].extent
+                                   : shape[i] >= parts[i].extent;
+      }
+      ViewTerm inner = kSplit ? ViewTerm::KInner : ViewTerm::K;
+      ViewTerm varied = rowSplit ? ViewTerm::AlongInner : ViewTerm::Along;
+      int64_t boxRows = rowSplit ? std::gcd(rows, rowSplit) : rows;
+      int64_t rowBits = shape.back() * type.getElementTypeBitWidth();
+      if (!rowMajor || parts.back().term != inner || rowBits % 128 != 0 ||
+          parts[parts.size() - 2].term != varied ||
+          (int64_t)parts.size() > kernelir::kTmaMaxRank || boxRows % 8 != 0)
+        continue;
+      TmaView view;
+      view.shape = shape;
+      for (Part &part : parts)
+        view.terms.push_back(part.term);
+      view.rowSplit = rowSplit;
+      view.kSplit = kSplit;
+      view.boxRows = boxRows;
+      return view;
+    }
+  }
+  return std::nullopt;
+}
 
 /// Whether `load`'s indices but the last delinearize `row` over its
 /// buffer's leading dimensions, so that the element they name is row
@@ -99,14 +232,22 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
   if (type.getRank() > 2 && indexAt(type.getRank() - 1) == k &&
       type.getDimSize(type.getRank() - 1) == (int64_t)contract.getK() &&
       delinearizesRows(load, along))
-    return TmaSource{buffer, load, {}, false};
+    return TmaSource{buffer, load, {}, false, std::nullopt};
+  // Else a K-major view that splits the rows or k (ViewTerm).
+  auto viewed = [&]() -> std::optional<TmaSource> {
+    auto view = splitView(load, along, k, kernel.getDomain()[varied],
+                          contract.getK(), kernel.getTile()[varied]);
+    if (!view)
+      return std::nullopt;
+    return TmaSource{buffer, load, {}, false, std::move(view)};
+  };
   unsigned lead = type.getRank() - 2;
   SmallVector<unsigned, 2> batch;
   for (unsigned result = 0; result < lead; ++result) {
     auto arg = dyn_cast_if_present<BlockArgument>(indexAt(result));
     if (!arg || arg.getOwner() != &body || arg.getArgNumber() + 2 >= rank ||
         kernel.getTile()[arg.getArgNumber()] != 1)
-      return std::nullopt;
+      return viewed();
     batch.push_back(arg.getArgNumber());
   }
   bool kMajor = indexAt(lead) == along && indexAt(lead + 1) == k;
@@ -114,8 +255,8 @@ static std::optional<TmaSource> tmaSource(tileir::KernelOp kernel,
       mayBeMnMajor && indexAt(lead) == k && indexAt(lead + 1) == along;
   if ((!kMajor && !mnMajor) ||
       type.getDimSize(lead + (mnMajor ? 0 : 1)) != (int64_t)contract.getK())
-    return std::nullopt;
-  return TmaSource{buffer, load, batch, mnMajor};
+    return viewed();
+  return TmaSource{buffer, load, batch, mnMajor, std::nullopt};
 }
 
 std::optional<ContractionLowering::TmaPlan>
@@ -134,15 +275,22 @@ ContractionLowering::planOwnTmaCopies(tileir::ContractOp contract, Type operand,
   if (tile[rank - 2] > kernelir::kTmaMaxBoxExtent ||
       rhsBoxRows > kernelir::kTmaMaxBoxExtent)
     return std::nullopt;
+  // A box row of a view's split k lies in one of its outer coordinates.
+  auto inKSplit = [&](const TmaSource &source, int64_t swizzle) {
+    return !source.view || !source.view->kSplit ||
+           source.view->kSplit * bytes % swizzle == 0;
+  };
   for (int64_t swizzle : {128, 64, 32})
     if (step * bytes % swizzle == 0 &&
-        (!rhs->mnMajor || columns * bytes % swizzle == 0))
-      return TmaPlan{{lhs->buffer, rhs->buffer, lhs->batch, rhs->batch,
-                      rhs->mnMajor, swizzle},
-                     lhs->load,
-                     rhs->load,
-                     {tile[rank - 2], false, swizzle, lhs->batch},
-                     {rhsBoxRows, rhs->mnMajor, swizzle, rhs->batch}};
+        (!rhs->mnMajor || columns * bytes % swizzle == 0) &&
+        inKSplit(*lhs, swizzle) && inKSplit(*rhs, swizzle))
+      return TmaPlan{
+          {lhs->buffer, rhs->buffer, lhs->batch, rhs->batch, rhs->mnMajor,
+           swizzle, lhs->view, rhs->view},
+          lhs->load,
+          rhs->load,
+          {tile[rank - 2], false, swizzle, lhs->batch, lhs->view},
+          {rhsBoxRows, rhs->mnMajor, swizzle, rhs->batch, rhs->view}};
   return std::nullopt;
 }
 
@@ -195,13 +343,15 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
 
   // The buffers become tensor maps, read by these copies alone.
   auto func = cast<kernelir::FuncOp>(ctx.entry->getParentOp());
-  auto mapOf = [&](BlockArgument buffer) {
+  auto mapOf = [&](BlockArgument buffer, const std::optional<TmaView> &view) {
     auto map = cast<BlockArgument>(ctx.mapping.lookup(buffer));
     func.setArgAttr(map.getArgNumber(), kernelir::kTensorMapAttrName,
-                    b.getUnitAttr());
+                    view ? Attribute(b.getDenseI64ArrayAttr(view->shape))
+                         : Attribute(b.getUnitAttr()));
     return map;
   };
-  Value lhsMap = mapOf(copies.lhs), rhsMap = mapOf(copies.rhs);
+  Value lhsMap = mapOf(copies.lhs, copies.lhsView),
+        rhsMap = mapOf(copies.rhs, copies.rhsView);
   Value barriers;
   {
     OpBuilder::InsertionGuard guard(b);
@@ -223,6 +373,21 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
     body();
   };
   auto barrierOf = [&](Value slot) { return slot ? slot : index(0); };
+  // A view's coordinates of the element at `along` and `k`.
+  auto viewCoordinates = [&](const TmaView &view, Value along, Value k) {
+    SmallVector<Value> coordinates;
+    for (ViewTerm term : view.terms) {
+      Value whole = term <= ViewTerm::AlongInner ? along : k;
+      int64_t split =
+          term <= ViewTerm::AlongInner ? view.rowSplit : view.kSplit;
+      if (term == ViewTerm::AlongOuter || term == ViewTerm::KOuter)
+        whole = arith::DivUIOp::create(b, loc, whole, index(split));
+      else if (term == ViewTerm::AlongInner || term == ViewTerm::KInner)
+        whole = arith::RemUIOp::create(b, loc, whole, index(split));
+      coordinates.push_back(whole);
+    }
+    return coordinates;
+  };
   {
     // Once per block: a persistent kernel's tiles go on using the ring.
     OpBuilder::InsertionGuard guard(b);
@@ -252,20 +417,26 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
   // Each operand's map, chunk, batch coordinates and, batched or of a
   // batch folded into the rows, its box: a batch's chunk rows ([1, ...,
   // rows, S bytes]), or chunk rows of all the batches' ([rows, S bytes]).
-  auto operandOf = [&](Value map, Value chunk, ArrayRef<unsigned> batch) {
-    TmaOperand operand{map, chunk, {}, nullptr};
+  // A view's box: 1s, then the view's rows of a box and a chunk row.
+  auto operandOf = [&](Value map, Value chunk, ArrayRef<unsigned> batch,
+                       const std::optional<TmaView> &view) {
+    TmaOperand operand{map, chunk, {}, nullptr, view};
     for (unsigned d : batch)
       operand.batch.push_back(ctx.mapping.lookup(contract.getOrigin()[d]));
-    if (cast<MemRefType>(map.getType()).getRank() > 2) {
+    ArrayRef<int64_t> chunkShape = cast<MemRefType>(chunk.getType()).getShape();
+    if (view) {
+      SmallVector<int64_t> shape(view->shape.size() - 2, 1);
+      shape.append({view->boxRows, chunkShape.back()});
+      operand.boxShape = b.getDenseI64ArrayAttr(shape);
+    } else if (cast<MemRefType>(map.getType()).getRank() > 2) {
       SmallVector<int64_t> shape(batch.size(), 1);
-      llvm::append_range(
-          shape, cast<MemRefType>(chunk.getType()).getShape().take_back(2));
+      llvm::append_range(shape, chunkShape.take_back(2));
       operand.boxShape = b.getDenseI64ArrayAttr(shape);
     }
     return operand;
   };
-  TmaOperand lhs = operandOf(lhsMap, lhsChunk, copies.lhsBatch);
-  TmaOperand rhs = operandOf(rhsMap, rhsChunk, copies.rhsBatch);
+  TmaOperand lhs = operandOf(lhsMap, lhsChunk, copies.lhsBatch, copies.lhsView);
+  TmaOperand rhs = operandOf(rhsMap, rhsChunk, copies.rhsBatch, copies.rhsView);
   // Issues the copies of step `kt` into its slot of the ring (null
   // without slots).
   auto issue = [&](Value kt) {
@@ -278,16 +449,26 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
       // dimension and `k` along k of its tensor (in the tensor's order).
       auto copy = [&](const TmaOperand &operand, int64_t block, Value along,
                       int64_t offset, Value k, bool mnMajor) {
-        SmallVector<Value> box{index(block), index(0), index(0)};
-        if (slot)
-          box.insert(box.begin(), slot);
-        SmallVector<Value> at(operand.batch.begin(), operand.batch.end());
-        along = arith::AddIOp::create(b, loc, along, index(offset));
-        at.append(mnMajor ? SmallVector<Value>{k, along}
-                          : SmallVector<Value>{along, k});
-        boxes.push_back(kernelir::TmaLoadOp::create(
-            b, loc, operand.map, at, operand.chunk, box, copies.swizzle,
-            barriers, barrierOf(slot), operand.boxShape));
+        // A view's boxes of `boxRows` rows each, at that row of the chunk.
+        int64_t rows = kernel.getTile()[rank - (&operand == &lhs ? 2 : 1)];
+        int64_t boxRows = operand.view ? operand.view->boxRows : rows;
+        for (int64_t row = 0; row < rows; row += boxRows) {
+          SmallVector<Value> box{index(block), index(operand.view ? row : 0),
+                                 index(0)};
+          if (slot)
+            box.insert(box.begin(), slot);
+          Value at = arith::AddIOp::create(b, loc, along, index(offset + row));
+          SmallVector<Value> coordinates =
+              operand.view ? viewCoordinates(*operand.view, at, k)
+                           : SmallVector<Value>(operand.batch.begin(),
+                                                operand.batch.end());
+          if (!operand.view)
+            coordinates.append(mnMajor ? SmallVector<Value>{k, at}
+                                       : SmallVector<Value>{at, k});
+          boxes.push_back(kernelir::TmaLoadOp::create(
+              b, loc, operand.map, coordinates, operand.chunk, box,
+              copies.swizzle, barriers, barrierOf(slot), operand.boxShape));
+        }
       };
       for (int64_t kb = 0; kb < kBlocks; ++kb) {
         Value k = arith::AddIOp::create(b, loc, k0, index(kb * width));

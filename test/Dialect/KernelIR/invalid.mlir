@@ -762,12 +762,13 @@ kernelir.func @tma_partial_period(%a: memref<100x64xf16> {kernelir.tensor_map}, 
 
 // -----
 
-// The box is the destination's trailing dimensions, written whole.
+// A box lands at a constant place of the destination's trailing
+// dimensions, its rows whole.
 kernelir.func @tma_box_offset(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
   %s = kernelir.shared : memref<2x8x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies whole boxes: the indices of the box's dimensions in the shared buffer are 0}}
+  // expected-error @+1 {{places a box at a constant index of its first dimension in the shared buffer, inside it and whole swizzle periods (128 bytes) from its start}}
   kernelir.tma_load %a[%i, %c0], %s[%c0, %i, %c0] arrives %b[%c0] : memref<100x64xf16>, memref<2x8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
@@ -804,7 +805,7 @@ kernelir.func @tma_box_above_rank(%a: memref<4x64xf16> {kernelir.tensor_map}, %i
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies a box of at most the tensor's rank, got 3 dimensions for 'memref<4x64xf16>'}}
+  // expected-error @+1 {{copies a box of at most the tensor's rank (of its tensor map's view's, given), got 3 dimensions for 'memref<4x64xf16>'}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] box [1, 4, 64] arrives %b[%c0] : memref<4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
@@ -817,7 +818,7 @@ kernelir.func @tma_box_beyond_buffer(%a: memref<4x4x64xf16> {kernelir.tensor_map
   %s = kernelir.shared : memref<4x64xf16, #gpu.address_space<workgroup>>
   %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{copies a box whose extents after its leading 1s are the shared buffer's trailing ones, got a box of [2, 4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{copies a box whose extents after its leading 1s are the shared buffer's trailing ones (the first perhaps fewer), got a box of [2, 4, 64] in 'memref<4x64xf16, #gpu.address_space<workgroup>>'}}
   kernelir.tma_load %a[%i, %i, %c0], %s[%c0, %c0] box [2, 4, 64] arrives %b[%c0] : memref<4x4x64xf16>, memref<4x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }
@@ -984,5 +985,41 @@ kernelir.func @too_few_registers() attributes {block = array<i64: 128, 1, 1>, gr
 kernelir.func @registers_of_part_of_a_warpgroup() attributes {block = array<i64: 96, 1, 1>, grid = array<i64: 1, 1, 1>} {
   // expected-error @+1 {{needs blocks of whole warpgroups (128 threads), but the kernel has 96 threads per block}}
   kernelir.set_max_registers decrease 40
+  kernelir.return
+}
+
+// -----
+
+// Half of a 16 x 64 chunk's rows from row 8 (whole 128-byte swizzle
+// periods from its start) is fine; from row 4 it is not.
+kernelir.func @tma_rows_off_period(%a: memref<100x64xf16> {kernelir.tensor_map}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<16x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  kernelir.tma_load %a[%i, %c0], %s[%c8, %c0] box [8, 64] swizzle 128 arrives %b[%c0] : memref<100x64xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{places a box at a constant index of its first dimension in the shared buffer, inside it and whole swizzle periods (1024 bytes) from its start}}
+  kernelir.tma_load %a[%i, %c0], %s[%c4, %c0] box [8, 64] swizzle 128 arrives %b[%c0] : memref<100x64xf16>, memref<16x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+// A view of a tensor map holds the buffer's elements.
+// expected-error @+1 {{'kernelir.tensor_map' views argument 0 ('memref<48x64xf16>') as [4, 10, 64]: a view has rank 1 to 5, the buffer's elements and rows of a multiple of 16 bytes}}
+kernelir.func @tma_view_elements(%a: memref<48x64xf16> {kernelir.tensor_map = array<i64: 4, 10, 64>}) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  kernelir.return
+}
+
+// -----
+
+// A box over a view has the view's rank.
+kernelir.func @tma_view_rank(%a: memref<48x64xf16> {kernelir.tensor_map = array<i64: 4, 12, 64>}, %i: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8x64xf16, #gpu.address_space<workgroup>>
+  %b = kernelir.shared : memref<1xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{copies a box of at most the tensor's rank (of its tensor map's view's, given), got 2 dimensions for 'memref<48x64xf16>'}}
+  kernelir.tma_load %a[%i, %c0], %s[%c0, %c0] box [8, 64] swizzle 128 arrives %b[%c0] : memref<48x64xf16>, memref<8x64xf16, #gpu.address_space<workgroup>>, memref<1xi64, #gpu.address_space<workgroup>>
   kernelir.return
 }

@@ -334,6 +334,20 @@ kernelir.func @tma_batched_boxes(%q: memref<12x1000x512xf16> {kernelir.tensor_ma
   kernelir.return
 }
 
+// A tensor map's view splits a dimension (4 batches of 12 heads): one
+// head's 64 rows from token %s land in rows 64 to 127 of a chunk.
+// CHECK-LABEL: kernelir.func @tma_viewed_boxes
+// CHECK-SAME: {kernelir.tensor_map = array<i64: 4, 12, 1000, 64>}
+// CHECK: kernelir.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] box [1, 1, 64, 64] swizzle 128 arrives
+kernelir.func @tma_viewed_boxes(%o: memref<48x1000x64xf16> {kernelir.tensor_map = array<i64: 4, 12, 1000, 64>}, %b: index, %h: index, %s: index) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %stage = kernelir.shared : memref<3x128x64xf16, #gpu.address_space<workgroup>>
+  %full = kernelir.shared : memref<3xi64, #gpu.address_space<workgroup>>
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  kernelir.tma_load %o[%b, %h, %s, %c0], %stage[%c0, %c64, %c0] box [1, 1, 64, 64] swizzle 128 arrives %full[%c0] : memref<48x1000x64xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>, memref<3xi64, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
 // A warpgroup's multiply-accumulate from shared chunks in core-matrix
 // layout ([k blocks][rows][8 halves]), after the writers' proxy fence.
 // CHECK-LABEL: kernelir.func @warpgroup_mma

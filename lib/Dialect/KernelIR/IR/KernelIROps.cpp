@@ -809,6 +809,19 @@ SmallVector<int64_t> strata::kernelir::getTmaTensorShape(MemRefType source,
   return result;
 }
 
+SmallVector<int64_t> strata::kernelir::getTensorMapShape(Value map,
+                                                         size_t rank) {
+  auto tensor = cast<MemRefType>(map.getType());
+  auto arg = dyn_cast<BlockArgument>(map);
+  auto kernel =
+      arg ? dyn_cast<FuncOp>(arg.getOwner()->getParentOp()) : FuncOp();
+  if (kernel)
+    if (auto view = kernel.getArgAttrOfType<DenseI64ArrayAttr>(
+            arg.getArgNumber(), kTensorMapAttrName))
+      return SmallVector<int64_t>(view.asArrayRef());
+  return getTmaTensorShape(tensor, rank);
+}
+
 ArrayRef<int64_t> TmaLoadOp::getBox() {
   if (std::optional<ArrayRef<int64_t>> box = getBoxShape())
     return *box;
@@ -840,6 +853,14 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
                                   ValueRange sharedIndices, int64_t swizzle) {
   auto tensor = cast<MemRefType>(global.getType());
   auto buffer = cast<MemRefType>(shared.getType());
+  auto map = dyn_cast<BlockArgument>(global);
+  auto kernel = op->getParentOfType<FuncOp>();
+  if (!map || !kernel || map.getOwner() != &kernel.getBody().front() ||
+      !kernel.getArgAttr(map.getArgNumber(), kTensorMapAttrName))
+    return op->emitOpError("copies through a kernel argument marked {")
+           << kTensorMapAttrName << "}";
+  bool viewed = (bool)kernel.getArgAttrOfType<DenseI64ArrayAttr>(
+      map.getArgNumber(), kTensorMapAttrName);
   if (!boxGiven && buffer.getRank() < tensor.getRank())
     return op->emitOpError("copies a box of the tensor's rank, in more "
                            "dimensions than ")
@@ -849,8 +870,11 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
       (int64_t)sharedIndices.size() != buffer.getRank())
     return op->emitOpError("expects one index per dimension of the box (of "
                            "the global tensor) and of the shared buffer");
-  if ((int64_t)box.size() > tensor.getRank())
-    return op->emitOpError("copies a box of at most the tensor's rank, got ")
+  SmallVector<int64_t> shape = getTensorMapShape(global, box.size());
+  if (viewed ? box.size() != shape.size()
+             : (int64_t)box.size() > tensor.getRank())
+    return op->emitOpError("copies a box of at most the tensor's rank (of "
+                           "its tensor map's view's, given), got ")
            << box.size() << " dimensions for " << tensor;
   Type element = tensor.getElementType();
   if (buffer.getElementType() != element)
@@ -868,16 +892,23 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
   for (MemRefType type : {tensor, buffer})
     if (!type.getLayout().isIdentity())
       return op->emitOpError("needs row-major buffers, got ") << type;
-  if (!hasTensorMapStrides(tensor))
+  if (!hasTensorMapStrides(MemRefType::get(shape, element)))
     return op->emitOpError("needs a tensor whose rows are a multiple of 16 "
                            "bytes (a tensor map's strides), got ")
            << tensor;
+  // The box lands as one dense run of the shared buffer: its dimensions
+  // there are the buffer's trailing ones, the first perhaps fewer (rows
+  // of a chunk, from a constant index that keeps the run whole swizzle
+  // periods from the chunk's start).
   ArrayRef<int64_t> inShared = getTmaBoxInShared(box);
-  if (buffer.getRank() < (int64_t)inShared.size() ||
-      buffer.getShape().take_back(inShared.size()) != inShared)
+  ArrayRef<int64_t> trailing = buffer.getShape().take_back(
+      std::min<size_t>(inShared.size(), buffer.getRank()));
+  if (trailing.size() != inShared.size() ||
+      trailing.drop_front() != inShared.drop_front() ||
+      trailing.front() < inShared.front())
     return op->emitOpError("copies a box whose extents after its leading 1s "
-                           "are the shared buffer's trailing ones, got a box "
-                           "of [")
+                           "are the shared buffer's trailing ones (the first "
+                           "perhaps fewer), got a box of [")
            << box << "] in " << buffer;
   if (llvm::any_of(box,
                    [](int64_t e) { return e < 1 || e > kTmaMaxBoxExtent; }))
@@ -892,20 +923,28 @@ static LogicalResult verifyTmaBox(Operation *op, ArrayRef<int64_t> box,
                        : std::string())
            << ", got " << rowBytes;
   int64_t bytes = ShapedType::getNumElements(box) * elementBytes;
-  if (bytes % tmaBoxAlignment(swizzle) != 0 || bytes > kMaxMBarrierCount)
+  int64_t alignment = tmaBoxAlignment(swizzle);
+  if (bytes % alignment != 0 || bytes > kMaxMBarrierCount)
     return op->emitOpError("copies whole swizzle periods (a multiple of ")
-           << tmaBoxAlignment(swizzle) << " bytes) up to " << kMaxMBarrierCount
+           << alignment << " bytes) up to " << kMaxMBarrierCount
            << " bytes, got a box of " << bytes;
-  auto map = dyn_cast<BlockArgument>(global);
-  auto kernel = op->getParentOfType<FuncOp>();
-  if (!map || !kernel || map.getOwner() != &kernel.getBody().front() ||
-      !kernel.getArgAttr(map.getArgNumber(), kTensorMapAttrName))
-    return op->emitOpError("copies through a kernel argument marked {")
-           << kTensorMapAttrName << "}";
-  for (Value index : sharedIndices.take_back(inShared.size()))
+  ValueRange boxIndices = sharedIndices.take_back(inShared.size());
+  for (Value index : boxIndices.drop_front())
     if (!matchPattern(index, m_Zero()))
-      return op->emitOpError("copies whole boxes: the indices of the box's "
-                             "dimensions in the shared buffer are 0");
+      return op->emitOpError("copies whole rows: the indices of the box's "
+                             "dimensions in the shared buffer but its first "
+                             "are 0");
+  APInt first;
+  int64_t runBytes =
+      ShapedType::getNumElements(inShared.drop_front()) * elementBytes;
+  if (!matchPattern(boxIndices.front(), m_ConstantInt(&first)) ||
+      first.getSExtValue() < 0 ||
+      first.getSExtValue() + inShared.front() > trailing.front() ||
+      first.getSExtValue() * runBytes % alignment != 0)
+    return op->emitOpError("places a box at a constant index of its first "
+                           "dimension in the shared buffer, inside it and "
+                           "whole swizzle periods (")
+           << alignment << " bytes) from its start";
   return success();
 }
 

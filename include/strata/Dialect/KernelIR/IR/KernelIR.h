@@ -157,6 +157,13 @@ llvm::ArrayRef<int64_t> getTmaBoxInShared(llvm::ArrayRef<int64_t> box);
 /// matrices as one matrix of all their rows).
 llvm::SmallVector<int64_t> getTmaTensorShape(mlir::MemRefType source,
                                              size_t rank);
+/// The shape of the tensor that copies of boxes of rank `rank` see
+/// through the tensor map `map` (a kernelir.func argument marked
+/// kernelir.tensor_map): the view its mark gives (`{kernelir.tensor_map =
+/// array<i64: 4, 12, 1024, 64>}`: any shape of the buffer's elements in
+/// row-major order, a dimension split in two included), or
+/// getTmaTensorShape's for a plain mark.
+llvm::SmallVector<int64_t> getTensorMapShape(mlir::Value map, size_t rank);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

@@ -152,9 +152,13 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
     lower rank than `source` (1 to 5) sees `source`'s leading dimensions
     as one, row-major (a batch of matrices as one matrix of all their
     rows: `box [128, 64]` of a 12 x 1000 x 512 tensor is one of 12000 x
-    512), and `sourceIndices` are coordinates of that view. The box's
+    512), and `sourceIndices` are coordinates of that view; a tensor map
+    marked with a view (`{kernelir.tensor_map = array<i64: ...>}`, see
+    kernelir.func) is seen in that shape, of the box's rank. The box's
     dimensions in `dest` (all but its leading 1s) have the indices 0 in
-    `destIndices` (the leading ones pick, say, a stage of a ring).
+    `destIndices` but the first, which may be a constant placing fewer rows
+    than `dest` has (a chunk's rows from several boxes) whole swizzle
+    periods from its start; the leading ones pick, say, a stage of a ring.
     Elements of the box outside `source` arrive as zeros, so a
     ragged tile needs no guard. The box lands in row-major order, its
     16-byte units permuted within each `swizzle`-byte row when `swizzle`
@@ -189,6 +193,12 @@ def KernelIR_TmaLoadOp : KernelIR_Op<"tma_load", [AttrSizedOperandSegments,
     kernelir.tma_load %x[%row, %k], %stage[%s, %c0, %c0] box [128, 64]
         swizzle 128 arrives %full[%s]
         : memref<12x1000x512xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
+          memref<3xi64, #gpu.address_space<workgroup>>
+    // Through a view [4][12][1000][64] of a 48 x 1000 x 64 %o: head %h's
+    // 64 rows of batch %b from token %t, into rows 64 to 127 of a chunk.
+    kernelir.tma_load %o[%b, %h, %t, %c0], %stage[%s, %c64, %c0]
+        box [1, 1, 64, 64] swizzle 128 arrives %full[%s]
+        : memref<48x1000x64xf16>, memref<3x128x64xf16, #gpu.address_space<workgroup>>,
           memref<3xi64, #gpu.address_space<workgroup>>
     ```
   }];

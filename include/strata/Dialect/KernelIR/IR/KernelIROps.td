@@ -76,7 +76,11 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     copies with one box and swizzle (verified): on the GPU it is not the buffer's address but a
     tensor map of it (CUDA's `const __grid_constant__ CUtensorMap`), which
     the runtime encodes for the buffer the launch passes. A kernel that
-    also reads the tensor with the threads takes it twice.
+    also reads the tensor with the threads takes it twice. The mark may
+    give the shape the map sees the buffer in (`{kernelir.tensor_map =
+    array<i64: 4, 12, 1000, 64>}` of a 48 x 1000 x 64 buffer: its elements
+    row-major, rank 1 to 5, rows of a multiple of 16 bytes; verified), so
+    that a box may span dimensions the buffer folds together.
 
     ```mlir
     kernelir.func @exp_kernel(%in: memref<1000xf32> {kernelir.noalias},
