@@ -38,6 +38,7 @@ step build 120 bash tools/gpu-check.sh "$artifacts" --dry-run --set "$set_name"
 if [ "$set_name" = wgmma ]; then
   ragged=wgmma_f16_issue,wgmma_f16_ragged,wgmma_bf16_ragged,wgmma_bmm_large_tiles
   ragged+=,wgmma_tma_f16_ragged,wgmma_tma_f16_ragged_matmul,wgmma_tma_f16_out_proj_ragged
+  ragged+=,wgmma_tma_f16_ragged_tma_store
   step check 200 $check --set wgmma --no-torch-compile
   step memcheck 120 compute-sanitizer --tool memcheck --print-limit 10 \
     $check --set wgmma --no-timing --only "$ragged"

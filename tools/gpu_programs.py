@@ -305,6 +305,13 @@ WGMMA = {
     "wgmma_f16_out_proj": heads_projection(torch.float16),
     "wgmma_tma_f16_out_proj_ragged": heads_projection(torch.float16,
                                                       tokens=1000),
+    # Result tiles out by TMA through a staging buffer (tma-store=true,
+    # the _tma_store names) against the threads' stores of the same
+    # schedules; the ragged one also under memcheck.
+    "wgmma_tma_f16_4096_tma_store": linear(torch.float16),
+    "wgmma_tma_f16_qkv_3d_tma_store": linear(torch.float16, 1024, 768, 2304,
+                                             batch=(4,)),
+    "wgmma_tma_f16_ragged_tma_store": linear(torch.float16, 1000, 328, 520),
 }
 WGMMA_SCHEDULE = {name: "wgmma=true" for name in WGMMA if name.startswith("wgmma_")}
 WGMMA_SCHEDULE["wgmma_f16_4096_k32s2"] += " k-tile=32 stages=2"
@@ -319,7 +326,8 @@ WGMMA_SCHEDULE["wgmma_tma_f16_4096_t128x256s3"] += (
 for _name in WGMMA:
     for _suffix, _option in (("_rows", " raster-group=1"),
                              ("_persistent", " persistent-sms=132"),
-                             ("_waited", " wgmma-overlap=false")):
+                             ("_waited", " wgmma-overlap=false"),
+                             ("_tma_store", " tma-store=true")):
         if _name.endswith(_suffix):
             WGMMA_SCHEDULE[_name] = (WGMMA_SCHEDULE.get(_name, "") +
                                      _option).strip()

@@ -96,6 +96,7 @@ static void buildKernelStages(OpPassManager &pm, const Options &options) {
   kernel.wgmma = options.wgmma;
   kernel.tma = options.tma;
   kernel.wgmmaOverlap = options.wgmmaOverlap;
+  kernel.tmaStore = options.tmaStore;
   pm.addPass(createConvertTileIRToKernelIRPass(kernel));
   // Function by function (kernels and host code): the same rewrites as
   // over the module, in about half the time over eight decoder blocks, and

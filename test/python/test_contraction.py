@@ -465,6 +465,67 @@ def test_split_view_needs_boxes_of_whole_swizzle_periods():
     assert report.passed, report
 
 
+TMA_STORE = {
+    # nn.Linear's epilogue kept (bias, GELU, the cast) before the tile goes
+    # out: 300 x 264 (264 halves a row: whole 16-byte units).
+    "linear_gelu": (lambda x, w, b: F.gelu(x @ w.t() + b),
+                    lambda: (randn(300, 328).half(), randn(264, 328).half(),
+                             randn(264).half())),
+    # a @ b in bf16 (B MN-major on the way in).
+    "matmul_bf16": (torch.matmul, lambda: (randn(300, 328).bfloat16(),
+                                           randn(328, 264).bfloat16())),
+    # A batch folded into the rows of the result: [3][100][72] seen as 300
+    # x 72 by its tensor map.
+    "linear_3d": (lambda x, w: x @ w.t(),
+                  lambda: (randn(3, 100, 64).half(), randn(72, 64).half())),
+    # f32 results (4 bytes an element): rows of 264 floats.
+    "f32_result": (lambda x, w: (x @ w.t()).float() * 2,
+                   lambda: (randn(300, 328).half(), randn(264, 328).half())),
+}
+
+
+@pytest.mark.parametrize("schedule", ["stacked", "default", "persistent"])
+@pytest.mark.parametrize("case", sorted(TMA_STORE))
+def test_result_tiles_stored_by_tma(case, schedule):
+    # tma-store=true: the threads store their elements of the result tile
+    # (after the epilogue's maps) into a swizzled staging buffer, a proxy
+    # fence and a barrier, and one thread copies it out by kernelir.
+    # tma_store, a box per swizzled block of columns, which TMA clips at the
+    # tensor's ragged edges (300 rows, 264 or 72 columns); no thread stores
+    # to global memory. Persistent: a barrier after each tile's copies.
+    # Three thread orders against PyTorch.
+    torch.manual_seed(len(case))
+    fn, make = TMA_STORE[case]
+    inputs = make()
+    options = "wgmma=true tma=true tma-store=true " + TMA_SCHEDULES[schedule]
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    [kernel] = [k for k in str(module).split("kernelir.func")[1:]
+                if "kernelir.wgmma" in k]
+    assert re.search(r"kernelir\.tma_store .* box \[\d+, \d+\] swizzle",
+                     kernel), kernel
+    assert "bulk_wait pending 0 read" in kernel, kernel
+    assert not re.search(r"kernelir\.store .*, %arg\d+\[", kernel), kernel
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via, options=options)
+        assert report.passed, (via, report)
+
+
+def test_tma_store_only_where_a_tensor_map_fits():
+    # 260 halves a row are no whole 16-byte units (a tensor map's
+    # strides): the threads store the tile, as without tma-store.
+    torch.manual_seed(2)
+    fn = lambda x, w: x @ w.t()  # noqa: E731
+    inputs = (randn(300, 328).half(), randn(260, 328).half())
+    options = "wgmma=true tma=true tma-store=true"
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert "tma_store" not in text, text
+    report = check(fn, inputs, via="kernel", options=options)
+    assert report.passed, report
+
+
 GATED = {
     # A gated MLP's pair (x @ g.T and x @ u.T, one kernel): x is one tensor
     # map that both contractions' copies read.

@@ -270,6 +270,7 @@ NVCC = os.path.join(os.environ.get("CUDA_ROOT", "/usr/local/cuda"), "bin", "nvcc
                                   "max_with_indices", "scale_rows", "half_matmul",
                                   "bf16_matmul", "tf32_matmul", "wgmma_matmul",
                                   "tma_wgmma_matmul", "tma_wgmma_heads_in_k",
+                                  "tma_store_wgmma_linear",
                                   "large_half_matmul", "decoder", "flash_attention",
                                   "split_row"])
 def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
@@ -320,6 +321,14 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                     "@ w.t())(torch.randn(2, 4, 96, 64).half(), "
                     "torch.randn(72, 256).half())", "--options",
                     "wgmma=true tma=true schedule=contraction "
+                    "tile-sizes=128,128 threads=256 k-tile=64"],
+                # The result tile (bias and GELU applied) out through a
+                # swizzled staging buffer by TMA (tma-store).
+                "tma_store_wgmma_linear": [
+                    "-c", "(lambda x, w, b: F.gelu(x @ w.t() + b))("
+                    "torch.randn(300, 328).half(), torch.randn(264, 328)"
+                    ".half(), torch.randn(264).half())", "--options",
+                    "wgmma=true tma=true tma-store=true schedule=contraction "
                     "tile-sizes=128,128 threads=256 k-tile=64"]}[name]
     source = tmp_path / "kernels.cu"
     r = subprocess.run([STRATA, "compile"] + args + ["--emit", "cuda", "-o",
@@ -374,6 +383,12 @@ def test_cuda_rendering_compiles_with_nvcc(name, tmp_path):
                           "\"wgmma.wait_group.sync.aligned 1;\" : \"+f\"(v"]:
             assert construct in text, construct
         assert "cp.async.cg" not in text and "cp.async.ca" not in text, text
+    if name == "tma_store_wgmma_linear":  # Two 64-column boxes a tile.
+        for construct in ["fence.proxy.async.shared::cta",
+                          "cp.async.bulk.tensor.2d.global.shared::cta",
+                          "cp.async.bulk.wait_group.read %0;"]:
+            assert construct in text, construct
+        assert text.count("cp.async.bulk.tensor.2d.global.shared::cta") == 2
     if name == "tma_wgmma_heads_in_k":  # 4 boxes of 32 rows per lhs step.
         assert text.count("cp.async.bulk.tensor.4d") == 12, text
         assert "cp.async.cg" not in text and "cp.async.ca" not in text, text

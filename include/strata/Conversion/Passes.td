@@ -116,6 +116,13 @@ def ConvertTileIRToKernelIRPass
            "step's copies are awaited (wgmma.wait_group of the step's "
            "groups, the ring refilling the slot of the step before); "
            "false waits for each step's multiplies before the next">,
+    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
+           "With tma, store a contraction kernel's result tile through "
+           "shared memory by TMA (kernelir.tma_store, swizzled boxes, one "
+           "thread issuing) where its buffer is written by that store "
+           "alone in whole rows of a tensor map; the tile's staging "
+           "buffer adds to the kernel's shared memory. Not yet measured "
+           "on a GPU, so only when asked for">,
   ];
 }
 

@@ -111,6 +111,12 @@ struct ScheduleOptionsBase : public TileScheduleOptionsBase<Derived> {
       llvm::cl::desc("With tma, keep each k step's wgmmas in flight while "
                      "the next step's copies are awaited"),
       llvm::cl::init(true)};
+  typename Base::template Option<bool> tmaStore{
+      *this, "tma-store",
+      llvm::cl::desc("With tma, store contraction kernels' result tiles "
+                     "through shared memory by TMA where a tensor map "
+                     "describes them"),
+      llvm::cl::init(false)};
 };
 
 /// Options of strata-lower-to-{tile,kernel,gpu}.

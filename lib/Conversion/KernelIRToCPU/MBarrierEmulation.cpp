@@ -15,6 +15,7 @@
 // not, the GPU would wait forever, and the run fails naming the kernel.
 
 #include "ThreadLoops.h"
+#include "strata/Conversion/KernelIRCommon/Swizzle.h"
 
 #include "strata/Dialect/Utils/ElementStorage.h"
 
@@ -289,18 +290,6 @@ private:
   Location loc = UnknownLoc::get(b.getContext());
 };
 } // namespace
-
-Value strata::buildSwizzledOffset(OpBuilder &b, Location loc, Value offset,
-                                  int64_t swizzleBytes) {
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  return arith::XOrIOp::create(
-      b, loc, offset,
-      arith::AndIOp::create(b, loc,
-                            arith::ShRUIOp::create(b, loc, offset, index(3)),
-                            index(kernelir::getSwizzleMask(swizzleBytes))));
-}
 
 void strata::expandMBarriers(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   MBarrierEmulator emulator(rewriter, kernel);

@@ -17,12 +17,6 @@ namespace strata {
 mlir::Value kernelThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<int64_t> block);
 
-/// kernelir::swizzledOffset of the byte offset `offset` (index) under
-/// `swizzleBytes`, built as IR: what the TMA and wgmma emulations both
-/// address shared memory through.
-mlir::Value buildSwizzledOffset(mlir::OpBuilder &b, mlir::Location loc,
-                                mlir::Value offset, int64_t swizzleBytes);
-
 /// The row-major element offset (index) of `buffer[indices]` for a buffer
 /// of `type`.
 mlir::Value buildElementOffset(mlir::OpBuilder &b, mlir::Location loc,

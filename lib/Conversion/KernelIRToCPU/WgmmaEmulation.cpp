@@ -5,6 +5,7 @@
 // describe gives wrong numbers here first.
 
 #include "ThreadLoops.h"
+#include "strata/Conversion/KernelIRCommon/Swizzle.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"

@@ -137,7 +137,8 @@ struct ConvertTileIRToKernelIRPass
     target.addLegalOp<kernelir::FuncOp>();
     RewritePatternSet patterns(ctx);
     populateTileIRToKernelIRPatterns(
-        converter, patterns, {tensorCores, tf32, wgmma, tma, wgmmaOverlap});
+        converter, patterns,
+        {tensorCores, tf32, wgmma, tma, wgmmaOverlap, tmaStore});
     populateHostBufferizationPatterns(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

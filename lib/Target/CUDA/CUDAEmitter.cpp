@@ -500,6 +500,15 @@ LogicalResult printOperation(CudaEmitter &emitter, arith::MaxUIOp op) {
   return printUnsignedExtremum(emitter, op, ">");
 }
 
+/// A logical shift right: of the operand read as unsigned (a swizzle's).
+LogicalResult printOperation(CudaEmitter &emitter, arith::ShRUIOp op) {
+  FailureOr<std::string> text = unsignedOperation(emitter, op, ">>");
+  if (failed(text) || failed(emitter.declare(op, op)))
+    return failure();
+  emitter.ostream() << *text << ";\n";
+  return success();
+}
+
 LogicalResult printOperation(CudaEmitter &emitter, arith::CmpFOp cmp) {
   if (failed(emitter.declare(cmp, cmp)))
     return failure();
@@ -730,8 +739,8 @@ LogicalResult CudaEmitter::emitOperation(Operation &op) {
             kernelir::SetMaxRegistersOp, vector::ExtractOp,
             vector::ToElementsOp, vector::InsertOp, vector::FromElementsOp,
             arith::ConstantOp, arith::BitcastOp, arith::NegFOp, arith::CmpIOp,
-            arith::CmpFOp, arith::MinUIOp, arith::MaxUIOp, arith::SelectOp,
-            scf::ForOp, scf::IfOp, scf::YieldOp>(
+            arith::CmpFOp, arith::MinUIOp, arith::MaxUIOp, arith::ShRUIOp,
+            arith::SelectOp, scf::ForOp, scf::IfOp, scf::YieldOp>(
           [&](auto op) { return printOperation(*this, op); })
       .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary("+"); })
       .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary("-"); })

@@ -21,6 +21,10 @@ struct MultiplyOptions {
   /// copies are awaited (kernelir.wgmma async, retired one step later by
   /// kernelir.wgmma_wait); false waits for each step's multiplies.
   bool overlapWgmma = true;
+  /// With tma, a contraction kernel's result tile goes out through shared
+  /// memory by TMA (kernelir.tma_store) where its buffer is written by
+  /// that store alone and a tensor map can describe it.
+  bool tmaStore = false;
 };
 
 /// Patterns that turn tileir kernels into kernelir funcs and launches,
