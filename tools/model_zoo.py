@@ -6,6 +6,10 @@ registers and spills (a script, not a test: the suite compiles the zoo to
 tile programs only, test_models.py).
 
     build/venv/bin/python tools/model_zoo.py [--only resnet18] [--chip sm_90]
+        [--options "wgmma=true tma=true tma-store=true" --chip sm_90a]
+
+With --options, the last columns count the kernels on wgmma and those
+copying by TMA.
 
 The hub_* models come from transformers, torchvision and timm (in
 build/venv, tools/dev.sh); on a Python without them they are skipped.
@@ -49,6 +53,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=MODELS)
     parser.add_argument("--chip", default="sm_90")
+    parser.add_argument("--options", default="",
+                        help="schedule options, as strata compile --options")
     args = parser.parse_args()
     print("%-12s %7s  %-44s %10s %10s %8s %7s %8s" % (
         "model", "kernels", "schedules", "modeled", "ideal", "max regs",
@@ -65,20 +71,25 @@ def main():
         report = traffic_report(program)
         module = import_program(program)
         module.run(strata.pipeline(
-            "nvvm", nvvm_options(args.chip, "80") + " format=isa"),
+            "nvvm", nvvm_options(args.chip, "80") + " format=isa " +
+            args.options),
             verify_each=False)
         ptx = "".join(o.data.decode() for o in module.gpu_objects())
         _, ptxas_out = _ptxas(ptx, args.chip, verbose=True)
         seconds = time.perf_counter() - start
         resources = resource_report(ptxas_out)
         kinds = collections.Counter(k["kind"] for k in report.kernels)
-        print("%-12s %7d  %-44s %8.1f us %7.1f us %8d %7d %7.1f s" % (
+        entries = ptx.split(".entry ")[1:]
+        hopper = "" if not args.options else " %5d wgmma %5d tma" % (
+            sum("wgmma.mma_async" in e for e in entries),
+            sum("cp.async.bulk.tensor" in e for e in entries))
+        print("%-12s %7d  %-44s %8.1f us %7.1f us %8d %7d %7.1f s%s" % (
             name, len(report.kernels),
             ", ".join("%d %s" % (n, kind) for kind, n in sorted(kinds.items())),
             report.seconds * 1e6, report.ideal_seconds * 1e6,
             max((r["registers"] for r in resources), default=0),
             sum(r["spill_stores"] + r["spill_loads"] for r in resources),
-            seconds))
+            seconds, hopper))
         sys.stdout.flush()
 
 

@@ -511,6 +511,30 @@ def test_result_tiles_stored_by_tma(case, schedule):
         assert report.passed, (via, report)
 
 
+@pytest.mark.parametrize("dtype,schedule,family", [
+    (torch.float32, "", "math.fma"),
+    (torch.float16, "schedule=contraction tile-sizes=32,64 threads=64 "
+     "k-tile=32", "kernelir.mma ")])
+def test_result_tiles_of_other_families_stored_by_tma(dtype, schedule,
+                                                      family):
+    # The epilogue's copy-out is the kernel's, whatever multiplies: an f32
+    # contraction on fused multiply-adds and an f16 one on mma.sync (a
+    # tile of two warpgroups' rows is not) store by TMA too.
+    torch.manual_seed(3)
+    fn = lambda x, w, b: F.gelu(x @ w.t() + b)  # noqa: E731
+    inputs = (randn(300, 328).to(dtype), randn(264, 328).to(dtype),
+              randn(264).to(dtype))
+    options = "wgmma=true tma=true tma-store=true " + schedule
+    module = import_program(capture(fn, inputs))
+    module.run(strata.pipeline("kernel", options))
+    text = str(module)
+    assert "kernelir.wgmma" not in text and family in text, text
+    assert "kernelir.tma_store" in text, text
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via, options=options)
+        assert report.passed, (via, report)
+
+
 def test_tma_store_only_where_a_tensor_map_fits():
     # 260 halves a row are no whole 16-byte units (a tensor map's
     # strides): the threads store the tile, as without tma-store.

@@ -152,8 +152,9 @@ private:
   /// An element of a TMA box, inside the loops over the box that this
   /// builds (the insertion point is left in the innermost): its indices in
   /// the global tensor, whether they lie inside it, and its indices in the
-  /// shared buffer (the leading ones `sharedStart`'s, the box's its start's
-  /// plus swizzled byte offset in the box; see kernelir::getTmaBoxInShared).
+  /// shared buffer (the leading ones `sharedStart`'s; the box's, its start
+  /// plus where the swizzle puts its byte offset in the box; see
+  /// kernelir::getTmaBoxInShared).
   struct BoxElement {
     SmallVector<Value> global, shared;
     Value inside;
