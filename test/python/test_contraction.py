@@ -535,13 +535,20 @@ def test_result_tiles_of_other_families_stored_by_tma(dtype, schedule,
         assert report.passed, (via, report)
 
 
-def test_tma_store_only_where_a_tensor_map_fits():
+@pytest.mark.parametrize("columns,schedule", [
     # 260 halves a row are no whole 16-byte units (a tensor map's
-    # strides): the threads store the tile, as without tma-store.
+    # strides).
+    (260, ""),
+    # 128 x 256 tiles in four stages (192 KiB of chunks) leave no room
+    # for a 64 KiB staging buffer.
+    (264, "schedule=contraction tile-sizes=128,256 threads=256 k-tile=64 "
+     "stages=4 shared-memory=230000")])
+def test_tma_store_only_where_a_tensor_map_fits(columns, schedule):
+    # Elsewhere the threads store the tile, as without tma-store.
     torch.manual_seed(2)
     fn = lambda x, w: x @ w.t()  # noqa: E731
-    inputs = (randn(300, 328).half(), randn(260, 328).half())
-    options = "wgmma=true tma=true tma-store=true"
+    inputs = (randn(300, 328).half(), randn(columns, 328).half())
+    options = "wgmma=true tma=true tma-store=true " + schedule
     module = import_program(capture(fn, inputs))
     module.run(strata.pipeline("kernel", options))
     text = str(module)

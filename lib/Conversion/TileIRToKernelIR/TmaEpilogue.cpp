@@ -107,9 +107,10 @@ FailureOr<bool> TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
   int64_t rows = kernel.getTile()[rank - 2],
           columns = kernel.getTile()[rank - 1];
   int64_t width = view->swizzle / bytes, blocks = columns / width;
-  // The staging buffer adds to the kernel's shared memory, which must
-  // still fit in a block's.
-  if (func.getSharedLayout().second + rows * columns * bytes >
+  // The staging buffer (aligned to a swizzle period) adds to the kernel's
+  // shared memory, which must still fit in a block's.
+  if (func.getSharedLayout().second + 8 * view->swizzle +
+          rows * columns * bytes >
       kMaxSharedMemoryBytes)
     return false;
   auto index = [&](int64_t v) -> Value {
