@@ -267,6 +267,17 @@ size_t variedDim(size_t dropped, size_t rank);
 loopir::LoadOp plainOperandLoad(tileir::KernelOp kernel, Region &operand,
                                 bool narrow);
 
+/// The element offset, row-major in a buffer of `type`, of the indices
+/// `map` gives (simplified; in `map`'s dimensions): what TMA staging and
+/// the TMA epilogue match views of a buffer against.
+AffineExpr rowMajorOffset(AffineMap map, MemRefType type);
+
+/// The extents of a row-major shape of `elements` elements whose strides
+/// are `strides` (outermost first): each stride divides the one outside it
+/// (the outermost, `elements`), the innermost is 1; none otherwise.
+std::optional<SmallVector<int64_t>> rowMajorExtents(ArrayRef<int64_t> strides,
+                                                    int64_t elements);
+
 /// The instruction families, each where its layout fits the kernel (null
 /// otherwise): wgmma (WgmmaContraction.cpp), mma.sync (MmaContraction.cpp),
 /// fused multiply-adds (FmaContraction.cpp, always).

@@ -130,13 +130,8 @@ TileProgramTranslator::translateCoordinate(tileir::CoordinateOp coordinate) {
 }
 
 LogicalResult TileProgramTranslator::translateStore(tileir::StoreOp store) {
-  if (contraction && multiply.tma && multiply.tmaStore) {
-    FailureOr<bool> stored = storeTileByTma(store);
-    if (failed(stored))
-      return failure();
-    if (*stored)
-      return success();
-  }
+  if (contraction && multiply.tma && multiply.tmaStore && storeTileByTma(store))
+    return success();
   Location loc = store.getLoc();
   Value buffer = mapping.lookup(store.getMemref());
   int64_t width = runWidth(store.getIndexMap(), buffer);

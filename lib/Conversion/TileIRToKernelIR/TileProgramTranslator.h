@@ -44,9 +44,9 @@ private:
   LogicalResult translateCoordinate(tileir::CoordinateOp coordinate);
   LogicalResult translateStore(tileir::StoreOp store);
   /// With tma-store, a contraction kernel's store of its result tile by
-  /// TMA (TmaEpilogue.cpp): true where done, false where the store or the
-  /// buffer does not allow it (the threads store then).
-  FailureOr<bool> storeTileByTma(tileir::StoreOp store);
+  /// TMA (TmaEpilogue.cpp): whether done (not where the store or the
+  /// buffer does not allow it: the threads store then).
+  bool storeTileByTma(tileir::StoreOp store);
 
   LogicalResult translateMap(tileir::MapOp map);
 

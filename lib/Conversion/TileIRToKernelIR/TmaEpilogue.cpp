@@ -43,11 +43,7 @@ static std::optional<StoreView> storeView(tileir::KernelOp kernel,
     return std::nullopt;
   MLIRContext *context = store.getContext();
   AffineMap map = store.getIndexMap();
-  AffineExpr offset = getAffineConstantExpr(0, context);
-  for (auto [result, stride] :
-       llvm::zip_equal(map.getResults(), computeSuffixProduct(type.getShape())))
-    offset = offset + result * stride;
-  offset = simplifyAffineExpr(offset, rank, 0);
+  AffineExpr offset = rowMajorOffset(map, type);
   // Each dimension's stride: the offset of its unit point.
   SmallVector<std::pair<int64_t, unsigned>> strides;
   AffineExpr linear = getAffineConstantExpr(0, context);
@@ -65,18 +61,20 @@ static std::optional<StoreView> storeView(tileir::KernelOp kernel,
       getAffineConstantExpr(0, context))
     return std::nullopt;
   llvm::sort(strides, [](auto x, auto y) { return x.first > y.first; });
+  std::optional<SmallVector<int64_t>> extents = rowMajorExtents(
+      llvm::to_vector(llvm::make_first_range(strides)), type.getNumElements());
+  if (!extents)
+    return std::nullopt;
   StoreView view;
-  for (auto [i, stride] : llvm::enumerate(strides)) {
-    int64_t outer = i ? strides[i - 1].first : type.getNumElements();
+  for (auto [stride, extent] : llvm::zip_equal(strides, *extents)) {
     unsigned d = stride.second;
-    if (outer % stride.first != 0 || outer / stride.first != domain[d] ||
-        (d + 2 < rank && tile[d] != 1))
+    if (extent != domain[d] || (d + 2 < rank && tile[d] != 1))
       return std::nullopt;
     view.shape.push_back(domain[d]);
     view.dims.push_back(d);
   }
   if (view.dims.back() != rank - 1 || view.dims[rank - 2] != rank - 2 ||
-      strides.back().first != 1 || (int64_t)rank > kernelir::kTmaMaxRank ||
+      (int64_t)rank > kernelir::kTmaMaxRank ||
       !kernelir::hasTensorMapStrides(
           MemRefType::get(view.shape, type.getElementType())))
     return std::nullopt;
@@ -89,7 +87,7 @@ static std::optional<StoreView> storeView(tileir::KernelOp kernel,
   return std::nullopt;
 }
 
-FailureOr<bool> TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
+bool TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
   // The buffer becomes the map: this store is all the kernel does with it.
   auto result = dyn_cast<BlockArgument>(store.getMemref());
   if (!result || !llvm::hasSingleElement(result.getUsers()))

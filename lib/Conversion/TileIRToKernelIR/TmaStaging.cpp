@@ -30,6 +30,7 @@ struct TmaSource {
 /// and viewed its view.
 struct TmaOperand {
   Value map, chunk;
+  int64_t rows; // The tile's extent along the dimension the operand varies.
   SmallVector<Value, 2> batch;
   DenseI64ArrayAttr boxShape;
   std::optional<TmaView> view;
@@ -63,11 +64,7 @@ static std::optional<TmaView> splitView(loopir::LoadOp load, Value along,
   std::optional<unsigned> a = position(along), kk = position(k);
   if (!a || !kk || load.getIndices().size() != 2 || map.getNumSymbols())
     return std::nullopt;
-  AffineExpr offset = getAffineConstantExpr(0, context);
-  for (auto [result, stride] :
-       llvm::zip_equal(map.getResults(), computeSuffixProduct(type.getShape())))
-    offset = offset + result * stride;
-  offset = simplifyAffineExpr(offset, 2, 0);
+  AffineExpr offset = rowMajorOffset(map, type);
   AffineExpr rowDim = getAffineDimExpr(*a, context),
              kDim = getAffineDimExpr(*kk, context);
   auto at = [&](int64_t row, int64_t kAt) -> std::optional<int64_t> {
@@ -134,17 +131,18 @@ static std::optional<TmaView> splitView(loopir::LoadOp load, Value along,
       llvm::sort(parts, [](const Part &x, const Part &y) {
         return *x.stride > *y.stride;
       });
-      // Row-major: each part's stride is the product of the extents
-      // inside it, the outermost's extent the buffer's rest.
-      SmallVector<int64_t, 4> shape(parts.size());
-      bool rowMajor = *parts.back().stride == 1;
-      for (size_t i = 0; i < parts.size() && rowMajor; ++i) {
-        int64_t outer = i ? *parts[i - 1].stride : type.getNumElements();
-        rowMajor = outer % *parts[i].stride == 0;
-        shape[i] = outer / *parts[i].stride;
-        rowMajor &= parts[i].exact ? shape[i] == parts[i].extent
-                                   : shape[i] >= parts[i].extent;
-      }
+      // Row-major, each part's extent covering what it takes.
+      SmallVector<int64_t> strides;
+      for (Part &part : parts)
+        strides.push_back(*part.stride);
+      std::optional<SmallVector<int64_t>> extents =
+          rowMajorExtents(strides, type.getNumElements());
+      if (!extents)
+        continue;
+      SmallVector<int64_t> shape = *extents;
+      bool rowMajor = true;
+      for (auto [part, extent] : llvm::zip_equal(parts, shape))
+        rowMajor &= part.exact ? extent == part.extent : extent >= part.extent;
       ViewTerm inner = kSplit ? ViewTerm::KInner : ViewTerm::K;
       ViewTerm varied = rowSplit ? ViewTerm::AlongInner : ViewTerm::Along;
       int64_t boxRows = rowSplit ? std::gcd(rows, rowSplit) : rows;
@@ -154,7 +152,7 @@ static std::optional<TmaView> splitView(loopir::LoadOp load, Value along,
           (int64_t)parts.size() > kernelir::kTmaMaxRank || boxRows % 8 != 0)
         continue;
       TmaView view;
-      view.shape = shape;
+      view.shape.assign(shape.begin(), shape.end());
       for (Part &part : parts)
         view.terms.push_back(part.term);
       view.rowSplit = rowSplit;
@@ -164,6 +162,28 @@ static std::optional<TmaView> splitView(loopir::LoadOp load, Value along,
     }
   }
   return std::nullopt;
+}
+
+AffineExpr strata::detail::rowMajorOffset(AffineMap map, MemRefType type) {
+  AffineExpr offset = getAffineConstantExpr(0, map.getContext());
+  for (auto [result, stride] :
+       llvm::zip_equal(map.getResults(), computeSuffixProduct(type.getShape())))
+    offset = offset + result * stride;
+  return simplifyAffineExpr(offset, map.getNumDims(), map.getNumSymbols());
+}
+
+std::optional<SmallVector<int64_t>>
+strata::detail::rowMajorExtents(ArrayRef<int64_t> strides, int64_t elements) {
+  if (strides.empty() || strides.back() != 1)
+    return std::nullopt;
+  SmallVector<int64_t> extents;
+  for (auto [i, stride] : llvm::enumerate(strides)) {
+    int64_t outer = i ? strides[i - 1] : elements;
+    if (stride < 1 || outer % stride != 0)
+      return std::nullopt;
+    extents.push_back(outer / stride);
+  }
+  return extents;
 }
 
 /// Whether `load`'s indices but the last delinearize `row` over its
@@ -418,9 +438,10 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
   // batch folded into the rows, its box: a batch's chunk rows ([1, ...,
   // rows, S bytes]), or chunk rows of all the batches' ([rows, S bytes]).
   // A view's box: 1s, then the view's rows of a box and a chunk row.
-  auto operandOf = [&](Value map, Value chunk, ArrayRef<unsigned> batch,
+  auto operandOf = [&](Value map, Value chunk, int64_t rows,
+                       ArrayRef<unsigned> batch,
                        const std::optional<TmaView> &view) {
-    TmaOperand operand{map, chunk, {}, nullptr, view};
+    TmaOperand operand{map, chunk, rows, {}, nullptr, view};
     for (unsigned d : batch)
       operand.batch.push_back(ctx.mapping.lookup(contract.getOrigin()[d]));
     ArrayRef<int64_t> chunkShape = cast<MemRefType>(chunk.getType()).getShape();
@@ -435,8 +456,10 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
     }
     return operand;
   };
-  TmaOperand lhs = operandOf(lhsMap, lhsChunk, copies.lhsBatch, copies.lhsView);
-  TmaOperand rhs = operandOf(rhsMap, rhsChunk, copies.rhsBatch, copies.rhsView);
+  TmaOperand lhs = operandOf(lhsMap, lhsChunk, kernel.getTile()[rank - 2],
+                             copies.lhsBatch, copies.lhsView);
+  TmaOperand rhs = operandOf(rhsMap, rhsChunk, kernel.getTile()[rank - 1],
+                             copies.rhsBatch, copies.rhsView);
   // Issues the copies of step `kt` into its slot of the ring (null
   // without slots).
   auto issue = [&](Value kt) {
@@ -450,9 +473,8 @@ scf::ForOp ContractionLowering::tmaStagedLoop(
       auto copy = [&](const TmaOperand &operand, int64_t block, Value along,
                       int64_t offset, Value k, bool mnMajor) {
         // A view's boxes of `boxRows` rows each, at that row of the chunk.
-        int64_t rows = kernel.getTile()[rank - (&operand == &lhs ? 2 : 1)];
-        int64_t boxRows = operand.view ? operand.view->boxRows : rows;
-        for (int64_t row = 0; row < rows; row += boxRows) {
+        int64_t boxRows = operand.view ? operand.view->boxRows : operand.rows;
+        for (int64_t row = 0; row < operand.rows; row += boxRows) {
           SmallVector<Value> box{index(block), index(operand.view ? row : 0),
                                  index(0)};
           if (slot)
