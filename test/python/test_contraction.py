@@ -535,18 +535,19 @@ def test_result_tiles_of_other_families_stored_by_tma(dtype, schedule,
         assert report.passed, (via, report)
 
 
-@pytest.mark.parametrize("columns,schedule", [
+@pytest.mark.parametrize("columns,schedule,result", [
     # 260 halves a row are no whole 16-byte units (a tensor map's
     # strides).
-    (260, ""),
-    # 128 x 256 tiles in four stages (192 KiB of chunks) leave no room
-    # for a 64 KiB staging buffer.
-    (264, "schedule=contraction tile-sizes=128,256 threads=256 k-tile=64 "
-     "stages=4 shared-memory=230000")])
-def test_tma_store_only_where_a_tensor_map_fits(columns, schedule):
+    (260, "", torch.float16),
+    # f32 results of 128 x 256 tiles in five stages: the 128 KiB staging
+    # buffer is larger than either operand's chunks (40 and 80 KiB) and
+    # has no room beside them.
+    (264, "schedule=contraction tile-sizes=128,256 threads=256 k-tile=32 "
+     "stages=5 shared-memory=230000", torch.float32)])
+def test_tma_store_only_where_a_tensor_map_fits(columns, schedule, result):
     # Elsewhere the threads store the tile, as without tma-store.
     torch.manual_seed(2)
-    fn = lambda x, w: x @ w.t()  # noqa: E731
+    fn = lambda x, w: (x @ w.t()).to(result)  # noqa: E731
     inputs = (randn(300, 328).half(), randn(columns, 328).half())
     options = "wgmma=true tma=true tma-store=true " + schedule
     module = import_program(capture(fn, inputs))
@@ -555,6 +556,57 @@ def test_tma_store_only_where_a_tensor_map_fits(columns, schedule):
     assert "tma_store" not in text, text
     report = check(fn, inputs, via="kernel", options=options)
     assert report.passed, report
+
+
+STAGING_OVER_CHUNKS = {
+    # 128 x 128 tiles, three stages of 64 k: the 32 KiB staging buffer
+    # over the 48 KiB of either operand's chunks.
+    "stacked": TMA_SCHEDULES["stacked"],
+    # 128 x 256 tiles in four stages (192 KiB of chunks), which left no
+    # room for a 64 KiB staging buffer of its own: over the rhs chunks.
+    "wide": "schedule=contraction tile-sizes=128,256 threads=256 k-tile=64 "
+            "stages=4 shared-memory=230000",
+    # A persistent kernel's tiles: the next tile's copies into the chunks
+    # after the last tile's staging is read.
+    "persistent": "schedule=contraction tile-sizes=128,128 threads=256 "
+                  "k-tile=64 persistent-instances=3",
+}
+
+
+def shared_buffers(text):
+    return re.findall(r"kernelir\.shared : (memref<.*?>>)( overlays)?", text)
+
+
+@pytest.mark.parametrize("schedule", sorted(STAGING_OVER_CHUNKS))
+def test_tma_store_staging_over_operand_chunks(schedule):
+    # The staging buffer overlays an operand's chunks where they hold it:
+    # the kernel takes the shared memory it takes without tma-store (the
+    # same buffers and one overlay), after a barrier that follows the
+    # contraction's last wait (every warpgroup's reads of the chunks and
+    # groups in flight done). Emulated with the async groups tracked: a
+    # thread's store over a chunk that a group may still read fails the
+    # run. Three thread orders against PyTorch at 300 x 264 x 328.
+    torch.manual_seed(5)
+    fn = lambda x, w, b: F.gelu(x @ w.t() + b)  # noqa: E731
+    inputs = (randn(300, 328).half(), randn(264, 328).half(),
+              randn(264).half())
+    options = "wgmma=true tma=true " + STAGING_OVER_CHUNKS[schedule]
+    texts = []
+    for store in ["", " tma-store=true"]:
+        module = import_program(capture(fn, inputs))
+        module.run(strata.pipeline("kernel", options + store))
+        texts.append(str(module))
+    plain, staged = (shared_buffers(t) for t in texts)
+    assert [b for b in staged if not b[1]] == plain, (plain, staged)
+    assert len(staged) == len(plain) + 1, staged
+    after_last_wait = (r"kernelir\.wgmma_wait .* pending 0 .*\n"
+                       r"\s*kernelir\.barrier")
+    assert re.search(after_last_wait, texts[1]), texts[1]
+    assert not re.search(after_last_wait, texts[0]), texts[0]
+    for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
+        report = check(fn, inputs, via=via,
+                       options=options + " tma-store=true")
+        assert report.passed, (via, report)
 
 
 GATED = {

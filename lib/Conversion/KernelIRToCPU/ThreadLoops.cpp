@@ -91,14 +91,9 @@ public:
       Value carried = storage.lookup(iterArg);
       storage[result] = carried;
     }
-    for (kernelir::SharedOp shared : body.getOps<kernelir::SharedOp>()) {
-      MemRefType type = shared.getType();
-      blockMapping.map(
-          shared.getResult(),
-          memref::AllocaOp::create(
-              rewriter, loc,
-              MemRefType::get(type.getShape(), type.getElementType())));
-    }
+    for (kernelir::SharedOp shared : body.getOps<kernelir::SharedOp>())
+      if (!shared.getBase())
+        mapSharedBuffer(shared);
     for (int d = 2; d >= 0; --d)
       blockIds[d] = loopOver(kernel.getGrid()[d]);
     for (kernelir::BlockIdOp id : body.getOps<kernelir::BlockIdOp>())
@@ -110,6 +105,32 @@ public:
   }
 
 private:
+  /// `shared`'s storage on the CPU: its own array or, where others overlay
+  /// it, its bytes, which it and each overlay view in their own types.
+  void mapSharedBuffer(kernelir::SharedOp shared) {
+    auto local = [](MemRefType type) {
+      return MemRefType::get(type.getShape(), type.getElementType());
+    };
+    SmallVector<kernelir::SharedOp> overlays = kernelir::getOverlays(shared);
+    if (overlays.empty()) {
+      blockMapping.map(
+          shared.getResult(),
+          memref::AllocaOp::create(rewriter, loc, local(shared.getType())));
+      return;
+    }
+    Value bytes = memref::AllocaOp::create(
+        rewriter, loc,
+        MemRefType::get({shared.getBytes()}, rewriter.getI8Type()),
+        rewriter.getI64IntegerAttr(shared.getAlignment()));
+    Value start = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    overlays.push_back(shared);
+    for (kernelir::SharedOp buffer : overlays)
+      blockMapping.map(buffer.getResult(),
+                       memref::ViewOp::create(rewriter, loc,
+                                              local(buffer.getType()), bytes,
+                                              start, ValueRange{}));
+  }
+
   /// The first barrier or shuffle in `op`, if any.
   static Operation *firstSync(Operation *op) {
     Operation *found = nullptr;

@@ -4,8 +4,9 @@
 // the group reads shared memory at any time until then. So each thread
 // keeps the shared byte ranges its groups in flight read (per group, the
 // hull of each operand's reads), a wait drops the retired groups, and a
-// TMA copy into a range some thread's group still reads fails the run,
-// naming the kernel: the GPU would have multiplied the new data.
+// TMA copy into a range some thread's group still reads, or a thread's
+// store into one through a buffer that overlays it, fails the run, naming
+// the kernel: the GPU would have multiplied the new data.
 
 #include "ThreadLoops.h"
 
@@ -107,13 +108,38 @@ public:
 
   /// Before the copy: no thread's group in flight reads a byte it writes.
   void checkCopy(kernelir::TmaLoadOp copy) {
-    auto id = buffers.find(copy.getDest());
+    checkWrite(copy, copy.getDest(), copy.getDestIndices(), copy.getBytes(),
+               "a TMA copy writes");
+  }
+
+  /// Before a thread's store into a buffer that overlays one async wgmmas
+  /// read (an epilogue's staging over the operand chunks): the same.
+  void checkStore(kernelir::StoreOp store) {
+    auto type = cast<MemRefType>(store.getMemref().getType());
+    int64_t bits = type.getElementTypeBitWidth();
+    if (auto vector = dyn_cast<VectorType>(store.getValue().getType()))
+      bits *= vector.getNumElements();
+    checkWrite(store, store.getMemref(), store.getIndices(), bits / 8,
+               "a thread's store writes");
+  }
+
+private:
+  /// Before `op`: no thread's group in flight reads a byte of the `bytes`
+  /// from element `indices` of `dest` (a buffer async wgmmas read, or an
+  /// overlay of one: the same bytes from its first).
+  void checkWrite(Operation *op, Value dest, ValueRange indices, int64_t bytes,
+                  StringRef writer) {
+    Value read = dest;
+    if (auto overlay = dest.getDefiningOp<kernelir::SharedOp>();
+        overlay && overlay.getBase())
+      read = overlay.getBase();
+    auto id = buffers.find(read);
     if (id == buffers.end())
       return;
-    b.setInsertionPoint(copy);
-    auto type = cast<MemRefType>(copy.getDest().getType());
-    Value lo = byteOffset(type, copy.getDestIndices());
-    Value hi = arith::AddIOp::create(b, loc, lo, constant(copy.getBytes()));
+    b.setInsertionPoint(op);
+    auto type = cast<MemRefType>(dest.getType());
+    Value lo = byteOffset(type, indices);
+    Value hi = arith::AddIOp::create(b, loc, lo, constant(bytes));
     auto threadLoop =
         scf::ForOp::create(b, loc, index(0), index(threads), index(1));
     OpBuilder::InsertionGuard guard(b);
@@ -140,13 +166,13 @@ public:
           arith::AndIOp::create(b, loc, lt(lo, field(2)), lt(field(1), hi)));
       require(arith::XOrIOp::create(b, loc, overlaps,
                                     arith::ConstantIntOp::create(b, loc, 1, 1)),
-              "a TMA copy writes shared memory that an async wgmma group still "
-              "reads (no kernelir.wgmma_wait has retired it; on the GPU the "
-              "group would multiply the new data)");
+              writer.str() +
+                  " shared memory that an async wgmma group still reads (no "
+                  "kernelir.wgmma_wait has retired it; on the GPU the group "
+                  "would multiply the new data)");
     }
   }
 
-private:
   /// The bytes of `buffer` a wgmma operand of `rows` x `k` at `indices`
   /// reads may lie anywhere in [lo, hi): from the first element's byte
   /// over the layout's readBytes, widened to whole swizzle periods, within
@@ -212,7 +238,8 @@ void strata::trackWgmmaGroups(RewriterBase &rewriter, kernelir::FuncOp kernel) {
   tracker.createState();
   SmallVector<Operation *> ops;
   kernel.walk([&](Operation *op) {
-    if (isa<kernelir::WgmmaOp, kernelir::WgmmaWaitOp, kernelir::TmaLoadOp>(op))
+    if (isa<kernelir::WgmmaOp, kernelir::WgmmaWaitOp, kernelir::TmaLoadOp,
+            kernelir::StoreOp>(op))
       ops.push_back(op);
   });
   for (Operation *op : ops) {
@@ -222,5 +249,7 @@ void strata::trackWgmmaGroups(RewriterBase &rewriter, kernelir::FuncOp kernel) {
       tracker.retire(wait);
     else if (auto copy = dyn_cast<kernelir::TmaLoadOp>(op))
       tracker.checkCopy(copy);
+    else if (auto store = dyn_cast<kernelir::StoreOp>(op))
+      tracker.checkStore(store);
   }
 }

@@ -84,7 +84,7 @@ std::optional<LaunchShape> launchShapeOf(Operation *kernel) {
     int64_t bytes = func.getSharedLayout().second;
     return LaunchShape{SmallVector<int64_t, 3>(func.getGrid()),
                        SmallVector<int64_t, 3>(func.getBlock()),
-                       bytes > kStaticSharedMemoryBytes ? bytes : 0,
+                       func.usesDynamicSharedMemory() ? bytes : 0,
                        func->getAttrOfType<ArrayAttr>(kTensorMapsAttrName),
                        func.getWaveTilesAttr()};
   }
@@ -124,12 +124,13 @@ struct FuncToGpuFunc : OpConversionPattern<kernelir::FuncOp> {
   matchAndRewrite(kernelir::FuncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     // Shared buffers become the kernel's workgroup attributions (static
-    // shared memory), or, beyond what a block may declare statically,
-    // views of its dynamic shared memory, which the launch requests.
+    // shared memory), or, beyond what a block may declare statically or
+    // where buffers overlay, views of its dynamic shared memory, which the
+    // launch requests.
     SmallVector<kernelir::SharedOp> shared(
         op.getBody().front().getOps<kernelir::SharedOp>());
     auto [offsets, bytes] = op.getSharedLayout();
-    bool dynamic = bytes > kStaticSharedMemoryBytes;
+    bool dynamic = op.usesDynamicSharedMemory();
     SmallVector<Type> sharedTypes;
     if (!dynamic)
       for (kernelir::SharedOp buffer : shared)

@@ -47,6 +47,14 @@ private:
   /// TMA (TmaEpilogue.cpp): whether done (not where the store or the
   /// buffer does not allow it: the threads store then).
   bool storeTileByTma(tileir::StoreOp store);
+  /// The staging buffer of such a store, of `type`, its copies needing
+  /// `alignment`: over an operand chunk the kernel is done with where one
+  /// holds it, else its own; null where neither fits in a block's shared
+  /// memory.
+  Value createStaging(Location loc, MemRefType type, int64_t alignment);
+  /// A barrier after the last reads of `chunk` here (where a staging
+  /// buffer over it is written next).
+  void awaitLastReads(Location loc, Value chunk);
 
   LogicalResult translateMap(tileir::MapOp map);
 

@@ -87,6 +87,99 @@ static std::optional<StoreView> storeView(tileir::KernelOp kernel,
   return std::nullopt;
 }
 
+/// Whether the kernel's accesses of shared buffer `chunk` so far leave it
+/// free for a staging buffer from here on: TMA copies alone write it
+/// (issued by one thread, which waits for the staging's copies to be read
+/// before it issues more), and the rest read it (wgmma, loads).
+static bool isFreeOperandChunk(kernelir::SharedOp chunk) {
+  if (chunk.getBase())
+    return false;
+  bool copied = false;
+  for (Operation *user : chunk.getBuffer().getUsers()) {
+    if (auto copy = dyn_cast<kernelir::TmaLoadOp>(user);
+        copy && copy.getDest() == chunk.getBuffer()) {
+      copied = true;
+      continue;
+    }
+    if (isa<kernelir::WgmmaOp>(user))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    SmallVector<MemoryEffects::EffectInstance> onChunk;
+    if (effects)
+      effects.getEffectsOnValue(chunk.getBuffer(), onChunk);
+    if (!effects || onChunk.empty() ||
+        llvm::any_of(onChunk, [](MemoryEffects::EffectInstance &e) {
+          return !isa<MemoryEffects::Read>(e.getEffect());
+        }))
+      return false;
+  }
+  return copied;
+}
+
+Value TileProgramTranslator::createStaging(Location loc, MemRefType type,
+                                           int64_t alignment) {
+  auto func = cast<kernelir::FuncOp>(entry->getParentOp());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(entry);
+  // Where it fits, over the smallest operand chunk that holds it (the
+  // chunks are free once the contraction's loop is done: its last wait
+  // retired every wgmma and every copy issued); else a buffer of its own.
+  // Either must leave the kernel's shared memory within a block's (the
+  // alignment the staging's copies need may grow the chunk's).
+  auto bytesOf = [](kernelir::SharedOp buffer) { return buffer.getBytes(); };
+  SmallVector<kernelir::SharedOp> chunks;
+  for (auto buffer : entry->getOps<kernelir::SharedOp>())
+    if (isFreeOperandChunk(buffer))
+      chunks.push_back(buffer);
+  llvm::sort(chunks, [&](auto x, auto y) { return bytesOf(x) < bytesOf(y); });
+  SmallVector<Value> bases;
+  for (kernelir::SharedOp chunk : chunks)
+    bases.push_back(chunk.getBuffer());
+  bases.push_back(Value());
+  int64_t staged = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  for (Value base : bases) {
+    if (base && bytesOf(base.getDefiningOp<kernelir::SharedOp>()) < staged)
+      continue;
+    // With the epilogue's other shared buffers at the entry's start.
+    b.setInsertionPoint(base ? base.getDefiningOp()->getNextNode()
+                             : &entry->front());
+    auto staging = kernelir::SharedOp::create(b, loc, type, base);
+    // Not yet read by its copies: count the alignment they need, where it
+    // exceeds what the buffer starts at (at most that much padding before
+    // it and as much more of the total's slack).
+    int64_t start =
+        base ? base.getDefiningOp<kernelir::SharedOp>().getAlignment()
+             : kernelir::kSharedAlignment;
+    int64_t slack = alignment > start ? 2 * alignment : 0;
+    if (func.getSharedLayout().second + slack <= kMaxSharedMemoryBytes)
+      return staging;
+    staging.erase();
+  }
+  return Value();
+}
+
+void TileProgramTranslator::awaitLastReads(Location loc, Value chunk) {
+  // The last op here that reads the chunk (its contraction's loop), and
+  // the waits that retire the loop's wgmmas after it.
+  Block *here = b.getInsertionBlock();
+  Operation *last = nullptr;
+  for (Operation *user : chunk.getUsers())
+    if (Operation *op = here->findAncestorOpInBlock(*user);
+        op && (!last || last->isBeforeInBlock(op)))
+      last = op;
+  OpBuilder::InsertionGuard guard(b);
+  if (last) {
+    while (isa_and_nonnull<kernelir::WgmmaWaitOp>(last->getNextNode()))
+      last = last->getNextNode();
+    b.setInsertionPointAfter(last);
+  }
+  // Every warpgroup past them: no thread still reads the chunk, no group
+  // in flight does, before any thread stores over it. Right after them,
+  // so the epilogue's maps and stores follow as they do without an
+  // overlay.
+  kernelir::BarrierOp::create(b, loc);
+}
+
 bool TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
   // The buffer becomes the map: this store is all the kernel does with it.
   auto result = dyn_cast<BlockArgument>(store.getMemref());
@@ -105,26 +198,20 @@ bool TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
   int64_t rows = kernel.getTile()[rank - 2],
           columns = kernel.getTile()[rank - 1];
   int64_t width = view->swizzle / bytes, blocks = columns / width;
-  // The staging buffer (aligned to a swizzle period) adds to the kernel's
-  // shared memory, which must still fit in a block's.
-  if (func.getSharedLayout().second + 8 * view->swizzle +
-          rows * columns * bytes >
-      kMaxSharedMemoryBytes)
-    return false;
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value staging;
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entry);
-    staging = kernelir::SharedOp::create(
-        b, loc,
-        MemRefType::get({blocks, rows, width}, element,
-                        MemRefLayoutAttrInterface(),
-                        gpu::AddressSpaceAttr::get(
-                            b.getContext(), gpu::AddressSpace::Workgroup)));
-  }
+  Value staging = createStaging(
+      loc,
+      MemRefType::get({blocks, rows, width}, element,
+                      MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(b.getContext(),
+                                                 gpu::AddressSpace::Workgroup)),
+      8 * view->swizzle);
+  if (!staging)
+    return false;
+  if (Value chunk = cast<kernelir::SharedOp>(staging.getDefiningOp()).getBase())
+    awaitLastReads(loc, chunk);
   func.setArgAttr(map.getArgNumber(), kernelir::kTensorMapAttrName,
                   b.getDenseI64ArrayAttr(view->shape));
 

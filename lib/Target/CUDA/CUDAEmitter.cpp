@@ -284,14 +284,14 @@ LogicalResult printOperation(CudaEmitter &emitter,
     return failure();
   auto kernel = shared->getParentOfType<kernelir::FuncOp>();
   auto [offsets, bytes] = kernel.getSharedLayout();
-  if (bytes <= kStaticSharedMemoryBytes) {
+  if (!kernel.usesDynamicSharedMemory()) {
     emitter.line() << "__shared__ __align__(" << shared.getAlignment() << ") "
                    << *type << " " << emitter.name(shared) << "["
                    << shared.getType().getNumElements() << "];\n";
     return success();
   }
-  // Beyond static shared memory: views of the dynamic shared memory the
-  // launch must request (`bytes`).
+  // Beyond static shared memory, or where buffers overlay: views of the
+  // dynamic shared memory the launch must request (`bytes`).
   auto buffers = kernel.getBody().front().getOps<kernelir::SharedOp>();
   int64_t i = std::distance(buffers.begin(), llvm::find(buffers, shared));
   if (i == 0) {

@@ -159,6 +159,33 @@ kernelir.func @shared_space() attributes {block = array<i64: 32, 1, 1>, grid = a
 
 // -----
 
+kernelir.func @overlay_too_big() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8xf16, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{of 32 bytes overlays a buffer of 16}}
+  %t = kernelir.shared : memref<8xf32, #gpu.address_space<workgroup>> overlays %s : memref<8xf16, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @overlay_of_overlay() attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %s = kernelir.shared : memref<8xf32, #gpu.address_space<workgroup>>
+  %t = kernelir.shared : memref<8xf16, #gpu.address_space<workgroup>> overlays %s : memref<8xf32, #gpu.address_space<workgroup>>
+  // expected-error @+1 {{overlays a buffer that overlays another: overlay the first}}
+  %u = kernelir.shared : memref<4xf16, #gpu.address_space<workgroup>> overlays %t : memref<8xf16, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
+kernelir.func @overlay_of_argument(%a: memref<8xf32, #gpu.address_space<workgroup>>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  // expected-error @+1 {{overlays the result of a kernelir.shared of its kernel}}
+  %t = kernelir.shared : memref<8xf16, #gpu.address_space<workgroup>> overlays %a : memref<8xf32, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
+// -----
+
 func.func @shared_outside_kernel() {
   // expected-error @+1 {{expects parent op 'kernelir.func'}}
   %s = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>

@@ -74,6 +74,16 @@ kernelir.func @two_per_sm() attributes {block = array<i64: 256, 1, 1>, grid = ar
   kernelir.return
 }
 
+// A buffer over another's bytes, in its own type.
+// CHECK-LABEL: kernelir.func @overlay
+// CHECK: %[[C:.*]] = kernelir.shared : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: kernelir.shared : memref<64x32xf32, #gpu.address_space<workgroup>> overlays %[[C]] : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+kernelir.func @overlay() attributes {block = array<i64: 128, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %chunks = kernelir.shared : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+  %staging = kernelir.shared : memref<64x32xf32, #gpu.address_space<workgroup>> overlays %chunks : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+  kernelir.return
+}
+
 // CHECK-LABEL: kernelir.func @block_sum
 // CHECK: %[[S:.*]] = kernelir.shared : memref<2xf32, #gpu.address_space<workgroup>>
 // CHECK: kernelir.shuffle xor %{{.*}}, %{{.*}} : f32

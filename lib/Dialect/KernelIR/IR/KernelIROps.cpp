@@ -167,16 +167,29 @@ std::pair<SmallVector<int64_t>, int64_t> FuncOp::getSharedLayout() {
   int64_t total = 0;
   if (getBody().empty())
     return {offsets, total};
+  // An overlay starts where its base does and adds no bytes.
+  DenseMap<Value, int64_t> offsetOf;
   for (auto buffer : getBody().front().getOps<SharedOp>()) {
-    MemRefType type = buffer.getType();
+    if (Value base = buffer.getBase()) {
+      offsets.push_back(offsetOf.lookup(base));
+      continue;
+    }
     total = llvm::alignTo(total, buffer.getAlignment());
     offsets.push_back(total);
-    total += type.getNumElements() *
-             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    offsetOf[buffer.getBuffer()] = total;
+    total += buffer.getBytes();
   }
   if (!offsets.empty())
     total += getSharedAlignment() - kSharedAlignment;
   return {offsets, total};
+}
+
+bool FuncOp::usesDynamicSharedMemory() {
+  if (getBody().empty())
+    return false;
+  auto buffers = getBody().front().getOps<SharedOp>();
+  return getSharedLayout().second > kStaticSharedMemoryBytes ||
+         llvm::any_of(buffers, [](SharedOp b) { return b.getBase(); });
 }
 
 int64_t FuncOp::getSharedAlignment() {
@@ -332,14 +345,42 @@ LogicalResult SharedOp::verify() {
                        "#gpu.address_space<workgroup>");
   if (!getBuffer().getType().getLayout().isIdentity())
     return emitOpError("a shared buffer has the identity layout");
+  if (!getBase())
+    return success();
+  auto base = getBase().getDefiningOp<SharedOp>();
+  if (!base || base->getBlock() != (*this)->getBlock())
+    return emitOpError("overlays the result of a kernelir.shared of its "
+                       "kernel");
+  if (base.getBase())
+    return emitOpError("overlays a buffer that overlays another: overlay ")
+           << "the first";
+  if (getBytes() > base.getBytes())
+    return emitOpError("of ")
+           << getBytes() << " bytes overlays a buffer of " << base.getBytes();
   return success();
+}
+
+int64_t SharedOp::getBytes() {
+  MemRefType type = getBuffer().getType();
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+SmallVector<SharedOp> kernelir::getOverlays(SharedOp buffer) {
+  SmallVector<SharedOp> overlays;
+  for (Operation *user : buffer.getBuffer().getUsers())
+    if (auto overlay = dyn_cast<SharedOp>(user))
+      overlays.push_back(overlay);
+  return overlays;
 }
 
 int64_t SharedOp::getAlignment() {
   int64_t alignment = kSharedAlignment;
   for (Operation *user : getBuffer().getUsers())
-    if (auto copy = dyn_cast<TmaLoadOp>(user);
-        copy && copy.getDest() == getBuffer())
+    if (auto overlay = dyn_cast<SharedOp>(user))
+      alignment = std::max(alignment, overlay.getAlignment());
+    else if (auto copy = dyn_cast<TmaLoadOp>(user);
+             copy && copy.getDest() == getBuffer())
       alignment = std::max(alignment, copy.getDestAlignment());
     else if (auto store = dyn_cast<TmaStoreOp>(user))
       alignment = std::max(alignment, store.getSourceAlignment());

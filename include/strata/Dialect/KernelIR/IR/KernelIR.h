@@ -164,6 +164,9 @@ llvm::SmallVector<int64_t> getTmaTensorShape(mlir::MemRefType source,
 /// row-major order, a dimension split in two included), or
 /// getTmaTensorShape's for a plain mark.
 llvm::SmallVector<int64_t> getTensorMapShape(mlir::Value map, size_t rank);
+
+/// The kernelir.shared buffers that overlay `buffer`.
+llvm::SmallVector<SharedOp> getOverlays(SharedOp buffer);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H

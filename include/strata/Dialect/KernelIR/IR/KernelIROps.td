@@ -136,6 +136,11 @@ def KernelIR_FuncOp : KernelIR_Op<"func", [FunctionOpInterface,
     ::std::pair<::llvm::SmallVector<int64_t>, int64_t> getSharedLayout();
     /// The largest alignment among the kernel's shared buffers.
     int64_t getSharedAlignment();
+    /// Whether the block's shared buffers live in dynamic shared memory,
+    /// views of one window the launch requests: beyond what a block may
+    /// declare statically, or where one buffer overlays another (static
+    /// declarations cannot alias).
+    bool usesDynamicSharedMemory();
   }];
 }
 
@@ -290,13 +295,37 @@ def KernelIR_SharedOp : KernelIR_Op<"shared", [HasParent<"FuncOp">]> {
     ```mlir
     %partials = kernelir.shared : memref<8xf32, #gpu.address_space<workgroup>>
     ```
+
+    With `overlays %base`, the buffer takes no memory of its own: it starts
+    at the first byte of `%base` (a kernelir.shared that overlays nothing,
+    at least as large, verified) and sees the same bytes in its own type,
+    as a CUDA `reinterpret_cast` of one array would. What one writes
+    through either, the other reads; keeping their uses apart in time (a
+    barrier between them, every asynchronous reader retired) is the
+    kernel's duty. A result tile's staging buffer overlays the operand
+    chunks its contraction no longer reads.
+
+    ```mlir
+    %staging = kernelir.shared : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+        overlays %chunks : memref<3x2x128x64xf16, #gpu.address_space<workgroup>>
+    ```
   }];
+  let arguments = (ins Optional<AnyStaticShapeMemRef>:$base);
   let results = (outs AnyStaticShapeMemRef:$buffer);
-  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let assemblyFormat =
+      "attr-dict `:` type($buffer) (`overlays` $base^ `:` type($base))?";
+  let builders = [
+    OpBuilder<(ins "::mlir::MemRefType":$type), [{
+      build($_builder, $_state, type, ::mlir::Value());
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// The multiple of bytes the buffer starts at: kSharedAlignment, or
-    /// more where a kernelir.tma_load writes it.
+    /// more where a kernelir.tma_load writes it (or, for a buffer others
+    /// overlay, writes one of them).
     int64_t getAlignment();
+    /// The buffer's bytes.
+    int64_t getBytes();
   }];
   let hasVerifier = 1;
 }
