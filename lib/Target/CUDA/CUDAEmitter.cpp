@@ -500,10 +500,13 @@ LogicalResult printOperation(CudaEmitter &emitter, arith::MaxUIOp op) {
   return printUnsignedExtremum(emitter, op, ">");
 }
 
-/// A logical shift right: of the operand read as unsigned (a swizzle's).
-LogicalResult printOperation(CudaEmitter &emitter, arith::ShRUIOp op) {
-  FailureOr<std::string> text = unsignedOperation(emitter, op, ">>");
-  if (failed(text) || failed(emitter.declare(op, op)))
+/// An operation on integers read as unsigned: a logical shift right (a
+/// swizzle's), unsigned division and remainder (C's `/` and `%` on signed
+/// operands would round a negative bit pattern toward zero instead).
+LogicalResult printUnsignedBinary(CudaEmitter &emitter, Operation *op,
+                                  StringRef symbol) {
+  FailureOr<std::string> text = unsignedOperation(emitter, op, symbol);
+  if (failed(text) || failed(emitter.declare(op, op->getResult(0))))
     return failure();
   emitter.ostream() << *text << ";\n";
   return success();
@@ -739,15 +742,20 @@ LogicalResult CudaEmitter::emitOperation(Operation &op) {
             kernelir::SetMaxRegistersOp, vector::ExtractOp,
             vector::ToElementsOp, vector::InsertOp, vector::FromElementsOp,
             arith::ConstantOp, arith::BitcastOp, arith::NegFOp, arith::CmpIOp,
-            arith::CmpFOp, arith::MinUIOp, arith::MaxUIOp, arith::ShRUIOp,
-            arith::SelectOp, scf::ForOp, scf::IfOp, scf::YieldOp>(
+            arith::CmpFOp, arith::MinUIOp, arith::MaxUIOp, arith::SelectOp,
+            scf::ForOp, scf::IfOp, scf::YieldOp>(
           [&](auto op) { return printOperation(*this, op); })
       .Case<arith::AddIOp, arith::AddFOp>([&](auto) { return binary("+"); })
       .Case<arith::SubIOp, arith::SubFOp>([&](auto) { return binary("-"); })
       .Case<arith::MulIOp, arith::MulFOp>([&](auto) { return binary("*"); })
-      .Case<arith::DivSIOp, arith::DivUIOp, arith::DivFOp>(
-          [&](auto) { return binary("/"); })
-      .Case<arith::RemSIOp, arith::RemUIOp>([&](auto) { return binary("%"); })
+      .Case<arith::DivSIOp, arith::DivFOp>([&](auto) { return binary("/"); })
+      .Case<arith::RemSIOp>([&](auto) { return binary("%"); })
+      .Case<arith::DivUIOp>(
+          [&](auto) { return printUnsignedBinary(*this, &op, "/"); })
+      .Case<arith::RemUIOp>(
+          [&](auto) { return printUnsignedBinary(*this, &op, "%"); })
+      .Case<arith::ShRUIOp>(
+          [&](auto) { return printUnsignedBinary(*this, &op, ">>"); })
       .Case<arith::AndIOp>([&](auto) { return binary("&"); })
       .Case<arith::OrIOp>([&](auto) { return binary("|"); })
       .Case<arith::XOrIOp>([&](auto) { return binary("^"); })

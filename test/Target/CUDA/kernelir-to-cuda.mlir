@@ -48,6 +48,34 @@ kernelir.func @exp_kernel(%in: memref<1000xf32>, %out: memref<1000xf32> {kerneli
   kernelir.return
 }
 
+// Unsigned division, remainder and shift: of the operands read as
+// unsigned (C's `/`, `%` and `>>` on the signed `long long` an index is
+// declared would round or fill a negative bit pattern otherwise); signed
+// ones as they are.
+// CHECK-LABEL: unsigned_ops(long long *a0) {
+// CHECK: long long v{{[0-9]+}} = (unsigned long long)v[[X:[0-9]+]] / (unsigned long long)v[[D:[0-9]+]];
+// CHECK-NEXT: long long v{{[0-9]+}} = (unsigned long long)v[[X]] % (unsigned long long)v[[D]];
+// CHECK-NEXT: long long v{{[0-9]+}} = (unsigned long long)v[[X]] >> (unsigned long long)v[[D]];
+// CHECK-NEXT: long long v{{[0-9]+}} = v[[X]] / v[[D]];
+// CHECK-NEXT: long long v{{[0-9]+}} = v[[X]] % v[[D]];
+kernelir.func @unsigned_ops(%out: memref<8xi64>) attributes {block = array<i64: 32, 1, 1>, grid = array<i64: 1, 1, 1>} {
+  %c3 = arith.constant 3 : i64
+  %t = kernelir.thread_id x
+  %ti = arith.index_cast %t : index to i64
+  %x = arith.subi %ti, %c3 : i64
+  %q = arith.divui %x, %c3 : i64
+  %r = arith.remui %x, %c3 : i64
+  %s = arith.shrui %x, %c3 : i64
+  %p = arith.divsi %x, %c3 : i64
+  %m = arith.remsi %x, %c3 : i64
+  %sum = arith.addi %q, %r : i64
+  %sum2 = arith.addi %sum, %s : i64
+  %sum3 = arith.addi %sum2, %p : i64
+  %sum4 = arith.addi %sum3, %m : i64
+  kernelir.store %sum4, %out[%t] : memref<8xi64>
+  kernelir.return
+}
+
 // A block's row sum: a loop whose carried value lives in a variable the
 // yield assigns, a butterfly shuffle, static shared memory, a barrier and a
 // branch with a result.
