@@ -159,18 +159,30 @@ Value TileProgramTranslator::createStaging(Location loc, MemRefType type,
 }
 
 void TileProgramTranslator::awaitLastReads(Location loc, Value chunk) {
-  // The last op here that reads the chunk (its contraction's loop), and
-  // the waits that retire the loop's wgmmas after it.
+  // The last op here that uses the chunk (its contraction's loop) or an
+  // earlier staging over it (an earlier store's copy-out, which its one
+  // thread waits to be read), and the waits that retire the loop's wgmmas
+  // after it.
   Block *here = b.getInsertionBlock();
   Operation *last = nullptr;
-  for (Operation *user : chunk.getUsers())
+  auto consider = [&](Operation *user) {
     if (Operation *op = here->findAncestorOpInBlock(*user);
         op && (!last || last->isBeforeInBlock(op)))
       last = op;
+  };
+  for (Operation *user : chunk.getUsers()) {
+    consider(user);
+    if (isa<kernelir::SharedOp>(user))
+      for (Operation *staged : user->getResult(0).getUsers())
+        consider(staged);
+  }
   OpBuilder::InsertionGuard guard(b);
   if (last) {
     while (isa_and_nonnull<kernelir::WgmmaWaitOp>(last->getNextNode()))
       last = last->getNextNode();
+    // One there already (another staging's, over the other chunk).
+    if (isa_and_nonnull<kernelir::BarrierOp>(last->getNextNode()))
+      return;
     b.setInsertionPointAfter(last);
   }
   // Every warpgroup past them: no thread still reads the chunk, no group
