@@ -332,6 +332,36 @@ def test_artifact_asks_for_dynamic_shared_memory(tmp_path):
     assert rt.Artifact.parse(a.serialize()).launches[0].shared_bytes == 98304
 
 
+def test_artifact_of_overlaid_shared_buffers_asks_for_dynamic_memory(
+        tmp_path):
+    # A TMA epilogue's staging over the operand chunks (64 x 64 tiles,
+    # three stages of 32 k: 12 KiB chunks hold the 8 KiB tile) aliases
+    # them, which static declarations cannot: the kernel takes its 24 KiB
+    # and the mbarriers from the dynamic window, which the plan records
+    # though it is under 48 KiB.
+    path = tmp_path / "overlay.strata"
+    r = subprocess.run([STRATA, "compile", "-c",
+                        "torch.matmul(torch.randn(300, 328).half(), "
+                        "torch.randn(328, 264).half())", "--chip", "sm_90a",
+                        "--options", "wgmma=true tma=true tma-store=true "
+                        "k-tile=32 stages=3", "--emit", "kernel"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"kernelir\.shared : memref<1x64x64xf16, .*> overlays",
+                     r.stdout), r.stdout
+    r = subprocess.run([STRATA, "compile", "-c",
+                        "torch.matmul(torch.randn(300, 328).half(), "
+                        "torch.randn(328, 264).half())", "--chip", "sm_90a",
+                        "--options", "wgmma=true tma=true tma-store=true "
+                        "k-tile=32 stages=3", "-o", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    a = rt.Artifact.parse(path.read_bytes())
+    [launch] = a.launches
+    assert 2 * 12288 <= launch.shared_bytes < 49152, launch.shared_bytes
+    assert ".extern .shared .align 16 .b8 __dynamic_shmem__0[]" in a.ptx
+
+
 def test_decoder_asks_for_no_dynamic_shared_memory(decoder_artifact):
     a = rt.Artifact.parse(decoder_artifact)
     assert all(l.shared_bytes == 0 for l in a.launches)
