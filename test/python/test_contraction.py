@@ -519,7 +519,10 @@ def test_result_tiles_of_other_families_stored_by_tma(dtype, schedule,
                                                       family):
     # The epilogue's copy-out is the kernel's, whatever multiplies: an f32
     # contraction on fused multiply-adds and an f16 one on mma.sync (a
-    # tile of two warpgroups' rows is not) store by TMA too.
+    # tile of two warpgroups' rows is not) store by TMA too, the staging
+    # over the lhs chunks, which every thread copies into by cp.async: so
+    # every thread waits for the copy-out (a barrier after the one
+    # thread's wait) before it may copy into them again.
     torch.manual_seed(3)
     fn = lambda x, w, b: F.gelu(x @ w.t() + b)  # noqa: E731
     inputs = (randn(300, 328).to(dtype), randn(264, 328).to(dtype),
@@ -530,6 +533,10 @@ def test_result_tiles_of_other_families_stored_by_tma(dtype, schedule,
     text = str(module)
     assert "kernelir.wgmma" not in text and family in text, text
     assert "kernelir.tma_store" in text, text
+    assert re.search(r"kernelir\.shared : .* overlays", text), text
+    assert "async_copy" in text, text
+    assert re.search(r"bulk_wait pending 0 read\n\s*}\n\s*kernelir\.barrier",
+                     text), text
     for via in ["kernel", "kernel-reversed", "kernel-shuffled"]:
         report = check(fn, inputs, via=via, options=options)
         assert report.passed, (via, report)

@@ -88,16 +88,19 @@ static std::optional<StoreView> storeView(tileir::KernelOp kernel,
 }
 
 /// Whether the kernel's accesses of shared buffer `chunk` so far leave it
-/// free for a staging buffer from here on: TMA copies alone write it
-/// (issued by one thread, which waits for the staging's copies to be read
-/// before it issues more), and the rest read it (wgmma, loads).
+/// free for a staging buffer once its contraction's loop is done: copies
+/// alone write it, whose last land within the loop (the TMA ring's last
+/// mbarrier wait; cp.async's wait at the last step, the later groups
+/// empty), and the rest read it (wgmma, ldmatrix, loads).
 static bool isFreeOperandChunk(kernelir::SharedOp chunk) {
   if (chunk.getBase())
     return false;
   bool copied = false;
   for (Operation *user : chunk.getBuffer().getUsers()) {
-    if (auto copy = dyn_cast<kernelir::TmaLoadOp>(user);
-        copy && copy.getDest() == chunk.getBuffer()) {
+    auto tma = dyn_cast<kernelir::TmaLoadOp>(user);
+    auto async = dyn_cast<kernelir::AsyncCopyOp>(user);
+    if ((tma && tma.getDest() == chunk.getBuffer()) ||
+        (async && async.getDest() == chunk.getBuffer())) {
       copied = true;
       continue;
     }
@@ -222,8 +225,17 @@ bool TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
       8 * view->swizzle);
   if (!staging)
     return false;
-  if (Value chunk = cast<kernelir::SharedOp>(staging.getDefiningOp()).getBase())
+  Value chunk = cast<kernelir::SharedOp>(staging.getDefiningOp()).getBase();
+  // Whether every thread may copy into the chunk as soon as it passes
+  // here (a later contraction's or a next tile's cp.async), where TMA
+  // copies are issued by the one thread that waits for the copy-out.
+  bool threadsRefill = false;
+  if (chunk) {
+    threadsRefill = llvm::any_of(chunk.getUsers(), [](Operation *user) {
+      return isa<kernelir::AsyncCopyOp>(user);
+    });
     awaitLastReads(loc, chunk);
+  }
   func.setArgAttr(map.getArgNumber(), kernelir::kTensorMapAttrName,
                   b.getDenseI64ArrayAttr(view->shape));
 
@@ -281,7 +293,10 @@ bool TileProgramTranslator::storeTileByTma(tileir::StoreOp store) {
     kernelir::BulkCommitOp::create(b, loc);
     kernelir::BulkWaitOp::create(b, loc, 0, /*read=*/true);
   }
-  if (tileLoop)
+  // Every thread waits for the copy-out where it may refill the staging's
+  // bytes next: a persistent kernel's next tile, or threads' copies into
+  // the chunk under it.
+  if (tileLoop || threadsRefill)
     kernelir::BarrierOp::create(b, loc);
   return true;
 }
