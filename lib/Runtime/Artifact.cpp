@@ -44,7 +44,7 @@ const char *kindName(Buffer::Kind kind) {
 // Format (version 4), one record per line; binary sections are
 // length-prefixed:
 //   strata-artifact 4
-//   target sm_90
+//   target <chip|->                                (- : no kernels)
 //   buffer <kind> <argument> <name|-> <dtype> <rank> <dims...> [<n>\n<bytes>]
 //   launch <kernel> <gx gy gz> <bx by bz> <smem> <nargs> <buffer ids...>
 //   tensor_map <param> <swizzle> <rank> <box...> <shape...>
@@ -60,8 +60,9 @@ const char *kindName(Buffer::Kind kind) {
 // imported, istringstream extraction in this (pybind11) module segfaulted;
 // plain string appends and std::from_chars depend on no locale machinery.
 std::string Artifact::serialize() const {
+  // A program without kernels (empty tensors, views) has no chip.
   std::string os = "strata-artifact " + std::to_string(kVersion) + "\ntarget " +
-                   target + "\n";
+                   (target.empty() ? std::string("-") : target) + "\n";
   auto number = [&](auto value) { os += " " + std::to_string(value); };
   for (const Buffer &b : buffers) {
     os += std::string("buffer ") + kindName(b.kind);
@@ -289,6 +290,8 @@ Artifact Artifact::parse(const std::string &text) {
       break;
     if (record == "target") {
       a.target = r.read<std::string>("target");
+      if (a.target == "-")
+        a.target.clear();
     } else if (record == "buffer") {
       Buffer b;
       auto kind = r.read<std::string>("buffer kind");

@@ -362,6 +362,22 @@ def test_artifact_of_overlaid_shared_buffers_asks_for_dynamic_memory(
     assert ".extern .shared .align 16 .b8 __dynamic_shmem__0[]" in a.ptx
 
 
+def test_artifact_of_a_program_without_kernels(tmp_path):
+    # A program on empty tensors launches nothing and has no chip: its
+    # artifact says `target -`, which parses (and round-trips) as none
+    # (an empty target used to make the parser read the next record as
+    # the chip).
+    path = tmp_path / "empty.strata"
+    r = subprocess.run([STRATA, "compile", "-c",
+                        "(lambda x: x * 2)(torch.randn(3, 0))", "-o",
+                        str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert b"\ntarget -\n" in path.read_bytes()
+    a = rt.Artifact.parse(path.read_bytes())
+    assert a.target == "" and not a.launches and len(a.buffers) == 2
+    assert rt.Artifact.parse(a.serialize()).target == ""
+
+
 def test_decoder_asks_for_no_dynamic_shared_memory(decoder_artifact):
     a = rt.Artifact.parse(decoder_artifact)
     assert all(l.shared_bytes == 0 for l in a.launches)
