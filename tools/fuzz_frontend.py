@@ -286,10 +286,11 @@ def programs(seed, count):
 VIAS = ["loop", "kernel", "kernel-reversed"]
 
 
-def check_program(expr, values_seed=0):
+def check_program(expr, values_seed=0, options=""):
     """None if the program passes every way it runs, or 'unsupported: ...'
     for an operation Strata does not take; else what went wrong. Its
-    inputs' values come from torch.manual_seed(values_seed)."""
+    inputs' values come from torch.manual_seed(values_seed); `options`
+    are the pipelines' schedule options."""
     import torch
     from strata.compile_expr import from_expression
     from strata.frontend import FrontendError
@@ -298,7 +299,7 @@ def check_program(expr, values_seed=0):
         torch.manual_seed(values_seed)
         fn, inputs = from_expression(expr)
         for via in VIAS:
-            report = check(fn, inputs, via=via)
+            report = check(fn, inputs, via=via, options=options)
             if not report.passed:
                 return "mismatch via %s: %s" % (via, report)
     except FrontendError as e:
@@ -310,10 +311,10 @@ def check_program(expr, values_seed=0):
     return None
 
 
-def worker(seed, start, count):
+def worker(seed, start, count, options):
     for i, expr in enumerate(programs(seed, start + count)[start:], start):
         print("BEGIN %d" % i, flush=True)
-        result = check_program(expr, values_seed=i)
+        result = check_program(expr, values_seed=i, options=options)
         print("END %d %s" % (i, result or "ok"), flush=True)
 
 
@@ -322,16 +323,20 @@ def main():
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="write each finding to a file here")
+    parser.add_argument("--options", default="",
+                        help="schedule options of the pipelines, as strata "
+                             "run --options (e.g. 'wgmma=true tma=true')")
     parser.add_argument("--worker", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(*args.worker)
+        worker(*args.worker, args.options)
         return 0
     findings, unsupported, start = [], 0, 0
     exprs = programs(args.seed, args.count)
     while start < args.count:
         proc = subprocess.run([sys.executable, __file__, "--worker", str(args.seed),
-                               str(start), str(args.count - start)],
+                               str(start), str(args.count - start),
+                               "--options", args.options],
                               capture_output=True, text=True)
         last = start
         for line in proc.stdout.splitlines():
@@ -350,8 +355,9 @@ def main():
             last += 1
         start = last
     for i, what in findings:
-        print("program %d (values: torch.manual_seed(%d)): %s\n  strata run -c %r"
-              % (i, i, what, exprs[i]))
+        print("program %d (values: torch.manual_seed(%d)): %s\n  strata run -c %r%s"
+              % (i, i, what, exprs[i],
+                 " --options %r" % args.options if args.options else ""))
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, "finding-%d-%d.txt" % (args.seed, i)), "w") as f:

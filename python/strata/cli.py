@@ -147,6 +147,15 @@ def resource_report(ptxas_output):
     return rows
 
 
+def dynamic_shared_bytes(module, names):
+    """Per kernel of a module lowered to PTX: the dynamic shared memory its
+    launches request (ptxas counts static shared memory alone), from the
+    launch plan."""
+    import _strata_runtime
+    plan = _strata_runtime.Artifact.parse(module.artifact("forward", names))
+    return {l.kernel: l.shared_bytes for l in plan.launches}
+
+
 def performance_advisories(ptxas_output):
     """ptxas's lines that say a kernel runs slower than written: wgmma
     serialized, waits it injected for wgmma's registers, and the like."""
@@ -224,12 +233,14 @@ def cmd_compile(args):
                               else (0.0, ""))  # No kernels.
         times.append(("ptxas -arch=%s" % args.chip, seconds))
         if args.report:
-            sys.stderr.write("%-32s %9s %12s %11s %10s\n" % (
-                "kernel", "registers", "spill stores", "spill loads", "smem"))
+            dynamic = dynamic_shared_bytes(module, program.argument_names())
+            sys.stderr.write("%-32s %9s %12s %11s %10s %10s\n" % (
+                "kernel", "registers", "spill stores", "spill loads", "smem",
+                "dyn smem"))
             for r in resource_report(ptxas_out):
-                sys.stderr.write("%-32s %9d %12d %11d %10d\n" % (
+                sys.stderr.write("%-32s %9d %12d %11d %10d %10d\n" % (
                     r["kernel"], r["registers"], r["spill_stores"],
-                    r["spill_loads"], r["smem"]))
+                    r["spill_loads"], r["smem"], dynamic.get(r["kernel"], 0)))
             for advisory in performance_advisories(ptxas_out):
                 sys.stderr.write("ptxas: %s\n" % advisory)
     if args.timing:

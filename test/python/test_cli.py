@@ -149,12 +149,12 @@ def test_compile_timing_lists_passes_and_stages():
 @pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
 def ptxas_rows(stderr):
     """The rows of --report's ptxas table (kernel, registers, spill stores,
-    spill loads, shared memory), split."""
+    spill loads, static and dynamic shared memory), split."""
     lines = stderr.splitlines()
     header = [i for i, l in enumerate(lines) if l.split()[1:2] == ["registers"]]
     assert len(header) == 1, stderr
     return [l.split() for l in lines[header[0] + 1:]
-            if l.startswith("forward_kernel") and len(l.split()) == 5]
+            if l.startswith("forward_kernel") and len(l.split()) == 6]
 
 
 def test_compile_report_lists_every_kernel_without_spills(tmp_path):
@@ -165,7 +165,22 @@ def test_compile_report_lists_every_kernel_without_spills(tmp_path):
     rows = ptxas_rows(r.stderr)
     assert len(rows) == 7
     assert all(row[2] == "0" and row[3] == "0" for row in rows)  # no spills
+    assert all(row[5] == "0" for row in rows)  # static shared memory only
     assert "ptxas -arch=sm_90" in r.stderr
+
+
+@pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
+def test_compile_report_counts_dynamic_shared_memory(tmp_path):
+    # ptxas counts static shared memory alone; the report adds what the
+    # launch plan requests: a TMA epilogue's staging over the operand
+    # chunks takes the dynamic window (static declarations cannot alias).
+    r = run("compile", "-c", "torch.matmul(torch.randn(300, 328).half(), "
+            "torch.randn(328, 264).half())", "--emit", "ptx", "--chip",
+            "sm_90a", "--options", "wgmma=true tma=true tma-store=true "
+            "k-tile=32 stages=3", "-o", str(tmp_path / "o.ptx"), "--report")
+    assert r.returncode == 0, r.stderr
+    [row] = ptxas_rows(r.stderr)
+    assert row[4] == "0" and 2 * 12288 <= int(row[5]) < 49152, row
 
 
 @pytest.mark.skipif(not os.access(PTXAS, os.X_OK), reason="ptxas not found")
