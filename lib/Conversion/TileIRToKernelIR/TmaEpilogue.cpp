@@ -140,23 +140,22 @@ Value TileProgramTranslator::createStaging(Location loc, MemRefType type,
     bases.push_back(chunk.getBuffer());
   bases.push_back(Value());
   int64_t staged = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  int64_t total = func.getSharedLayout().second;
   for (Value base : bases) {
-    if (base && bytesOf(base.getDefiningOp<kernelir::SharedOp>()) < staged)
+    auto chunk = base ? base.getDefiningOp<kernelir::SharedOp>() : nullptr;
+    if (chunk && bytesOf(chunk) < staged)
+      continue;
+    // Decided before the buffer exists (an op a conversion saw created is
+    // its to erase): the staging's own bytes, if any, and the alignment
+    // its copies need where it exceeds what the buffer starts at (at most
+    // that much padding before it and as much more of the total's slack).
+    int64_t start = chunk ? chunk.getAlignment() : kernelir::kSharedAlignment;
+    int64_t slack = alignment > start ? 2 * alignment : 0;
+    if (total + (chunk ? 0 : staged) + slack > kMaxSharedMemoryBytes)
       continue;
     // With the epilogue's other shared buffers at the entry's start.
-    b.setInsertionPoint(base ? base.getDefiningOp()->getNextNode()
-                             : &entry->front());
-    auto staging = kernelir::SharedOp::create(b, loc, type, base);
-    // Not yet read by its copies: count the alignment they need, where it
-    // exceeds what the buffer starts at (at most that much padding before
-    // it and as much more of the total's slack).
-    int64_t start =
-        base ? base.getDefiningOp<kernelir::SharedOp>().getAlignment()
-             : kernelir::kSharedAlignment;
-    int64_t slack = alignment > start ? 2 * alignment : 0;
-    if (func.getSharedLayout().second + slack <= kMaxSharedMemoryBytes)
-      return staging;
-    staging.erase();
+    b.setInsertionPoint(chunk ? chunk->getNextNode() : &entry->front());
+    return kernelir::SharedOp::create(b, loc, type, base);
   }
   return Value();
 }
