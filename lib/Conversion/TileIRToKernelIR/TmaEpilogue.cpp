@@ -91,29 +91,20 @@ static std::optional<StoreView> storeView(tileir::KernelOp kernel,
 /// free for a staging buffer once its contraction's loop is done: copies
 /// alone write it, whose last land within the loop (the TMA ring's last
 /// mbarrier wait; cp.async's wait at the last step, the later groups
-/// empty), and the rest read it (wgmma, ldmatrix, loads).
+/// empty), the rest read it (wgmma, ldmatrix, loads), and no staging
+/// overlays it yet (a second result's staging takes another chunk).
 static bool isFreeOperandChunk(kernelir::SharedOp chunk) {
-  if (chunk.getBase())
+  Value buffer = chunk.getBuffer();
+  if (chunk.getBase() || !kernelir::getOverlays(chunk).empty())
     return false;
   bool copied = false;
-  for (Operation *user : chunk.getBuffer().getUsers()) {
+  for (Operation *user : buffer.getUsers()) {
     auto tma = dyn_cast<kernelir::TmaLoadOp>(user);
     auto async = dyn_cast<kernelir::AsyncCopyOp>(user);
-    if ((tma && tma.getDest() == chunk.getBuffer()) ||
-        (async && async.getDest() == chunk.getBuffer())) {
+    if ((tma && tma.getDest() == buffer) ||
+        (async && async.getDest() == buffer))
       copied = true;
-      continue;
-    }
-    if (isa<kernelir::WgmmaOp>(user))
-      continue;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-    SmallVector<MemoryEffects::EffectInstance> onChunk;
-    if (effects)
-      effects.getEffectsOnValue(chunk.getBuffer(), onChunk);
-    if (!effects || onChunk.empty() ||
-        llvm::any_of(onChunk, [](MemoryEffects::EffectInstance &e) {
-          return !isa<MemoryEffects::Read>(e.getEffect());
-        }))
+    else if (!kernelir::onlyReads(user, buffer))
       return false;
   }
   return copied;
@@ -121,63 +112,47 @@ static bool isFreeOperandChunk(kernelir::SharedOp chunk) {
 
 Value TileProgramTranslator::createStaging(Location loc, MemRefType type,
                                            int64_t alignment) {
+  // Over the smallest free operand chunk that holds it, else a buffer of
+  // its own (null: neither), where the kernel's shared memory stays within
+  // a block's. Decided before the buffer exists (an op a conversion saw
+  // created is its to erase): the staging's own bytes, if any, and the
+  // alignment its copies need where it exceeds what the buffer starts at
+  // (at most that much padding before it and as much more of the total's
+  // slack).
   auto func = cast<kernelir::FuncOp>(entry->getParentOp());
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(entry);
-  // Where it fits, over the smallest operand chunk that holds it (the
-  // chunks are free once the contraction's loop is done: its last wait
-  // retired every wgmma and every copy issued); else a buffer of its own.
-  // Either must leave the kernel's shared memory within a block's (the
-  // alignment the staging's copies need may grow the chunk's).
-  auto bytesOf = [](kernelir::SharedOp buffer) { return buffer.getBytes(); };
-  SmallVector<kernelir::SharedOp> chunks;
-  for (auto buffer : entry->getOps<kernelir::SharedOp>())
-    if (isFreeOperandChunk(buffer))
-      chunks.push_back(buffer);
-  llvm::sort(chunks, [&](auto x, auto y) { return bytesOf(x) < bytesOf(y); });
-  SmallVector<Value> bases;
-  for (kernelir::SharedOp chunk : chunks)
-    bases.push_back(chunk.getBuffer());
-  bases.push_back(Value());
   int64_t staged = type.getNumElements() * type.getElementTypeBitWidth() / 8;
   int64_t total = func.getSharedLayout().second;
-  for (Value base : bases) {
-    auto chunk = base ? base.getDefiningOp<kernelir::SharedOp>() : nullptr;
-    if (chunk && bytesOf(chunk) < staged)
-      continue;
-    // Decided before the buffer exists (an op a conversion saw created is
-    // its to erase): the staging's own bytes, if any, and the alignment
-    // its copies need where it exceeds what the buffer starts at (at most
-    // that much padding before it and as much more of the total's slack).
+  SmallVector<kernelir::SharedOp> chunks;
+  for (auto buffer : entry->getOps<kernelir::SharedOp>())
+    if (isFreeOperandChunk(buffer) && buffer.getBytes() >= staged)
+      chunks.push_back(buffer);
+  llvm::sort(chunks, [](kernelir::SharedOp x, kernelir::SharedOp y) {
+    return x.getBytes() < y.getBytes();
+  });
+  chunks.push_back(nullptr);
+  for (kernelir::SharedOp chunk : chunks) {
     int64_t start = chunk ? chunk.getAlignment() : kernelir::kSharedAlignment;
     int64_t slack = alignment > start ? 2 * alignment : 0;
     if (total + (chunk ? 0 : staged) + slack > kMaxSharedMemoryBytes)
       continue;
     // With the epilogue's other shared buffers at the entry's start.
+    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(chunk ? chunk->getNextNode() : &entry->front());
-    return kernelir::SharedOp::create(b, loc, type, base);
+    return kernelir::SharedOp::create(b, loc, type,
+                                      chunk ? chunk.getBuffer() : Value());
   }
   return Value();
 }
 
 void TileProgramTranslator::awaitLastReads(Location loc, Value chunk) {
-  // The last op here that uses the chunk (its contraction's loop) or an
-  // earlier staging over it (an earlier store's copy-out, which its one
-  // thread waits to be read), and the waits that retire the loop's wgmmas
-  // after it.
+  // The last op here that uses the chunk (its contraction's loop), and
+  // the waits that retire the loop's wgmmas after it.
   Block *here = b.getInsertionBlock();
   Operation *last = nullptr;
-  auto consider = [&](Operation *user) {
+  for (Operation *user : chunk.getUsers())
     if (Operation *op = here->findAncestorOpInBlock(*user);
         op && (!last || last->isBeforeInBlock(op)))
       last = op;
-  };
-  for (Operation *user : chunk.getUsers()) {
-    consider(user);
-    if (isa<kernelir::SharedOp>(user))
-      for (Operation *staged : user->getResult(0).getUsers())
-        consider(staged);
-  }
   OpBuilder::InsertionGuard guard(b);
   if (last) {
     while (isa_and_nonnull<kernelir::WgmmaWaitOp>(last->getNextNode()))

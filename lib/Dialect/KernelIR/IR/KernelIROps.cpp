@@ -209,16 +209,20 @@ int64_t FuncOp::getSharedAlignment() {
 /// declare reading it alone count as not writing.
 static bool writesBuffer(BlockArgument buffer) {
   return llvm::any_of(buffer.getUsers(), [&](Operation *user) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-    if (!effects)
-      return true;
-    SmallVector<MemoryEffects::EffectInstance> onBuffer;
-    effects.getEffectsOnValue(buffer, onBuffer);
-    return onBuffer.empty() ||
-           llvm::any_of(onBuffer, [](MemoryEffects::EffectInstance &e) {
-             return !isa<MemoryEffects::Read>(e.getEffect());
-           });
+    return !kernelir::onlyReads(user, buffer);
   });
+}
+
+bool kernelir::onlyReads(Operation *user, Value buffer) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> onBuffer;
+  effects.getEffectsOnValue(buffer, onBuffer);
+  return !onBuffer.empty() &&
+         llvm::all_of(onBuffer, [](MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Read>(e.getEffect());
+         });
 }
 
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

@@ -167,6 +167,10 @@ llvm::SmallVector<int64_t> getTensorMapShape(mlir::Value map, size_t rank);
 
 /// The kernelir.shared buffers that overlay `buffer`.
 llvm::SmallVector<SharedOp> getOverlays(SharedOp buffer);
+
+/// Whether `user` only reads `buffer`: it declares effects on it, all
+/// reads (an op that declares none may do anything).
+bool onlyReads(mlir::Operation *user, mlir::Value buffer);
 } // namespace strata::kernelir
 
 #endif // STRATA_DIALECT_KERNELIR_IR_KERNELIR_H
